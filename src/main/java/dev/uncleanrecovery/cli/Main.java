@@ -1,0 +1,33 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/** Entry point. {@link #run} is what tests call; {@code System.exit} lives only in {@link #main}. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        System.exit(run(out, err, args));
+    }
+
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        Logging.configure(Logging.isVerbose(args));
+        CommandLine commandLine = new CommandLine(new RootCommand());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        commandLine.setExecutionExceptionHandler(new ErrorReporter());
+        commandLine.setParameterExceptionHandler(ErrorReporter::onParameterException);
+        int code = commandLine.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+}

@@ -1,0 +1,38 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+        name = "kafka-unclean-recovery.sh",
+        mixinStandardHelpOptions = true,
+        versionProvider = ToolVersion.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+            "Recovers offline Kafka partitions by electing the replica that loses the least data.",
+            "Dry-run first: 'plan' writes a reviewable plan, 'execute' applies it."},
+        subcommands = {
+            StatusCommand.class,
+            PlanCommand.class,
+            ExecuteCommand.class,
+            RecoverCommand.class,
+            InspectCommand.class,
+            DemoCommand.class},
+        footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
+public class RootCommand implements Runnable {
+
+    @Mixin
+    GlobalOptions global;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing command: choose one of "
+                + String.join(", ", spec.subcommands().keySet()));
+    }
+}

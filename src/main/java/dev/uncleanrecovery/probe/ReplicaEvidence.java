@@ -1,0 +1,46 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import java.time.Instant;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What one replica's broker (or its disk) says about that replica's log.
+ *
+ * @param broker                 the broker holding the replica
+ * @param logEndOffset           -1 unless status is OK
+ * @param lastWrittenLeaderEpoch latest epoch in the replica's leader-epoch cache; -1 when empty or unknown
+ * @param currentLeaderEpoch     the partition's leader epoch as that broker knows it; -1 unknown
+ * @param brokerEpoch            -1 when not known (stock brokers never expose it)
+ * @param error                  null when status is OK; otherwise what went wrong, for people
+ * @param observedAt             when the answer arrived (or the disk was read)
+ */
+public record ReplicaEvidence(
+        TopicPartition topicPartition,
+        int broker,
+        EvidenceSource source,
+        EvidenceStatus status,
+        long logEndOffset,
+        int lastWrittenLeaderEpoch,
+        int currentLeaderEpoch,
+        long brokerEpoch,
+        String error,
+        Instant observedAt) {
+
+    public static ReplicaEvidence answered(TopicPartition tp, int broker, EvidenceSource source,
+                                           long logEndOffset, int lastWrittenLeaderEpoch,
+                                           int currentLeaderEpoch, long brokerEpoch, Instant observedAt) {
+        return new ReplicaEvidence(tp, broker, source, EvidenceStatus.OK, logEndOffset,
+                lastWrittenLeaderEpoch, currentLeaderEpoch, brokerEpoch, null, observedAt);
+    }
+
+    public static ReplicaEvidence failed(TopicPartition tp, int broker, EvidenceSource source,
+                                         EvidenceStatus status, String error, Instant observedAt) {
+        return new ReplicaEvidence(tp, broker, source, status, -1L, -1, -1, -1L, error, observedAt);
+    }
+
+    public boolean isAnswered() {
+        return status == EvidenceStatus.OK;
+    }
+}
