@@ -19,6 +19,7 @@ public final class Json {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
             .serializationInclusion(JsonInclude.Include.NON_NULL)
             .build();
 
