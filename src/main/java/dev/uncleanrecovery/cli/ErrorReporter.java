@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.errors.AuthenticationException;
