@@ -2,9 +2,112 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.plan.Json;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
-@Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Offline and at-risk partitions with ISR/ELR/LastKnownELR, fenced brokers, ELR feature level.")
-public class StatusCommand extends NotBuiltYet {
+@Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Offline partitions (leader -1) and at-risk ones (ISR below min.insync.replicas) with",
+            "leader epoch, replicas, ISR, ELR, LastKnownELR and offline replicas; fenced brokers; ELR feature level.",
+            "Exit 0 when nothing is offline, 3 when something is. Never changes the cluster."})
+public class StatusCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    RootCommand root;
+
+    @Mixin
+    SelectionOptions select;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Override
+    public Integer call() throws Exception {
+        var selection = select.selection();
+        ClusterSnapshot snapshot;
+        try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            snapshot = discovery.describe(selection);
+        }
+        StatusReport report = StatusReport.of(snapshot);
+        PrintWriter out = spec.commandLine().getOut();
+        if (root.global.output == GlobalOptions.OutputFormat.json) {
+            out.println(Json.mapper().writeValueAsString(report));
+        } else {
+            printText(report, out);
+        }
+        return report.offline().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;
+    }
+
+    /** What {@code status --output json} prints. */
+    record StatusReport(String clusterId, int controllerId, boolean elrEnabled, short elrFeatureLevel,
+                        List<BrokerState> brokers, List<Integer> fencedBrokers,
+                        List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
+                        List<String> reassigning, int partitionsChecked) {
+
+        static StatusReport of(ClusterSnapshot s) {
+            return new StatusReport(s.clusterId(), s.controllerId(), s.isElrEnabled(), s.elrFeatureLevel(),
+                    s.brokers(), s.fencedBrokers().stream().sorted().toList(),
+                    s.offlinePartitions(), s.atRiskPartitions(),
+                    s.reassigning().stream().map(TopicPartition::toString).sorted().toList(),
+                    s.partitions().size());
+        }
+    }
+
+    private static void printText(StatusReport r, PrintWriter out) {
+        out.printf("Cluster %s, active controller %d, %d partitions checked%n", r.clusterId(), r.controllerId(),
+                r.partitionsChecked());
+        out.println("Brokers: " + r.brokers().stream()
+                .map(b -> b.id() + (b.fenced() ? " FENCED" : " up") + " (" + b.address() + ")")
+                .collect(Collectors.joining(", ")));
+        if (r.elrEnabled()) {
+            out.println("Eligible Leader Replicas (KIP-966): enabled (" + ClusterDiscovery.ELR_FEATURE + "="
+                    + r.elrFeatureLevel() + ")");
+        } else if (r.elrFeatureLevel() < 0) {
+            out.println("Eligible Leader Replicas (KIP-966): unknown (DescribeFeatures failed)");
+        } else {
+            out.println("Eligible Leader Replicas (KIP-966): DISABLED — enable with: kafka-features.sh"
+                    + " --bootstrap-server <broker> upgrade --feature " + ClusterDiscovery.ELR_FEATURE
+                    + "=1 (needs metadata.version 4.0-IV1 or later)");
+        }
+        out.println();
+        printPartitions("Offline partitions (no leader)", r.offline(), out);
+        printPartitions("At-risk partitions (ISR below min.insync.replicas)", r.atRisk(), out);
+        out.println("Reassignments in progress: " + (r.reassigning().isEmpty() ? "none" : String.join(", ", r.reassigning())));
+        if (!r.offline().isEmpty()) {
+            out.println();
+            out.println(r.offline().size() + " partition(s) offline. Next: 'plan' to see which replica to elect"
+                    + " (it changes nothing).");
+        }
+    }
+
+    private static void printPartitions(String title, List<TopicPartitionState> partitions, PrintWriter out) {
+        out.println(title + ": " + (partitions.isEmpty() ? "none" : partitions.size()));
+        if (partitions.isEmpty()) {
+            return;
+        }
+        Table table = new Table("TOPIC", "PARTITION", "LEADER", "LEADER-EPOCH", "REPLICAS", "ISR", "ELR",
+                "LAST-KNOWN-ELR", "OFFLINE-REPLICAS");
+        for (TopicPartitionState p : partitions) {
+            table.row(p.topic(), p.partition(), p.isOffline() ? "none" : p.leader(),
+                    p.leaderEpoch() < 0 ? "?" : p.leaderEpoch(), Table.ids(p.replicas()), Table.ids(p.isr()),
+                    Table.ids(p.eligibleLeaderReplicas()), Table.ids(p.lastKnownElr()), Table.ids(p.offlineReplicas()));
+        }
+        table.print(out);
+        out.println();
+    }
 }

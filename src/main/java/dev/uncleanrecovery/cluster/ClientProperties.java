@@ -1,0 +1,47 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cluster;
+
+import dev.uncleanrecovery.UserInputException;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
+
+/** The client properties every connection of a run shares: bootstrap servers plus {@code --command-config}. */
+public final class ClientProperties {
+
+    private ClientProperties() {
+    }
+
+    /**
+     * @param bootstrapServers {@code --bootstrap-server}; required
+     * @param commandConfig    {@code --command-config}, or null
+     * @param timeoutMs        bound on every Admin call, so an unreachable cluster fails instead of hanging
+     */
+    public static Properties load(String bootstrapServers, Path commandConfig, int timeoutMs) {
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            throw new UserInputException("--bootstrap-server is required (HOST:PORT of any broker)");
+        }
+        Properties props = new Properties();
+        if (commandConfig != null) {
+            if (!Files.isReadable(commandConfig)) {
+                throw new UserInputException("--command-config " + commandConfig + " does not exist or is not readable");
+            }
+            try (Reader reader = Files.newBufferedReader(commandConfig)) {
+                props.load(reader);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new UserInputException("--command-config " + commandConfig + " is not a properties file: " + e.getMessage(), e);
+            }
+        }
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "kafka-unclean-recovery");
+        props.putIfAbsent(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
+        props.putIfAbsent(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(timeoutMs, 30_000)));
+        // One bootstrap attempt per address is enough to tell an unreachable cluster; Admin retries inside the timeout.
+        props.putIfAbsent(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
+        return props;
+    }
+}

@@ -1,0 +1,233 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cluster;
+
+import dev.uncleanrecovery.UserInputException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.FeatureMetadata;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+
+/**
+ * Reads the cluster's view of brokers and partitions through Admin (DescribeCluster, DescribeTopicPartitions,
+ * DescribeFeatures, DescribeConfigs, ListPartitionReassignments). Read-only.
+ */
+public final class ClusterDiscovery implements AutoCloseable {
+
+    public static final String ELR_FEATURE = "eligible.leader.replicas.version";
+
+    private final Admin admin;
+    private final String bootstrapServers;
+    private final int timeoutMs;
+
+    public ClusterDiscovery(Properties clientProperties, int timeoutMs) {
+        try {
+            this.admin = Admin.create(clientProperties);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new UserInputException("cannot connect to --bootstrap-server "
+                    + clientProperties.getProperty("bootstrap.servers") + ": " + cause.getMessage(), e);
+        }
+        this.bootstrapServers = clientProperties.getProperty("bootstrap.servers");
+        this.timeoutMs = timeoutMs;
+    }
+
+    public Admin admin() {
+        return admin;
+    }
+
+    public ClusterSnapshot describe(PartitionSelection selection) {
+        DescribeClusterResult cluster = describeCluster();
+        String clusterId = await(cluster.clusterId(), "describe the cluster");
+        Node controller = await(cluster.controller(), "describe the cluster");
+        List<BrokerState> brokers = await(cluster.nodes(), "describe the cluster").stream()
+                .map(n -> new BrokerState(n.id(), n.host(), n.port(), n.rack(), n.isFenced()))
+                .sorted(java.util.Comparator.comparingInt(BrokerState::id))
+                .toList();
+
+        Set<String> topics = topicsOf(selection);
+        Map<String, TopicDescription> descriptions = describeTopics(topics);
+        Set<Integer> unavailable = brokers.stream().filter(BrokerState::fenced).map(BrokerState::id)
+                .collect(Collectors.toSet());
+        Set<Integer> registered = brokers.stream().map(BrokerState::id).collect(Collectors.toSet());
+
+        List<TopicPartitionState> partitions = new ArrayList<>();
+        for (TopicDescription description : descriptions.values()) {
+            for (TopicPartitionInfo info : description.partitions()) {
+                if (selection.includes(description.name(), info.partition())) {
+                    partitions.add(toState(description, info, unavailable, registered));
+                }
+            }
+        }
+        checkRequestedPartitionsExist(selection, descriptions);
+        partitions.sort(java.util.Comparator.comparing(TopicPartitionState::topic)
+                .thenComparingInt(TopicPartitionState::partition));
+
+        return new ClusterSnapshot(clusterId, controller == null ? -1 : controller.id(), brokers,
+                elrFeatureLevel(), partitions, minInsyncReplicas(topics), reassigning());
+    }
+
+    private DescribeClusterResult describeCluster() {
+        DescribeClusterResult withFenced = admin.describeCluster(new DescribeClusterOptions().includeFencedBrokers(true));
+        try {
+            withFenced.nodes().get();
+            return withFenced;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnsupportedVersionException) {
+                // DescribeCluster v2 (fenced brokers) is 4.0+; 3.x brokers list only unfenced ones.
+                return admin.describeCluster();
+            }
+            throw translate(e, "describe the cluster");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private Set<String> topicsOf(PartitionSelection selection) {
+        if (selection instanceof PartitionSelection.OneTopic one) {
+            return Set.of(one.topic());
+        }
+        if (selection instanceof PartitionSelection.Explicit explicit) {
+            return explicit.partitions().stream().map(TopicPartition::topic).collect(Collectors.toCollection(TreeSet::new));
+        }
+        return new TreeSet<>(await(admin.listTopics(new ListTopicsOptions().listInternal(true)).names(), "list topics"));
+    }
+
+    private Map<String, TopicDescription> describeTopics(Collection<String> topics) {
+        Map<String, TopicDescription> result = new HashMap<>();
+        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> entry : futures.entrySet()) {
+            try {
+                result.put(entry.getKey(), entry.getValue().get());
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    throw new UserInputException("unknown topic '" + entry.getKey() + "' (check the name with kafka-topics.sh --list)");
+                }
+                throw translate(e, "describe topic '" + entry.getKey() + "'");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        return result;
+    }
+
+    private static void checkRequestedPartitionsExist(PartitionSelection selection, Map<String, TopicDescription> descriptions) {
+        List<TopicPartition> requested = new ArrayList<>();
+        if (selection instanceof PartitionSelection.OneTopic one) {
+            one.partitions().forEach(p -> requested.add(new TopicPartition(one.topic(), p)));
+        } else if (selection instanceof PartitionSelection.Explicit explicit) {
+            requested.addAll(explicit.partitions());
+        }
+        for (TopicPartition tp : requested) {
+            int count = descriptions.get(tp.topic()).partitions().size();
+            if (tp.partition() >= count) {
+                throw new UserInputException("topic '" + tp.topic() + "' has partitions 0.." + (count - 1)
+                        + "; partition " + tp.partition() + " does not exist");
+            }
+        }
+    }
+
+    private static TopicPartitionState toState(TopicDescription description, TopicPartitionInfo info,
+                                               Set<Integer> fenced, Set<Integer> registered) {
+        List<Integer> replicas = ids(info.replicas());
+        // Admin does not expose OfflineReplicas; a replica is offline when its broker is fenced or unregistered.
+        List<Integer> offline = replicas.stream().filter(r -> fenced.contains(r) || !registered.contains(r)).toList();
+        Node leader = info.leader();
+        int leaderId = leader == null || leader.isEmpty() || leader.id() < 0 ? TopicPartitionState.NO_LEADER : leader.id();
+        return new TopicPartitionState(description.name(), description.topicId(), info.partition(), leaderId,
+                -1, replicas, ids(info.isr()), ids(info.elr()), ids(info.lastKnownElr()), offline);
+    }
+
+    private static List<Integer> ids(List<Node> nodes) {
+        // elr()/lastKnownElr() are null when the brokers answered through the Metadata API (Kafka 3.7).
+        return nodes == null ? List.of() : nodes.stream().map(Node::id).toList();
+    }
+
+    private short elrFeatureLevel() {
+        try {
+            FeatureMetadata features = admin.describeFeatures().featureMetadata().get();
+            FinalizedVersionRange range = features.finalizedFeatures().get(ELR_FEATURE);
+            return range == null ? 0 : range.maxVersionLevel();
+        } catch (ExecutionException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private Map<String, Integer> minInsyncReplicas(Set<String> topics) {
+        List<ConfigResource> resources = topics.stream()
+                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        Map<ConfigResource, Config> configs = await(admin.describeConfigs(resources).all(), "describe topic configs");
+        Map<String, Integer> result = new HashMap<>();
+        configs.forEach((resource, config) -> {
+            var entry = config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+            result.put(resource.name(), entry == null || entry.value() == null ? 1 : Integer.parseInt(entry.value()));
+        });
+        return result;
+    }
+
+    private Set<TopicPartition> reassigning() {
+        return await(admin.listPartitionReassignments().reassignments(), "list partition reassignments").keySet();
+    }
+
+    private <T> T await(KafkaFuture<T> future, String what) {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            throw translate(e, what);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while trying to " + what, e);
+        }
+    }
+
+    private RuntimeException translate(ExecutionException e, String what) {
+        Throwable cause = e.getCause();
+        if (cause instanceof TimeoutException) {
+            return new UserInputException("could not " + what + ": no answer from --bootstrap-server "
+                    + bootstrapServers + " within " + timeoutMs + " ms (is it reachable, and is the listener's"
+                    + " security.protocol right in --command-config?)", cause);
+        }
+        if (cause instanceof AuthorizationException) {
+            return new UserInputException("not authorized to " + what + ": " + cause.getMessage()
+                    + " (the tool needs DESCRIBE on the topics and DESCRIBE_CONFIGS; see README Permissions)", cause);
+        }
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        return new IllegalStateException("could not " + what + ": " + cause, cause);
+    }
+
+    @Override
+    public void close() {
+        admin.close(java.time.Duration.ofSeconds(5));
+    }
+}
