@@ -1,0 +1,85 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CommandLineUsageTest {
+
+    @Test
+    void help_lists_every_command_of_the_design() {
+        CliRun run = CliRun.of("--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("status", "plan", "execute", "recover", "inspect", "demo",
+                "--bootstrap-server", "--command-config");
+    }
+
+    @Test
+    void no_command_is_a_usage_error() {
+        CliRun run = CliRun.of();
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("Missing command");
+    }
+
+    @Test
+    void unknown_option_is_a_usage_error_with_one_clear_line() {
+        CliRun run = CliRun.of("status", "--no-such-option");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("Unknown option: '--no-such-option'");
+    }
+
+    @Test
+    void status_without_bootstrap_server_says_what_is_missing() {
+        CliRun run = CliRun.of("status");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).isEqualTo("error: --bootstrap-server is required (HOST:PORT of any broker)");
+    }
+
+    @Test
+    void unreachable_bootstrap_server_fails_within_the_timeout_instead_of_hanging() {
+        long start = System.nanoTime();
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "status", "--admin-timeout-ms", "1500");
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("no answer from --bootstrap-server 127.0.0.1:1 within 1500 ms");
+        assertThat(run.err().lines().count()).isEqualTo(1);
+        assertThat(elapsedMs).as("bounded by the timeout, not a hang").isLessThan(30_000);
+    }
+
+    @Test
+    void partition_without_topic_is_refused_before_connecting() {
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "status", "--partition", "0");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("--partition needs --topic");
+    }
+
+    @Test
+    void missing_command_config_file_is_named(@TempDir Path dir) {
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--command-config",
+                dir.resolve("absent.properties").toString(), "status");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("absent.properties does not exist or is not readable");
+    }
+
+    @Test
+    void malformed_election_json_file_is_one_clear_line(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("bad.json"), "{\"partitions\": [{\"topic\": \"t\", \"partition\": \"0\"}]}");
+
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "status", "--path-to-json-file", file.toString());
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("partitions[0].partition must be an integer");
+    }
+}
