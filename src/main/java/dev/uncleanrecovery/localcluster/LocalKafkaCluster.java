@@ -1,0 +1,860 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.localcluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kafka 4.4.0 KRaft cluster on this machine: one dedicated controller and N brokers, each a
+ * separate {@code kafka.Kafka} JVM with a small heap, listening on 127.0.0.1 only, each in its own
+ * directory. Made to be broken: nodes can be killed ({@link StopMode#ABRUPT}) or stopped cleanly,
+ * restarted on the same port with the same data, and a stopped broker's replica log can be cut on
+ * disk to simulate writes that never reached it.
+ *
+ * <p>Every JVM it starts is killed by PID on {@link #close()}, and a watchdog kills it if this JVM
+ * dies first, even by {@code kill -9}.
+ *
+ * <pre>{@code
+ * try (LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(3).build().start()) {
+ *     cluster.stopBroker(2, StopMode.ABRUPT);
+ *     cluster.awaitBrokerFenced(2);
+ * }
+ * }</pre>
+ */
+public final class LocalKafkaCluster implements AutoCloseable {
+
+    public static final int DEFAULT_CONTROLLER_ID = 1000;
+    public static final int DEFAULT_BROKERS = 3;
+
+    /** Tuned on a 2-core machine: ~130 MiB RSS per broker and a 1+3 cluster up in seconds. */
+    static final List<String> SMALL_JVM_FLAGS = List.of(
+            "-Xmx128m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-Djava.awt.headless=true");
+
+    private static final Logger LOG = LoggerFactory.getLogger(LocalKafkaCluster.class);
+    // KafkaRaftServer logs this once the node serves requests; a broker only after it is unfenced.
+    private static final String SERVER_STARTED = "Kafka Server started";
+    private static final String CLEAN_SHUTDOWN_MARKER = ".kafka_cleanshutdown";
+    private static final Pattern SEGMENT_FILE = Pattern.compile("\\d{20}\\.log");
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+    private static final Duration ADMIN_CALL_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration DEFAULT_AWAIT_TIMEOUT = Duration.ofSeconds(60);
+    private static final int LOG_TAIL_LINES = 40;
+
+    private final Path baseDirectory;
+    private final boolean ownsBaseDirectory;
+    private final KafkaServerClasspath classpath;
+    private final String javaBinary;
+    private final KafkaNode controller;
+    private final SortedMap<Integer, KafkaNode> brokers;
+    private final Duration startupTimeout;
+    private final Duration cleanStopTimeout;
+
+    private String clusterId;
+    private Admin admin;
+    private boolean started;
+    private boolean closed;
+    private boolean keepBaseDirectory;
+
+    private LocalKafkaCluster(Builder builder, KafkaServerClasspath classpath, Path baseDirectory, boolean ownsBaseDirectory) {
+        this.classpath = classpath;
+        this.baseDirectory = baseDirectory;
+        this.ownsBaseDirectory = ownsBaseDirectory;
+        this.javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        this.startupTimeout = builder.startupTimeout;
+        this.cleanStopTimeout = builder.cleanStopTimeout;
+
+        List<Integer> ports = LoopbackPorts.pickFree(1 + builder.brokers);
+        String quorumVoters = builder.controllerId + "@" + LoopbackPorts.HOST + ":" + ports.get(0);
+        Path controllerDirectory = baseDirectory.resolve("controller-" + builder.controllerId);
+        this.controller = new KafkaNode(builder.controllerId, NodeRole.CONTROLLER, ports.get(0), controllerDirectory,
+                builder.propertiesOf(builder.controllerId, NodeRole.CONTROLLER, controllerDefaults(builder.controllerId,
+                        ports.get(0), quorumVoters, builder.brokers, controllerDirectory.resolve(KafkaNode.DATA))),
+                builder.jvmArgs.get(NodeRole.CONTROLLER));
+        this.brokers = new TreeMap<>();
+        for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
+            int port = ports.get(brokerId);
+            Path brokerDirectory = baseDirectory.resolve("broker-" + brokerId);
+            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
+                    builder.propertiesOf(brokerId, NodeRole.BROKER, brokerDefaults(brokerId, port, quorumVoters,
+                            builder.brokers, brokerDirectory.resolve(KafkaNode.DATA))),
+                    builder.jvmArgs.get(NodeRole.BROKER)));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /**
+     * Formats every node's storage, starts the controller, then the brokers in parallel, and returns
+     * once every broker is unfenced. On failure every started JVM is killed, the directory is kept
+     * for its logs, and the exception names the node and quotes the end of its log.
+     */
+    public synchronized LocalKafkaCluster start() {
+        if (started || closed) {
+            throw new IllegalStateException("this local cluster was already started; build a new one");
+        }
+        started = true;
+        long began = System.nanoTime();
+        try {
+            Path log4jConfig = writeNodeLoggingConfig();
+            allNodes().forEach(KafkaNode::writeConfiguration);
+            clusterId = Uuid.randomUuid().toString();
+            formatStorage(log4jConfig);
+            long formatted = System.nanoTime();
+            launch(controller, log4jConfig);
+            awaitServerStarted(List.of(controller));
+            long controllerUp = System.nanoTime();
+            brokers.values().forEach(broker -> launch(broker, log4jConfig));
+            awaitServerStarted(brokers.values());
+            for (int brokerId : brokers.keySet()) {
+                awaitBrokerUnfenced(brokerId, startupTimeout);
+            }
+            LOG.info("local Kafka cluster {} up in {} ms (format {} ms, controller {} ms, {} brokers {} ms) in {}",
+                    clusterId, millisSince(began), (formatted - began) / 1_000_000,
+                    (controllerUp - formatted) / 1_000_000, brokers.size(), millisSince(controllerUp), baseDirectory);
+            return this;
+        } catch (RuntimeException startFailure) {
+            keepBaseDirectory = true;
+            killAllNodes();
+            throw startFailure instanceof LocalClusterException
+                    ? new LocalClusterException(startFailure.getMessage() + " (the cluster's directory "
+                            + baseDirectory + " is kept)", startFailure)
+                    : new LocalClusterException("the local Kafka cluster did not start: " + startFailure
+                            + "; node logs are in " + baseDirectory, startFailure);
+        }
+    }
+
+    /** Kills every JVM this cluster started (SIGKILL, by PID) and deletes its directory if it made it. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(2));
+        }
+        killAllNodes();
+        if (ownsBaseDirectory && !keepBaseDirectory) {
+            deleteRecursively(baseDirectory);
+        }
+    }
+
+    /** Keeps the cluster's directory after {@link #close()} even if the cluster created it. */
+    public synchronized void keepDirectoryOnClose() {
+        keepBaseDirectory = true;
+    }
+
+    // ---------------------------------------------------------------- topology
+
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** {@code 127.0.0.1:p1,127.0.0.1:p2,...} of every broker, running or not. */
+    public String bootstrapServers() {
+        return brokers.values().stream().map(KafkaNode::address).collect(Collectors.joining(","));
+    }
+
+    /** The minimal client configuration for this cluster (PLAINTEXT, loopback). */
+    public Map<String, Object> clientProperties() {
+        return Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    }
+
+    /** A new Admin client on this cluster; the caller closes it. */
+    public Admin createAdmin() {
+        Map<String, Object> config = new HashMap<>(clientProperties());
+        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "local-cluster-test");
+        return Admin.create(config);
+    }
+
+    public List<Integer> brokerIds() {
+        return List.copyOf(brokers.keySet());
+    }
+
+    public int controllerId() {
+        return controller.id();
+    }
+
+    /** The controller first, then the brokers. */
+    public List<Integer> nodeIds() {
+        return allNodes().map(KafkaNode::id).toList();
+    }
+
+    /** The broker's {@code host:port}. */
+    public String brokerAddress(int brokerId) {
+        return broker(brokerId).address();
+    }
+
+    public Path baseDirectory() {
+        return baseDirectory;
+    }
+
+    /** The node's {@code log.dirs}: replica logs, {@code meta.properties}, the clean-shutdown marker. */
+    public Path logDir(int nodeId) {
+        return node(nodeId).dataDirectory();
+    }
+
+    /** Everything the node printed (Kafka's log4j output, JVM errors), across all its starts. */
+    public Path nodeLogFile(int nodeId) {
+        return node(nodeId).log().file();
+    }
+
+    /** The last {@code lines} lines of the node's log. */
+    public List<String> nodeLogTail(int nodeId, int lines) {
+        return node(nodeId).log().tail(lines);
+    }
+
+    /** What the node logged since its latest start. */
+    public String nodeLogSinceLastStart(int nodeId) {
+        KafkaNode node = node(nodeId);
+        return node.log().readSince(node.logLengthAtStart());
+    }
+
+    public boolean isRunning(int nodeId) {
+        return node(nodeId).isRunning();
+    }
+
+    /** The PID of the node's {@code java} process, empty when it is not running. */
+    public OptionalLong pid(int nodeId) {
+        KafkaNode node = node(nodeId);
+        return node.isRunning() ? OptionalLong.of(node.process().pid()) : OptionalLong.empty();
+    }
+
+    // ---------------------------------------------------------------- breaking and mending
+
+    public void stopBroker(int brokerId, StopMode mode) {
+        stop(broker(brokerId), mode);
+    }
+
+    /** Restarts a stopped broker with its port and data; returns once it is unfenced. */
+    public void startBroker(int brokerId) {
+        KafkaNode broker = broker(brokerId);
+        start(broker);
+        if (controller.isRunning()) {
+            awaitBrokerUnfenced(brokerId, startupTimeout);
+        }
+    }
+
+    public void stopController(StopMode mode) {
+        stop(controller, mode);
+    }
+
+    public void startController() {
+        start(controller);
+    }
+
+    /**
+     * Cuts the tail of the last segment of {@code brokerId}'s replica of {@code partition}, as if the
+     * last writes never reached the disk. Only while the broker is stopped: a running broker keeps
+     * the segment open, and log recovery, which notices the cut, runs only at start-up (after an
+     * unclean shutdown, or once the clean-shutdown marker is deleted).
+     */
+    public synchronized SegmentTruncation truncateReplicaLog(TopicPartition partition, int brokerId, LogTailCut cut) {
+        KafkaNode broker = requireStopped(broker(brokerId), "cut its log");
+        Path partitionDirectory = broker.dataDirectory().resolve(partition.topic() + "-" + partition.partition());
+        if (!Files.isDirectory(partitionDirectory)) {
+            throw new LocalClusterException(broker.name() + " holds no replica of " + partition + ": "
+                    + partitionDirectory + " does not exist; check the partition's replicas");
+        }
+        Path lastSegment;
+        try (Stream<Path> files = Files.list(partitionDirectory)) {
+            lastSegment = files.filter(file -> SEGMENT_FILE.matcher(file.getFileName().toString()).matches())
+                    .max(Comparator.comparing(file -> file.getFileName().toString()))
+                    .orElseThrow(() -> new LocalClusterException("no *.log segment in " + partitionDirectory));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not list " + partitionDirectory, e);
+        }
+        try (FileChannel segment = FileChannel.open(lastSegment, StandardOpenOption.WRITE)) {
+            long before = segment.size();
+            long after = cut.newLength(before);
+            segment.truncate(after);
+            segment.force(true);
+            LOG.info("cut {} from {} to {} bytes", lastSegment, before, after);
+            return new SegmentTruncation(lastSegment, before, after);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not truncate " + lastSegment, e);
+        }
+    }
+
+    /**
+     * Deletes the broker's {@code .kafka_cleanshutdown} marker so that its next start counts as
+     * unclean: log recovery runs and the controller drops it from ELR (KIP-966). Only while stopped.
+     *
+     * @return whether a marker existed
+     */
+    public synchronized boolean deleteCleanShutdownMarker(int brokerId) {
+        KafkaNode broker = requireStopped(broker(brokerId), "delete its clean-shutdown marker");
+        try {
+            return Files.deleteIfExists(broker.dataDirectory().resolve(CLEAN_SHUTDOWN_MARKER));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Whether the broker's log directory holds a clean-shutdown marker (written by a CLEAN stop). */
+    public boolean hasCleanShutdownMarker(int brokerId) {
+        return Files.exists(broker(brokerId).dataDirectory().resolve(CLEAN_SHUTDOWN_MARKER));
+    }
+
+    // ---------------------------------------------------------------- observing
+
+    /** The partition as a live broker reports it now. Needs at least one running broker. */
+    public PartitionView describePartition(TopicPartition partition) {
+        try {
+            return fetchPartition(partition);
+        } catch (ExecutionException e) {
+            throw new LocalClusterException("could not describe " + partition + ": " + e.getCause(), e.getCause());
+        }
+    }
+
+    /**
+     * Polls the partition until {@code expected} holds and returns what matched. Errors in between
+     * (no broker up yet, topic not yet known) only mean "not yet".
+     */
+    public PartitionView awaitPartition(TopicPartition partition, Predicate<PartitionView> expected, Duration timeout) {
+        Instant deadline = Instant.now().plus(timeout);
+        PartitionView lastSeen = null;
+        Throwable lastError = null;
+        while (true) {
+            try {
+                PartitionView view = fetchPartition(partition);
+                if (expected.test(view)) {
+                    return view;
+                }
+                lastSeen = view;
+            } catch (ExecutionException e) {
+                lastError = e.getCause();
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new LocalClusterException(partition + " did not reach the expected state within "
+                        + timeout.toSeconds() + " s; last seen: "
+                        + (lastSeen != null ? lastSeen : "nothing") + (lastError != null ? ", last error: " + lastError : "")
+                        + "; running nodes: " + runningNodeIds());
+            }
+            pause();
+        }
+    }
+
+    public void awaitBrokerFenced(int brokerId) {
+        awaitBrokerFenced(brokerId, DEFAULT_AWAIT_TIMEOUT);
+    }
+
+    /**
+     * Waits until the controller has fenced the broker. After {@link StopMode#ABRUPT} that takes
+     * {@code broker.session.timeout.ms} (6 s here); the ISR/ELR changes are in the same metadata
+     * batch as the fence. Asks a running broker (DescribeCluster with fenced brokers); when none
+     * runs, reads the controller's log, since a controller does not answer DescribeCluster for
+     * brokers.
+     */
+    public void awaitBrokerFenced(int brokerId, Duration timeout) {
+        KafkaNode broker = broker(brokerId);
+        awaitBrokerRegistration(broker, true, timeout);
+    }
+
+    public void awaitBrokerUnfenced(int brokerId) {
+        awaitBrokerUnfenced(brokerId, DEFAULT_AWAIT_TIMEOUT);
+    }
+
+    /** Waits until a running broker reports {@code brokerId} registered and unfenced. */
+    public void awaitBrokerUnfenced(int brokerId, Duration timeout) {
+        awaitBrokerRegistration(broker(brokerId), false, timeout);
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private void awaitBrokerRegistration(KafkaNode broker, boolean fenced, Duration timeout) {
+        Instant deadline = Instant.now().plus(timeout);
+        String lastSeen = "nothing";
+        while (true) {
+            if (brokers.values().stream().anyMatch(KafkaNode::isRunning)) {
+                try {
+                    Optional<Node> registration = describeBrokerRegistrations().stream()
+                            .filter(node -> node.id() == broker.id()).findFirst();
+                    if (registration.isPresent() && registration.get().isFenced() == fenced) {
+                        return;
+                    }
+                    lastSeen = registration.map(node -> node.isFenced() ? "fenced" : "unfenced").orElse("not registered");
+                } catch (ExecutionException e) {
+                    lastSeen = "error " + e.getCause();
+                }
+            } else if (fenced && controllerLoggedFencing(broker)) {
+                return;
+            } else {
+                lastSeen = "no broker running to ask";
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new LocalClusterException(broker.name() + " was not " + (fenced ? "fenced" : "unfenced")
+                        + " within " + timeout.toSeconds() + " s (last seen: " + lastSeen + "); see "
+                        + controller.log().file() + " and " + broker.log().file());
+            }
+            pause();
+        }
+    }
+
+    // With no broker left to answer DescribeCluster, the controller's own log is the witness:
+    // "Fencing broker 3 at epoch 12 because its session has timed out." after a kill -9, and
+    // "The request from broker 3 to shut down has been granted ..." after a controlled shutdown.
+    private boolean controllerLoggedFencing(KafkaNode broker) {
+        if (broker.isRunning() || broker.lastStopMode() == null) {
+            return false;
+        }
+        String since = controller.log().readSince(broker.controllerLogLengthAtStop());
+        return since.contains("Fencing broker " + broker.id() + " at epoch")
+                || since.contains("The request from broker " + broker.id() + " to shut down has been granted");
+    }
+
+    // Fenced brokers are listed only on request (KIP-1073, Kafka 4.0); Node.isFenced() says which.
+    private Collection<Node> describeBrokerRegistrations() throws ExecutionException {
+        try {
+            return admin().describeCluster(new DescribeClusterOptions()
+                            .includeFencedBrokers(true)
+                            .timeoutMs((int) ADMIN_CALL_TIMEOUT.toMillis()))
+                    .nodes().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while describing the cluster", e);
+        }
+    }
+
+    private PartitionView fetchPartition(TopicPartition partition) throws ExecutionException {
+        TopicDescription topic;
+        try {
+            topic = admin().describeTopics(Set.of(partition.topic()),
+                            new DescribeTopicsOptions().timeoutMs((int) ADMIN_CALL_TIMEOUT.toMillis()))
+                    .allTopicNames().get().get(partition.topic());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while describing " + partition, e);
+        }
+        TopicPartitionInfo info = topic.partitions().stream()
+                .filter(candidate -> candidate.partition() == partition.partition())
+                .findFirst()
+                .orElseThrow(() -> new ExecutionException(new IllegalArgumentException(
+                        partition.topic() + " has no partition " + partition.partition())));
+        return PartitionView.of(partition.topic(), info);
+    }
+
+    private synchronized Admin admin() {
+        if (admin == null) {
+            Map<String, Object> config = new HashMap<>(clientProperties());
+            config.put(AdminClientConfig.CLIENT_ID_CONFIG, "local-cluster-harness");
+            config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) ADMIN_CALL_TIMEOUT.toMillis());
+            config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_CALL_TIMEOUT.toMillis() * 2);
+            // Brokers come and go on purpose; reconnect quickly once one is back.
+            config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+            config.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 1000);
+            admin = Admin.create(config);
+        }
+        return admin;
+    }
+
+    private synchronized void stop(KafkaNode node, StopMode mode) {
+        if (!node.isRunning()) {
+            throw new IllegalStateException(node.name() + " is not running; start it before stopping it");
+        }
+        NodeProcess process = node.process();
+        long controllerLogLength = controller.log().length();
+        long began = System.nanoTime();
+        switch (mode) {
+            case ABRUPT -> process.kill();
+            case CLEAN -> {
+                if (!process.terminate(cleanStopTimeout)) {
+                    process.kill();
+                    node.stopped(StopMode.ABRUPT, controllerLogLength);
+                    throw new LocalClusterException(node.name() + " (pid " + process.pid()
+                            + ") did not finish its controlled shutdown within " + cleanStopTimeout.toSeconds()
+                            + " s and was killed with SIGKILL, so it has no clean-shutdown marker; see "
+                            + node.log().file());
+                }
+            }
+        }
+        node.stopped(mode, controllerLogLength);
+        LOG.info("{} stopped ({}) in {} ms", node.name(), mode, millisSince(began));
+    }
+
+    private synchronized void start(KafkaNode node) {
+        if (closed) {
+            throw new IllegalStateException("this local cluster is closed");
+        }
+        if (node.isRunning()) {
+            throw new IllegalStateException(node.name() + " is already running (pid " + node.process().pid() + ")");
+        }
+        long began = System.nanoTime();
+        launch(node, baseDirectory.resolve("log4j2.properties"));
+        awaitServerStarted(List.of(node));
+        LOG.info("{} restarted in {} ms", node.name(), millisSince(began));
+    }
+
+    private void launch(KafkaNode node, Path log4jConfig) {
+        NodeLog log = node.log();
+        log.append("---- kafka-unclean-recovery local cluster: starting " + node.name() + " (start #"
+                + (node.starts() + 1) + ") at " + Instant.now() + " ----");
+        long logLength = log.length();
+        List<String> command = javaCommand(log4jConfig, node.jvmArgs());
+        command.addAll(List.of("kafka.Kafka", node.propertiesFile().toString()));
+        node.started(NodeProcess.launch(command, log.file()), logLength);
+    }
+
+    private void awaitServerStarted(Collection<KafkaNode> nodes) {
+        Instant deadline = Instant.now().plus(startupTimeout);
+        List<KafkaNode> waiting = new ArrayList<>(nodes);
+        while (!waiting.isEmpty()) {
+            for (var iterator = waiting.iterator(); iterator.hasNext(); ) {
+                KafkaNode node = iterator.next();
+                if (node.log().containsSince(node.logLengthAtStart(), SERVER_STARTED)) {
+                    iterator.remove();
+                } else if (!node.process().isAlive()) {
+                    Optional<Integer> status = node.process().awaitExit(Duration.ofSeconds(5));
+                    throw new LocalClusterException(node.name() + " exited during start-up (status "
+                            + status.map(String::valueOf).orElse("unknown") + ") before logging '" + SERVER_STARTED
+                            + "'; last lines of " + node.log().file() + ":\n" + tailText(node));
+                }
+            }
+            if (!waiting.isEmpty() && Instant.now().isAfter(deadline)) {
+                KafkaNode late = waiting.get(0);
+                throw new LocalClusterException(late.name() + " did not log '" + SERVER_STARTED + "' within "
+                        + startupTimeout.toSeconds() + " s (the machine may be overloaded; raise startupTimeout);"
+                        + " last lines of " + late.log().file() + ":\n" + tailText(late));
+            }
+            pause();
+        }
+    }
+
+    private void formatStorage(Path log4jConfig) {
+        Map<KafkaNode, NodeProcess> formats = new LinkedHashMap<>();
+        try {
+            // One JVM per node, all at once: JVM start-up dominates and the formats are independent.
+            allNodes().forEach(node -> {
+                List<String> command = javaCommand(log4jConfig, List.of());
+                command.addAll(List.of("kafka.tools.StorageTool", "format",
+                        "-t", clusterId, "-c", node.propertiesFile().toString()));
+                formats.put(node, NodeProcess.launch(command, node.formatLogFile()));
+            });
+            Instant deadline = Instant.now().plus(startupTimeout);
+            for (Map.Entry<KafkaNode, NodeProcess> format : formats.entrySet()) {
+                KafkaNode node = format.getKey();
+                Duration left = Duration.between(Instant.now(), deadline);
+                Optional<Integer> status = format.getValue().awaitExit(left.isNegative() ? Duration.ZERO : left);
+                if (status.isEmpty() || status.get() != 0) {
+                    throw new LocalClusterException("formatting the storage of " + node.name() + " "
+                            + status.map(code -> "failed with status " + code)
+                                    .orElse("did not finish within " + startupTimeout.toSeconds() + " s")
+                            + "; output in " + node.formatLogFile() + ":\n"
+                            + String.join("\n", new NodeLog(node.formatLogFile()).tail(LOG_TAIL_LINES)));
+                }
+            }
+        } finally {
+            formats.values().forEach(NodeProcess::kill);
+        }
+    }
+
+    private List<String> javaCommand(Path log4jConfig, List<String> extraJvmArgs) {
+        List<String> command = new ArrayList<>();
+        command.add(javaBinary);
+        command.addAll(SMALL_JVM_FLAGS);
+        command.add("-Dlog4j2.configurationFile=" + log4jConfig);
+        // Later flags win, so the caller's -Xmx or agent options override the defaults above.
+        command.addAll(extraJvmArgs);
+        command.add("-cp");
+        command.add(classpath.value());
+        return command;
+    }
+
+    private Path writeNodeLoggingConfig() {
+        Path config = baseDirectory.resolve("log4j2.properties");
+        try (InputStream template = LocalKafkaCluster.class.getResourceAsStream("/localcluster/log4j2.properties")) {
+            if (template == null) {
+                throw new IllegalStateException("resource /localcluster/log4j2.properties is missing from the build");
+            }
+            Files.createDirectories(baseDirectory);
+            Files.copy(template, config, StandardCopyOption.REPLACE_EXISTING);
+            return config;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write " + config, e);
+        }
+    }
+
+    private synchronized void killAllNodes() {
+        allNodes().filter(KafkaNode::isRunning).forEach(node -> {
+            node.process().kill();
+            node.stopped(StopMode.ABRUPT, controller.log().length());
+        });
+    }
+
+    private KafkaNode requireStopped(KafkaNode node, String action) {
+        if (node.isRunning()) {
+            throw new IllegalStateException(node.name() + " is running (pid " + node.process().pid()
+                    + "); stop it with stopBroker(" + node.id() + ", ...) before you " + action
+                    + ": a running broker keeps its segments open and recovers its log only at start-up");
+        }
+        return node;
+    }
+
+    private KafkaNode broker(int brokerId) {
+        KafkaNode broker = brokers.get(brokerId);
+        if (broker == null) {
+            throw new IllegalArgumentException("no broker " + brokerId + " in this cluster; brokers are " + brokers.keySet());
+        }
+        return broker;
+    }
+
+    private KafkaNode node(int nodeId) {
+        return nodeId == controller.id() ? controller : broker(nodeId);
+    }
+
+    private Stream<KafkaNode> allNodes() {
+        return Stream.concat(Stream.of(controller), brokers.values().stream());
+    }
+
+    private List<Integer> runningNodeIds() {
+        return allNodes().filter(KafkaNode::isRunning).map(KafkaNode::id).toList();
+    }
+
+    private static String tailText(KafkaNode node) {
+        return String.join("\n", node.log().tail(LOG_TAIL_LINES));
+    }
+
+    private static long millisSince(long nanoTime) {
+        return (System.nanoTime() - nanoTime) / 1_000_000;
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(POLL_INTERVAL.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while waiting on the local cluster", e);
+        }
+    }
+
+    private static void deleteRecursively(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            LOG.warn("could not delete the local cluster directory {}: {}", directory, e.toString());
+        }
+    }
+
+    // ---------------------------------------------------------------- configuration
+
+    private static Map<String, String> controllerDefaults(int id, int port, String quorumVoters, int brokerCount,
+                                                          Path logDir) {
+        Map<String, String> config = commonDefaults(id, NodeRole.CONTROLLER, quorumVoters, logDir);
+        config.put("listeners", "CONTROLLER://" + LoopbackPorts.HOST + ":" + port);
+        // A kill -9'd broker is fenced ~6 s later (default 9 s); 4 s once fenced a CPU-starved broker during start-up.
+        config.put("broker.session.timeout.ms", "6000");
+        // In KRaft the controller, not the broker, applies these defaults when a topic is created.
+        config.put("num.partitions", "1");
+        config.put("default.replication.factor", String.valueOf(internalTopicReplication(brokerCount)));
+        return config;
+    }
+
+    private static Map<String, String> brokerDefaults(int id, int port, String quorumVoters, int brokerCount,
+                                                      Path logDir) {
+        Map<String, String> config = commonDefaults(id, NodeRole.BROKER, quorumVoters, logDir);
+        String listener = "PLAINTEXT://" + LoopbackPorts.HOST + ":" + port;
+        config.put("listeners", listener);
+        config.put("advertised.listeners", listener);
+        config.put("inter.broker.listener.name", "PLAINTEXT");
+        config.put("broker.heartbeat.interval.ms", "500");
+        config.put("group.initial.rebalance.delay.ms", "0");
+        int replication = internalTopicReplication(brokerCount);
+        String minIsr = String.valueOf(Math.min(2, replication));
+        config.put("offsets.topic.replication.factor", String.valueOf(replication));
+        config.put("transaction.state.log.replication.factor", String.valueOf(replication));
+        config.put("transaction.state.log.min.isr", minIsr);
+        config.put("share.coordinator.state.topic.replication.factor", String.valueOf(replication));
+        config.put("share.coordinator.state.topic.min.isr", minIsr);
+        // Internal topics get few partitions: fewer replicas to create, fence and recover in tests.
+        config.put("offsets.topic.num.partitions", "3");
+        config.put("transaction.state.log.num.partitions", "3");
+        return config;
+    }
+
+    private static Map<String, String> commonDefaults(int id, NodeRole role, String quorumVoters, Path logDir) {
+        Map<String, String> config = new HashMap<>();
+        config.put("process.roles", role.processRoles());
+        config.put("node.id", String.valueOf(id));
+        // A static quorum: format needs neither --standalone nor --initial-controllers.
+        config.put("controller.quorum.voters", quorumVoters);
+        config.put("controller.listener.names", "CONTROLLER");
+        config.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT");
+        config.put("log.dirs", logDir.toString());
+        // The cleaner allocates this buffer on the heap at start-up; the 128 MiB default does not fit -Xmx128m.
+        config.put("log.cleaner.dedupe.buffer.size", "4194304");
+        return config;
+    }
+
+    private static int internalTopicReplication(int brokerCount) {
+        return Math.max(1, Math.min(3, brokerCount));
+    }
+
+    /** Configures a {@link LocalKafkaCluster}; every setting has a default that suits tests on a small machine. */
+    public static final class Builder {
+
+        private int brokers = DEFAULT_BROKERS;
+        private int controllerId = DEFAULT_CONTROLLER_ID;
+        private Path baseDirectory;
+        private Path serverClasspathFile;
+        private Duration startupTimeout = Duration.ofSeconds(90);
+        private Duration cleanStopTimeout = Duration.ofSeconds(60);
+        private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+        private final Map<String, String> controllerProperties = new LinkedHashMap<>();
+        private final Map<Integer, Map<String, String>> nodeProperties = new HashMap<>();
+        private final Map<NodeRole, List<String>> jvmArgs = new EnumMap<>(NodeRole.class);
+
+        private Builder() {
+            jvmArgs.put(NodeRole.CONTROLLER, new ArrayList<>());
+            jvmArgs.put(NodeRole.BROKER, new ArrayList<>());
+        }
+
+        /** Brokers get ids 1..count; 0 starts only the controller. */
+        public Builder brokers(int count) {
+            if (count < 0 || count > 9) {
+                throw new IllegalArgumentException("a local cluster has 0 to 9 brokers, not " + count);
+            }
+            this.brokers = count;
+            return this;
+        }
+
+        public Builder controllerId(int id) {
+            this.controllerId = id;
+            return this;
+        }
+
+        /** Where node directories go; kept after close. By default a new temporary directory, deleted on close. */
+        public Builder baseDirectory(Path directory) {
+            this.baseDirectory = directory;
+            return this;
+        }
+
+        /** A file holding the Kafka server classpath; by default the one the build writes. */
+        public Builder serverClasspathFile(Path file) {
+            this.serverClasspathFile = file;
+            return this;
+        }
+
+        /** Sets a server property on every broker (overrides the harness defaults). */
+        public Builder brokerProperty(String key, String value) {
+            brokerProperties.put(key, value);
+            return this;
+        }
+
+        /** Sets a server property on the controller (overrides the harness defaults). */
+        public Builder controllerProperty(String key, String value) {
+            controllerProperties.put(key, value);
+            return this;
+        }
+
+        /** Sets a server property on one node (wins over the role-wide properties). */
+        public Builder nodeProperty(int nodeId, String key, String value) {
+            nodeProperties.computeIfAbsent(nodeId, id -> new LinkedHashMap<>()).put(key, value);
+            return this;
+        }
+
+        /** Extra JVM arguments for every node of {@code role}, after the defaults (so they win). */
+        public Builder jvmArgs(NodeRole role, String... args) {
+            jvmArgs.get(role).addAll(Arrays.asList(args));
+            return this;
+        }
+
+        /** Loads a Java agent into the nodes of the given roles: {@code -javaagent:jar[=options]}. */
+        public Builder javaAgent(Path agentJar, String options, NodeRole... roles) {
+            if (!Files.isRegularFile(agentJar)) {
+                throw new IllegalArgumentException("the Java agent " + agentJar.toAbsolutePath()
+                        + " does not exist; build it first (mvn -B package -DskipTests builds kafka-patch)");
+            }
+            String flag = "-javaagent:" + agentJar.toAbsolutePath()
+                    + (options == null || options.isEmpty() ? "" : "=" + options);
+            for (NodeRole role : roles) {
+                jvmArgs.get(role).add(flag);
+            }
+            return this;
+        }
+
+        public Builder startupTimeout(Duration timeout) {
+            this.startupTimeout = timeout;
+            return this;
+        }
+
+        /** How long a {@link StopMode#CLEAN} stop may take before the node is killed. */
+        public Builder cleanStopTimeout(Duration timeout) {
+            this.cleanStopTimeout = timeout;
+            return this;
+        }
+
+        /** Resolves the classpath and the ports; {@link LocalKafkaCluster#start()} starts the nodes. */
+        public LocalKafkaCluster build() {
+            if (controllerId >= 1 && controllerId <= brokers) {
+                throw new IllegalArgumentException("controller id " + controllerId
+                        + " collides with the broker ids 1.." + brokers + "; pick one above " + brokers);
+            }
+            KafkaServerClasspath classpath = KafkaServerClasspath.read(
+                    serverClasspathFile != null ? serverClasspathFile : KafkaServerClasspath.defaultFile());
+            boolean owned = baseDirectory == null;
+            Path directory;
+            try {
+                directory = owned ? Files.createTempDirectory("kafka-local-cluster-") : baseDirectory.toAbsolutePath();
+                Files.createDirectories(directory);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not create the local cluster directory", e);
+            }
+            return new LocalKafkaCluster(this, classpath, directory, owned);
+        }
+
+        private Map<String, String> propertiesOf(int nodeId, NodeRole role, Map<String, String> defaults) {
+            Map<String, String> merged = new HashMap<>(defaults);
+            merged.putAll(role == NodeRole.BROKER ? brokerProperties : controllerProperties);
+            merged.putAll(nodeProperties.getOrDefault(nodeId, Map.of()));
+            return merged;
+        }
+    }
+}
