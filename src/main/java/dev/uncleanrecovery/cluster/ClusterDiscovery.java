@@ -41,6 +41,8 @@ public final class ClusterDiscovery implements AutoCloseable {
     public static final String ELR_FEATURE = "eligible.leader.replicas.version";
 
     private final Admin admin;
+    private final Properties clientProperties;
+    private BrokerConnections connections;
     private final String bootstrapServers;
     private final int timeoutMs;
 
@@ -52,12 +54,21 @@ public final class ClusterDiscovery implements AutoCloseable {
             throw new UserInputException("cannot connect to --bootstrap-server "
                     + clientProperties.getProperty("bootstrap.servers") + ": " + cause.getMessage(), e);
         }
+        this.clientProperties = clientProperties;
         this.bootstrapServers = clientProperties.getProperty("bootstrap.servers");
         this.timeoutMs = timeoutMs;
     }
 
     public Admin admin() {
         return admin;
+    }
+
+    /** Connections to single brokers with the same client properties; opened on first use. */
+    public synchronized BrokerConnections connections(List<BrokerState> brokers) {
+        if (connections == null) {
+            connections = BrokerConnections.open(clientProperties, brokers);
+        }
+        return connections;
     }
 
     public ClusterSnapshot describe(PartitionSelection selection) {
@@ -70,20 +81,13 @@ public final class ClusterDiscovery implements AutoCloseable {
                 .toList();
 
         Set<String> topics = topicsOf(selection);
-        Map<String, TopicDescription> descriptions = describeTopics(topics);
-        Set<Integer> unavailable = brokers.stream().filter(BrokerState::fenced).map(BrokerState::id)
-                .collect(Collectors.toSet());
-        Set<Integer> registered = brokers.stream().map(BrokerState::id).collect(Collectors.toSet());
-
         List<TopicPartitionState> partitions = new ArrayList<>();
-        for (TopicDescription description : descriptions.values()) {
-            for (TopicPartitionInfo info : description.partitions()) {
-                if (selection.includes(description.name(), info.partition())) {
-                    partitions.add(toState(description, info, unavailable, registered));
-                }
+        for (TopicPartitionState p : readPartitions(topics, brokers)) {
+            if (selection.includes(p.topic(), p.partition())) {
+                partitions.add(p);
             }
         }
-        checkRequestedPartitionsExist(selection, descriptions);
+        checkRequestedPartitionsExist(selection, partitions);
         partitions.sort(java.util.Comparator.comparing(TopicPartitionState::topic)
                 .thenComparingInt(TopicPartitionState::partition));
 
@@ -118,12 +122,28 @@ public final class ClusterDiscovery implements AutoCloseable {
         return new TreeSet<>(await(admin.listTopics(new ListTopicsOptions().listInternal(true)).names(), "list topics"));
     }
 
-    private Map<String, TopicDescription> describeTopics(Collection<String> topics) {
-        Map<String, TopicDescription> result = new HashMap<>();
+    /** DescribeTopicPartitions straight from a live broker; Admin's Metadata-based describe for 3.7 brokers. */
+    private List<TopicPartitionState> readPartitions(Set<String> topics, List<BrokerState> brokers) {
+        if (topics.isEmpty()) {
+            return List.of();
+        }
+        List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
+        try {
+            return new TopicPartitionsReader(connections(brokers), java.time.Duration.ofMillis(timeoutMs)).read(topics, live);
+        } catch (UnsupportedVersionException e) {
+            return describeTopicsThroughMetadata(topics, brokers);
+        }
+    }
+
+    private List<TopicPartitionState> describeTopicsThroughMetadata(Set<String> topics, List<BrokerState> brokers) {
+        Set<Integer> fenced = brokers.stream().filter(BrokerState::fenced).map(BrokerState::id).collect(Collectors.toSet());
+        Set<Integer> registered = brokers.stream().map(BrokerState::id).collect(Collectors.toSet());
+        List<TopicPartitionState> result = new ArrayList<>();
         Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
         for (Map.Entry<String, KafkaFuture<TopicDescription>> entry : futures.entrySet()) {
+            TopicDescription description;
             try {
-                result.put(entry.getKey(), entry.getValue().get());
+                description = entry.getValue().get();
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                     throw new UserInputException("unknown topic '" + entry.getKey() + "' (check the name with kafka-topics.sh --list)");
@@ -133,30 +153,33 @@ public final class ClusterDiscovery implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
             }
+            for (TopicPartitionInfo info : description.partitions()) {
+                result.add(toState(description, info, fenced, registered));
+            }
         }
         return result;
     }
 
-    private static void checkRequestedPartitionsExist(PartitionSelection selection, Map<String, TopicDescription> descriptions) {
+    private static void checkRequestedPartitionsExist(PartitionSelection selection, List<TopicPartitionState> found) {
         List<TopicPartition> requested = new ArrayList<>();
         if (selection instanceof PartitionSelection.OneTopic one) {
             one.partitions().forEach(p -> requested.add(new TopicPartition(one.topic(), p)));
         } else if (selection instanceof PartitionSelection.Explicit explicit) {
             requested.addAll(explicit.partitions());
         }
+        Set<TopicPartition> present = found.stream().map(TopicPartitionState::topicPartition).collect(Collectors.toSet());
         for (TopicPartition tp : requested) {
-            int count = descriptions.get(tp.topic()).partitions().size();
-            if (tp.partition() >= count) {
-                throw new UserInputException("topic '" + tp.topic() + "' has partitions 0.." + (count - 1)
-                        + "; partition " + tp.partition() + " does not exist");
+            if (!present.contains(tp)) {
+                throw new UserInputException("partition " + tp.partition() + " of topic '" + tp.topic()
+                        + "' does not exist (check with kafka-topics.sh --describe --topic " + tp.topic() + ")");
             }
         }
     }
 
+    /** Metadata API answers (3.7) have no leader epoch, ELR or OfflineReplicas: derive what we can. */
     private static TopicPartitionState toState(TopicDescription description, TopicPartitionInfo info,
                                                Set<Integer> fenced, Set<Integer> registered) {
         List<Integer> replicas = ids(info.replicas());
-        // Admin does not expose OfflineReplicas; a replica is offline when its broker is fenced or unregistered.
         List<Integer> offline = replicas.stream().filter(r -> fenced.contains(r) || !registered.contains(r)).toList();
         Node leader = info.leader();
         int leaderId = leader == null || leader.isEmpty() || leader.id() < 0 ? TopicPartitionState.NO_LEADER : leader.id();
@@ -228,6 +251,9 @@ public final class ClusterDiscovery implements AutoCloseable {
 
     @Override
     public void close() {
+        if (connections != null) {
+            connections.close();
+        }
         admin.close(java.time.Duration.ofSeconds(5));
     }
 }
