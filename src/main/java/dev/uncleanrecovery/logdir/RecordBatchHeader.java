@@ -1,0 +1,105 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.logdir;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The fixed 61-byte header of a record batch in message format v2 (magic 2), as it sits in a segment file.
+ *
+ * <pre>
+ * offset  field                 type
+ *  0      baseOffset            int64   \ "log overhead": every message format starts with these two
+ *  8      batchLength           int32   / batchLength counts the bytes after this field
+ * 12      partitionLeaderEpoch  int32   not covered by the CRC: the leader stamps it after the producer
+ * 16      magic                 int8    at byte 16 in every message format, so v0/v1 are recognisable
+ * 17      crc                   uint32  CRC-32C of the bytes from attributes to the end of the batch
+ * 21      attributes            int16   bit 4 transactional, bit 5 control batch
+ * 23      lastOffsetDelta       int32
+ * 27      baseTimestamp         int64
+ * 35      maxTimestamp          int64
+ * 43      producerId            int64
+ * 51      producerEpoch         int16
+ * 53      baseSequence          int32
+ * 57      recordsCount          int32
+ * 61      records...
+ * </pre>
+ */
+record RecordBatchHeader(
+        long baseOffset,
+        int batchLength,
+        int partitionLeaderEpoch,
+        byte magic,
+        long crc,
+        short attributes,
+        int lastOffsetDelta,
+        long baseTimestamp,
+        long maxTimestamp,
+        long producerId,
+        short producerEpoch,
+        int baseSequence,
+        int recordsCount) {
+
+    /** baseOffset + batchLength: the part of a batch that is outside batchLength. */
+    static final int LOG_OVERHEAD = 12;
+    /** Bytes up to and including magic: fewer than that left at the end of a file is a torn write. */
+    static final int HEADER_SIZE_UP_TO_MAGIC = 17;
+    static final int MAGIC_OFFSET = 16;
+    static final int CRC_OFFSET = 17;
+    static final int ATTRIBUTES_OFFSET = 21;
+    static final int HEADER_SIZE = 61;
+    /** The smallest batchLength a v2 batch can have: a header without records. */
+    static final int MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD;
+    static final byte CURRENT_MAGIC = 2;
+
+    private static final int TRANSACTIONAL_FLAG = 0x10;
+    private static final int CONTROL_FLAG = 0x20;
+
+    /** Parses a header from {@code buffer} at its position (which is left unchanged); needs 61 bytes. */
+    static RecordBatchHeader parse(ByteBuffer buffer) {
+        int p = buffer.position();
+        return new RecordBatchHeader(
+                buffer.getLong(p),
+                buffer.getInt(p + 8),
+                buffer.getInt(p + 12),
+                buffer.get(p + MAGIC_OFFSET),
+                Integer.toUnsignedLong(buffer.getInt(p + CRC_OFFSET)),
+                buffer.getShort(p + ATTRIBUTES_OFFSET),
+                buffer.getInt(p + 23),
+                buffer.getLong(p + 27),
+                buffer.getLong(p + 35),
+                buffer.getLong(p + 43),
+                buffer.getShort(p + 51),
+                buffer.getInt(p + 53),
+                buffer.getInt(p + 57));
+    }
+
+    /** Bytes this batch occupies in the segment file. */
+    long sizeInBytes() {
+        return LOG_OVERHEAD + (long) batchLength;
+    }
+
+    long lastOffset() {
+        return baseOffset + lastOffsetDelta;
+    }
+
+    /** The offset the next batch gets; for the last batch of a log this is the log end offset. */
+    long nextOffset() {
+        return lastOffset() + 1;
+    }
+
+    boolean isTransactional() {
+        return (attributes & TRANSACTIONAL_FLAG) != 0;
+    }
+
+    boolean isControlBatch() {
+        return (attributes & CONTROL_FLAG) != 0;
+    }
+
+    @Override
+    public String toString() {
+        return "batch [" + baseOffset + ".." + lastOffset() + "] epoch " + partitionLeaderEpoch
+                + ", " + sizeInBytes() + " bytes" + (isControlBatch() ? ", control" : "")
+                + (isTransactional() ? ", transactional" : "");
+    }
+}
