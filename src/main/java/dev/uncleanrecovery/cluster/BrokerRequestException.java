@@ -1,0 +1,40 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cluster;
+
+import org.apache.kafka.common.KafkaException;
+
+/**
+ * A request to one broker got no answer: it could not connect, authentication failed, the broker
+ * closed the connection, or it did not answer in time. The message names the broker and its
+ * address. Per-partition errors inside an answer are not this exception: they arrive in the answer.
+ */
+public class BrokerRequestException extends KafkaException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int brokerId;
+    private final boolean retriable;
+
+    public BrokerRequestException(int brokerId, boolean retriable, String message, Throwable cause) {
+        super(message, cause);
+        this.brokerId = brokerId;
+        this.retriable = retriable;
+    }
+
+    public BrokerRequestException(int brokerId, boolean retriable, String message) {
+        this(brokerId, retriable, message, null);
+    }
+
+    public int brokerId() {
+        return brokerId;
+    }
+
+    /**
+     * False when asking again cannot help within this run: authentication or authorization
+     * failed, the broker is not registered, or it does not support the request at all.
+     */
+    public boolean isRetriable() {
+        return retriable;
+    }
+}

@@ -1,0 +1,42 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * One partition to ask one broker about.
+ *
+ * @param topicId             Fetch v13+ names topics by id; {@link Uuid#ZERO_UUID} when unknown
+ * @param metadataLeaderEpoch the partition's leader epoch in the controller's metadata (-1 unknown):
+ *                            the ceiling of the epoch search and the yardstick for stale answers
+ */
+public record PartitionToProbe(TopicPartition topicPartition, Uuid topicId, int metadataLeaderEpoch) {
+
+    public PartitionToProbe {
+        topicId = topicId == null ? Uuid.ZERO_UUID : topicId;
+    }
+
+    public static PartitionToProbe of(TopicPartitionState state) {
+        return new PartitionToProbe(state.topicPartition(), state.topicId(), state.leaderEpoch());
+    }
+
+    /** Every replica of every given partition, grouped by the broker that holds it (brokers in id order). */
+    public static Map<Integer, List<PartitionToProbe>> everyReplica(Collection<TopicPartitionState> partitions) {
+        Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
+        for (TopicPartitionState state : partitions) {
+            PartitionToProbe probe = of(state);
+            for (int broker : state.replicas()) {
+                byBroker.computeIfAbsent(broker, b -> new ArrayList<>()).add(probe);
+            }
+        }
+        return byBroker;
+    }
+}

@@ -1,0 +1,383 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import dev.uncleanrecovery.cluster.BrokerRequestException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.random.RandomGenerator;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one fan-out engine: asks every broker about its replicas, all brokers in parallel, until
+ * every replica is known or the deadline passes. Whatever the evidence source (stock RPCs or
+ * GetReplicaLogInfo), the scheduling is this class:
+ *
+ * <ul>
+ *   <li>at most {@link ProbeSettings#maxPartitionsPerRequest()} partitions per batch and
+ *       {@link ProbeSettings#maxInFlightBatchesPerBroker()} batches in flight per broker;</li>
+ *   <li>a broker that fails (connection, timeout) is asked again after an exponential backoff with
+ *       jitter, for the partitions still missing only; a broker that can never answer
+ *       (authentication, not registered) is given up at once;</li>
+ *   <li>a partition with a retriable error is asked again up to
+ *       {@link ProbeSettings#maxAttemptsPerPartition()} times, then its error is final;</li>
+ *   <li>at the deadline every replica not yet known is UNREACHABLE, with the broker's last error.</li>
+ * </ul>
+ *
+ * All scheduling state lives on one thread per run; sources complete their futures on any thread.
+ */
+public final class ProbeFanOut {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProbeFanOut.class);
+
+    private final ReplicaLogInfoSource source;
+    private final ProbeSettings settings;
+    private final IntFunction<String> describeBroker;
+    private final RandomGenerator random;
+
+    /**
+     * @param describeBroker names a broker in messages, e.g. {@code BrokerConnections::describe}
+     */
+    public ProbeFanOut(ReplicaLogInfoSource source, ProbeSettings settings, IntFunction<String> describeBroker) {
+        this(source, settings, describeBroker, RandomGenerator.getDefault());
+    }
+
+    ProbeFanOut(ReplicaLogInfoSource source, ProbeSettings settings, IntFunction<String> describeBroker,
+                RandomGenerator random) {
+        this.source = Objects.requireNonNull(source);
+        this.settings = Objects.requireNonNull(settings);
+        this.describeBroker = Objects.requireNonNull(describeBroker);
+        this.random = random;
+    }
+
+    /**
+     * Probes and waits. Returns by the deadline (plus scheduling slack) at the latest.
+     *
+     * @param partitionsByBroker per broker, the partitions whose replica on that broker to probe
+     * @param progress           called on the engine thread after each change; must be quick
+     */
+    public ProbeResult run(Map<Integer, List<PartitionToProbe>> partitionsByBroker, Consumer<ProbeProgress> progress) {
+        try {
+            return start(partitionsByBroker, progress).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while probing replicas", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the probe failed: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    public CompletableFuture<ProbeResult> start(Map<Integer, List<PartitionToProbe>> partitionsByBroker,
+                                                Consumer<ProbeProgress> progress) {
+        Run run = new Run(partitionsByBroker, progress == null ? p -> { } : progress);
+        run.begin();
+        return run.result;
+    }
+
+    /** Scheduling state of one fan-out. Every field is touched on the run's single thread only. */
+    private final class Run {
+        final ScheduledThreadPoolExecutor thread;
+        final Executor onThread;
+        final long startNanos = System.nanoTime();
+        final long deadlineNanos = startNanos + settings.timeout().toNanos();
+        final Map<Integer, BrokerRun> brokers = new TreeMap<>();
+        final Map<TopicPartition, Map<Integer, ReplicaEvidence>> evidence = new LinkedHashMap<>();
+        final Map<TopicPartition, Integer> replicasPerPartition = new HashMap<>();
+        final RequestCounts requests = new RequestCounts();
+        final CompletableFuture<ProbeResult> result = new CompletableFuture<>();
+        final Consumer<ProbeProgress> progress;
+        ScheduledFuture<?> deadlineTask;
+        int replicasTotal;
+        int replicasKnown;
+        int partitionsKnown;
+        boolean finished;
+
+        Run(Map<Integer, List<PartitionToProbe>> partitionsByBroker, Consumer<ProbeProgress> progress) {
+            this.progress = progress;
+            this.thread = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "unclean-recovery-probe");
+                t.setDaemon(true);
+                return t;
+            });
+            this.thread.setRemoveOnCancelPolicy(true);
+            // A late answer after the run ended must not throw on the thread that delivers it
+            // (a network I/O thread), so rejected work is dropped quietly.
+            this.onThread = task -> {
+                try {
+                    thread.execute(task);
+                } catch (RejectedExecutionException e) {
+                    LOG.debug("dropping work that arrived after the probe ended");
+                }
+            };
+            List<TopicPartition> order = new ArrayList<>();
+            partitionsByBroker.forEach((brokerId, partitions) -> {
+                BrokerRun broker = new BrokerRun(brokerId);
+                for (PartitionToProbe p : partitions) {
+                    if (broker.unsettled.putIfAbsent(p.topicPartition(), p) == null) {
+                        broker.ready.add(p);
+                        replicasPerPartition.merge(p.topicPartition(), 1, Integer::sum);
+                        order.add(p.topicPartition());
+                        replicasTotal++;
+                    }
+                }
+                if (!broker.unsettled.isEmpty()) {
+                    brokers.put(brokerId, broker);
+                }
+            });
+            order.stream().distinct()
+                    .sorted(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition))
+                    .forEach(tp -> evidence.put(tp, new TreeMap<>()));
+        }
+
+        void begin() {
+            onThread.execute(() -> {
+                deadlineTask = thread.schedule(this::expire, Math.max(0, deadlineNanos - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+                reportProgress();
+                brokers.values().forEach(this::pump);
+                finishIfComplete();
+            });
+        }
+
+        /** Hands the broker as many batches as its in-flight limit allows. */
+        void pump(BrokerRun broker) {
+            while (!finished && broker.inFlight < settings.maxInFlightBatchesPerBroker() && !broker.ready.isEmpty()) {
+                List<PartitionToProbe> batch = new ArrayList<>();
+                Set<TopicPartition> inBatch = new HashSet<>();
+                while (batch.size() < settings.maxPartitionsPerRequest() && !broker.ready.isEmpty()) {
+                    PartitionToProbe p = broker.ready.poll();
+                    if (broker.unsettled.containsKey(p.topicPartition()) && inBatch.add(p.topicPartition())) {
+                        batch.add(p);
+                    }
+                }
+                if (batch.isEmpty()) {
+                    return;
+                }
+                broker.inFlight++;
+                CompletableFuture<ProbeBatchAnswer> answer;
+                try {
+                    answer = source.probe(new ProbeBatch(broker.id, batch, deadlineNanos, settings.requestTimeout(), requests));
+                } catch (RuntimeException e) {
+                    answer = CompletableFuture.failedFuture(e);
+                }
+                answer.whenCompleteAsync((a, error) -> onAnswer(broker, batch, a, error), onThread);
+            }
+        }
+
+        void onAnswer(BrokerRun broker, List<PartitionToProbe> batch, ProbeBatchAnswer answer, Throwable error) {
+            if (finished) {
+                return;
+            }
+            broker.inFlight--;
+            if (error != null) {
+                onBrokerFailure(broker, batch, unwrap(error));
+            } else {
+                onBrokerAnswer(broker, batch, answer);
+            }
+            pump(broker);
+            reportProgress();
+            finishIfComplete();
+        }
+
+        void onBrokerFailure(BrokerRun broker, List<PartitionToProbe> batch, Throwable cause) {
+            broker.lastError = cause.getMessage() == null ? cause.toString() : cause.getMessage();
+            if (cause instanceof BrokerRequestException failure && !failure.isRetriable()) {
+                // Asking again cannot help (authentication, unregistered broker, no usable version).
+                for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
+                    settle(broker, p.topicPartition(), ReplicaEvidence.failed(p.topicPartition(), broker.id,
+                            source.kind(), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
+                }
+                return;
+            }
+            broker.consecutiveFailures++;
+            LOG.debug("{} failed (attempt {}): {}", describeBroker.apply(broker.id), broker.consecutiveFailures,
+                    broker.lastError);
+            askAgainLater(broker, batch, backoffMs(broker.consecutiveFailures));
+        }
+
+        void onBrokerAnswer(BrokerRun broker, List<PartitionToProbe> batch, ProbeBatchAnswer answer) {
+            broker.consecutiveFailures = 0;
+            List<PartitionToProbe> retry = new ArrayList<>();
+            List<PartitionToProbe> unanswered = new ArrayList<>();
+            int highestAttempt = 0;
+            for (PartitionToProbe p : batch) {
+                TopicPartition tp = p.topicPartition();
+                if (!broker.unsettled.containsKey(tp)) {
+                    continue;
+                }
+                ReplicaEvidence settled = answer.settled().get(tp);
+                ProbeBatchAnswer.PartitionRetry again = answer.retry().get(tp);
+                if (settled != null) {
+                    settle(broker, tp, settled);
+                } else if (again != null) {
+                    int attempts = broker.attempts.merge(tp, 1, Integer::sum);
+                    broker.lastRetry.put(tp, again);
+                    broker.lastError = again.reason();
+                    if (attempts >= settings.maxAttemptsPerPartition()) {
+                        settle(broker, tp, again.ifRetriesRunOut() != null ? again.ifRetriesRunOut()
+                                : ReplicaEvidence.failed(tp, broker.id, source.kind(), EvidenceStatus.ERROR,
+                                        again.reason() + " (still so after " + attempts + " attempts)", Instant.now()));
+                    } else {
+                        retry.add(p);
+                        highestAttempt = Math.max(highestAttempt, attempts);
+                    }
+                } else {
+                    unanswered.add(p);
+                }
+            }
+            if (!retry.isEmpty()) {
+                askAgainLater(broker, retry, backoffMs(highestAttempt));
+            }
+            if (!unanswered.isEmpty()) {
+                if (unanswered.size() < batch.size()) {
+                    // A paged answer: the rest is asked at once, ahead of the queue, in the same order.
+                    for (int i = unanswered.size() - 1; i >= 0; i--) {
+                        broker.ready.addFirst(unanswered.get(i));
+                    }
+                } else {
+                    // An answer that answered nothing would otherwise be asked again in a tight loop.
+                    broker.consecutiveFailures++;
+                    broker.lastError = describeBroker.apply(broker.id) + " answered none of the " + batch.size()
+                            + " partitions it was asked about";
+                    askAgainLater(broker, unanswered, backoffMs(broker.consecutiveFailures));
+                }
+            }
+        }
+
+        void askAgainLater(BrokerRun broker, List<PartitionToProbe> partitions, long delayMs) {
+            thread.schedule(() -> {
+                if (finished) {
+                    return;
+                }
+                for (PartitionToProbe p : partitions) {
+                    if (broker.unsettled.containsKey(p.topicPartition())) {
+                        broker.ready.add(p);
+                    }
+                }
+                pump(broker);
+            }, delayMs, TimeUnit.MILLISECONDS);
+        }
+
+        long backoffMs(int failures) {
+            double base = settings.initialBackoff().toMillis() * Math.pow(2, Math.max(0, failures - 1));
+            double capped = Math.min(base, settings.maxBackoff().toMillis());
+            double factor = 1 + settings.jitter() * (2 * random.nextDouble() - 1);
+            return Math.max(0, Math.round(capped * factor));
+        }
+
+        void settle(BrokerRun broker, TopicPartition tp, ReplicaEvidence replicaEvidence) {
+            if (broker.unsettled.remove(tp) == null) {
+                return;
+            }
+            Map<Integer, ReplicaEvidence> byBroker = evidence.get(tp);
+            byBroker.put(broker.id, replicaEvidence);
+            replicasKnown++;
+            if (byBroker.size() == replicasPerPartition.get(tp)) {
+                partitionsKnown++;
+            }
+        }
+
+        ReplicaEvidence unknownAtDeadline(BrokerRun broker, PartitionToProbe p) {
+            ProbeBatchAnswer.PartitionRetry retry = broker.lastRetry.get(p.topicPartition());
+            if (retry != null && retry.ifRetriesRunOut() != null) {
+                return retry.ifRetriesRunOut();
+            }
+            String last = retry != null ? retry.reason() : broker.lastError;
+            String who = describeBroker.apply(broker.id);
+            if (last != null && last.startsWith(who + " ")) {
+                last = last.substring(who.length() + 1);
+            }
+            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kind(), EvidenceStatus.UNREACHABLE,
+                    who + " did not answer within " + settings.timeout().toMillis() + " ms: "
+                            + (last == null ? "no answer yet (still connecting or waiting for the broker)" : last),
+                    Instant.now());
+        }
+
+        void expire() {
+            if (finished) {
+                return;
+            }
+            for (BrokerRun broker : brokers.values()) {
+                for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
+                    settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
+                }
+            }
+            reportProgress();
+            finish();
+        }
+
+        void finishIfComplete() {
+            if (!finished && replicasKnown == replicasTotal) {
+                finish();
+            }
+        }
+
+        void finish() {
+            finished = true;
+            if (deadlineTask != null) {
+                deadlineTask.cancel(false);
+            }
+            Map<TopicPartition, List<ReplicaEvidence>> out = new LinkedHashMap<>();
+            evidence.forEach((tp, byBroker) -> out.put(tp, List.copyOf(byBroker.values())));
+            result.complete(new ProbeResult(out, requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));
+            thread.shutdownNow();
+        }
+
+        void reportProgress() {
+            int brokersAnswered = (int) brokers.values().stream().filter(b -> b.unsettled.isEmpty()).count();
+            try {
+                progress.accept(new ProbeProgress(brokersAnswered, brokers.size(), replicasKnown, replicasTotal,
+                        partitionsKnown, evidence.size(), Duration.ofNanos(System.nanoTime() - startNanos)));
+            } catch (RuntimeException e) {
+                LOG.debug("progress callback failed", e);
+            }
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** One broker's part of a run. */
+    private static final class BrokerRun {
+        final int id;
+        final ArrayDeque<PartitionToProbe> ready = new ArrayDeque<>();
+        final Map<TopicPartition, PartitionToProbe> unsettled = new LinkedHashMap<>();
+        final Map<TopicPartition, Integer> attempts = new HashMap<>();
+        final Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> lastRetry = new HashMap<>();
+        int inFlight;
+        int consecutiveFailures;
+        String lastError;
+
+        BrokerRun(int id) {
+            this.id = id;
+        }
+    }
+}

@@ -1,0 +1,26 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What a fan-out learned: one evidence per probed replica, always (UNREACHABLE when its broker
+ * never answered), plus what it cost.
+ *
+ * @param evidence partitions in topic/partition order; each list in broker id order
+ * @param requests requests sent, by broker and kind
+ */
+public record ProbeResult(Map<TopicPartition, List<ReplicaEvidence>> evidence, RequestCounts requests, Duration elapsed) {
+
+    public ProbeResult {
+        evidence = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(evidence));
+    }
+
+    public List<ReplicaEvidence> evidenceFor(TopicPartition tp) {
+        return evidence.getOrDefault(tp, List.of());
+    }
+}

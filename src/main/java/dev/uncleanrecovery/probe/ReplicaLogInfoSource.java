@@ -1,0 +1,29 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How one broker is asked about its replicas' logs: stock RPCs ({@link StockLogInfoSource}) or,
+ * where the companion patch runs, GetReplicaLogInfo. {@link ProbeFanOut} decides what to ask whom
+ * and when (batching, in-flight limit, retries, deadline); a source only turns one batch into
+ * requests and answers into {@link ReplicaEvidence}.
+ */
+public interface ReplicaLogInfoSource {
+
+    /** Written on the evidence of replicas whose broker never answered. */
+    EvidenceSource kind();
+
+    /**
+     * Asks {@code batch.brokerId()} about {@code batch.partitions()} (at most
+     * {@link ProbeSettings#maxPartitionsPerRequest()}).
+     *
+     * @return completes normally once the broker answered, even if some partitions carry errors
+     *         (those go in the answer). Completes exceptionally when the broker gave no usable answer
+     *         (connection, authentication, timeout) — normally with a
+     *         {@link dev.uncleanrecovery.cluster.BrokerRequestException}, whose retriable flag the
+     *         engine honours. Must not block the calling thread.
+     */
+    CompletableFuture<ProbeBatchAnswer> probe(ProbeBatch batch);
+}
