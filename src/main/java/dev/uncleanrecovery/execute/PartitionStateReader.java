@@ -1,0 +1,13 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+
+/** Reads the cluster's current view of some partitions (DescribeCluster + DescribeTopicPartitions). */
+@FunctionalInterface
+public interface PartitionStateReader {
+    ClusterSnapshot read(Set<TopicPartition> partitions);
+}

@@ -1,0 +1,262 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Designated elections with stock RPCs only (no broker patch):
+ * reorder the replica set best-first (designated first) → ElectLeaders UNCLEAN → verify leader and epoch →
+ * restore the original order (the leader is kept).
+ *
+ * <p>It works because UNCLEAN elects the first acceptable replica in assignment order when no ISR/ELR member
+ * is acceptable, and a reorder of the same set is applied at once without an election. It is not atomic:
+ * a returning sole LastKnownELR member, or a designated broker fenced in between, makes the controller pick
+ * someone else — so every partition is re-read just before and verified just after, and any other leader is
+ * reported loudly. A reorder is never left behind silently: it is restored, or the result says it was not.
+ */
+public final class StockElector implements DesignatedElector {
+
+    /** One PartitionChangeRecord per partition; the controller refuses requests writing over 10,000 records. */
+    static final int PARTITIONS_PER_REQUEST = 1000;
+
+    private final Admin admin;
+    private final PartitionStateReader reader;
+    private final Duration verifyTimeout;
+    private final Consumer<String> progress;
+
+    public StockElector(Admin admin, PartitionStateReader reader, Duration verifyTimeout, Consumer<String> progress) {
+        this.admin = admin;
+        this.reader = reader;
+        this.verifyTimeout = verifyTimeout;
+        this.progress = progress;
+    }
+
+    @Override
+    public String describe() {
+        return "stock elector: reorder replicas best-first, ElectLeaders UNCLEAN, verify, restore the order";
+    }
+
+    @Override
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
+        Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
+        targets.forEach(t -> byPartition.put(t.topicPartition(), t));
+        Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
+        Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
+        Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
+        try {
+            ClusterSnapshot start = reader.read(byPartition.keySet());
+            start.partitions().forEach(p -> before.put(p.topicPartition(), p));
+
+            // 1. Reorder best-first where the designated replica is not already first in that order.
+            Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
+            for (ElectionTarget t : byPartition.values()) {
+                if (!t.replicasBestFirst().equals(t.expectedReplicas())) {
+                    reorders.put(t.topicPartition(), t.replicasBestFirst());
+                }
+            }
+            progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first");
+            Map<TopicPartition, String> reorderFailures = reassign(reorders);
+            reorders.keySet().stream().filter(tp -> !reorderFailures.containsKey(tp))
+                    .forEach(tp -> reordered.put(tp, byPartition.get(tp).expectedReplicas()));
+            reorderFailures.forEach((tp, error) -> outcomes.put(tp, outcome(byPartition.get(tp), Outcome.FAILED,
+                    "reorder refused by the controller: " + error + "; nothing changed", before.get(tp), null)));
+
+            // 2. Re-check right before electing: still leaderless, same epoch, designated first and unfenced.
+            ClusterSnapshot ready = reader.read(byPartition.keySet());
+            List<TopicPartition> toElect = new ArrayList<>();
+            for (ElectionTarget t : byPartition.values()) {
+                if (outcomes.containsKey(t.topicPartition())) {
+                    continue;
+                }
+                Optional<String> problem = notReady(t, ready);
+                if (problem.isPresent()) {
+                    outcomes.put(t.topicPartition(), outcome(t, Outcome.REFUSED, problem.get(), before.get(t.topicPartition()),
+                            ready.partition(t.topicPartition()).orElse(null)));
+                } else {
+                    toElect.add(t.topicPartition());
+                }
+            }
+
+            // 3. Elect.
+            progress.accept("electing " + toElect.size() + " partition(s) (ElectLeaders UNCLEAN)");
+            Map<TopicPartition, String> electionErrors = electUnclean(toElect);
+
+            // 4. Verify: leader == designated and leader epoch == planned + 1.
+            ClusterSnapshot after = awaitLeaders(toElect);
+            for (TopicPartition tp : toElect) {
+                ElectionTarget t = byPartition.get(tp);
+                TopicPartitionState now = after.partition(tp).orElse(null);
+                outcomes.put(tp, verify(t, now, electionErrors.get(tp), before.get(tp)));
+            }
+        } catch (RuntimeException e) {
+            String restoreNote = restore(reordered);
+            for (ElectionTarget t : byPartition.values()) {
+                outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e.getMessage()
+                        + "; " + restoreNote, before.get(t.topicPartition()), null));
+            }
+            return List.copyOf(outcomes.values());
+        }
+
+        // 5. Restore the original order; the elected leader stays (it is valid: ISR = [leader]).
+        progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
+        Map<TopicPartition, String> restoreFailures = reassign(reordered);
+        restoreFailures.forEach((tp, error) -> outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k,
+                o.designatedLeader(), o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(),
+                o.detail() + "; BUT the original replica order " + reordered.get(tp) + " could not be restored ("
+                        + error + "): the assignment is left best-first; restore it with kafka-reassign-partitions.sh",
+                o.before(), o.after())));
+        return byPartition.keySet().stream().map(outcomes::get).toList();
+    }
+
+    private static Optional<String> notReady(ElectionTarget t, ClusterSnapshot ready) {
+        Optional<TopicPartitionState> state = ready.partition(t.topicPartition());
+        if (state.isEmpty()) {
+            return Optional.of("partition disappeared from the metadata");
+        }
+        TopicPartitionState p = state.get();
+        if (!p.isOffline()) {
+            return Optional.of("got a leader before the election (" + p.leader() + ", epoch " + p.leaderEpoch()
+                    + "); not touched");
+        }
+        if (p.leaderEpoch() >= 0 && p.leaderEpoch() != t.expectedLeaderEpoch()) {
+            return Optional.of("leader epoch moved to " + p.leaderEpoch() + " (plan " + t.expectedLeaderEpoch() + ")");
+        }
+        if (p.replicas().isEmpty() || p.replicas().get(0) != t.designatedLeader()) {
+            return Optional.of("designated replica is not first after the reorder (replicas " + p.replicas() + ")");
+        }
+        BrokerState designated = ready.brokersById().get(t.designatedLeader());
+        if (designated == null || designated.fenced()) {
+            return Optional.of("designated broker " + t.designatedLeader() + " is fenced or gone");
+        }
+        return Optional.empty();
+    }
+
+    private static PartitionOutcome verify(ElectionTarget t, TopicPartitionState now, String electionError,
+                                           TopicPartitionState before) {
+        if (now == null) {
+            return outcome(t, Outcome.FAILED, "could not read the partition after the election", before, null);
+        }
+        if (now.isOffline()) {
+            return outcome(t, Outcome.FAILED, "still offline after the election"
+                    + (electionError == null ? "" : ": " + electionError), before, now);
+        }
+        if (now.leader() != t.designatedLeader()) {
+            return outcome(t, Outcome.ELECTED_OTHER, "THE CONTROLLER ELECTED " + now.leader() + ", NOT the designated "
+                    + t.designatedLeader() + " (leader epoch " + now.leaderEpoch() + ")", before, now);
+        }
+        if (now.leaderEpoch() >= 0 && now.leaderEpoch() != t.expectedLeaderEpoch() + 1) {
+            return outcome(t, Outcome.ELECTED_OTHER, "designated " + t.designatedLeader() + " leads, but at leader epoch "
+                    + now.leaderEpoch() + " instead of " + (t.expectedLeaderEpoch() + 1)
+                    + ": another election happened in between", before, now);
+        }
+        return outcome(t, Outcome.ELECTED, "leader " + now.leader() + ", leader epoch " + t.expectedLeaderEpoch()
+                + " -> " + now.leaderEpoch(), before, now);
+    }
+
+    private ClusterSnapshot awaitLeaders(List<TopicPartition> elected) {
+        long deadline = System.nanoTime() + verifyTimeout.toNanos();
+        Set<TopicPartition> set = Set.copyOf(elected);
+        while (true) {
+            ClusterSnapshot snapshot = reader.read(set);
+            boolean allLed = snapshot.partitions().stream().noneMatch(TopicPartitionState::isOffline);
+            if (allLed || System.nanoTime() > deadline) {
+                return snapshot;
+            }
+            sleep(200);
+        }
+    }
+
+    private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
+        Map<TopicPartition, String> failures = new HashMap<>();
+        List<TopicPartition> all = new ArrayList<>(orders.keySet());
+        for (int i = 0; i < all.size(); i += PARTITIONS_PER_REQUEST) {
+            Map<TopicPartition, Optional<NewPartitionReassignment>> batch = new LinkedHashMap<>();
+            for (TopicPartition tp : all.subList(i, Math.min(all.size(), i + PARTITIONS_PER_REQUEST))) {
+                batch.put(tp, Optional.of(new NewPartitionReassignment(orders.get(tp))));
+            }
+            admin.alterPartitionReassignments(batch).values().forEach((tp, f) -> errorOf(f).ifPresent(e -> failures.put(tp, e)));
+        }
+        return failures;
+    }
+
+    private Map<TopicPartition, String> electUnclean(List<TopicPartition> partitions) {
+        Map<TopicPartition, String> errors = new HashMap<>();
+        for (int i = 0; i < partitions.size(); i += PARTITIONS_PER_REQUEST) {
+            Set<TopicPartition> batch = Set.copyOf(partitions.subList(i, Math.min(partitions.size(), i + PARTITIONS_PER_REQUEST)));
+            try {
+                admin.electLeaders(ElectionType.UNCLEAN, batch).partitions().get()
+                        .forEach((tp, error) -> error.ifPresent(e -> errors.put(tp, e.getMessage())));
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("ElectLeaders failed: " + e.getCause().getMessage(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted during ElectLeaders", e);
+            }
+        }
+        return errors;
+    }
+
+    /** Best effort after a failure midway: put back every order we changed, and say what is left. */
+    private String restore(Map<TopicPartition, List<Integer>> reordered) {
+        if (reordered.isEmpty()) {
+            return "no replica order was changed";
+        }
+        try {
+            Map<TopicPartition, String> failures = reassign(reordered);
+            if (failures.isEmpty()) {
+                return "the original replica order was restored";
+            }
+            return "the original replica order could NOT be restored for " + failures.keySet()
+                    + "; restore with kafka-reassign-partitions.sh: " + failures.keySet().stream()
+                    .map(tp -> tp + "=" + reordered.get(tp)).collect(Collectors.joining(", "));
+        } catch (RuntimeException e) {
+            return "the original replica order could NOT be restored (" + e.getMessage() + "); set it back with"
+                    + " kafka-reassign-partitions.sh: " + reordered;
+        }
+    }
+
+    private static Optional<String> errorOf(KafkaFuture<Void> future) {
+        try {
+            future.get();
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            return Optional.of(e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        }
+    }
+
+    private static PartitionOutcome outcome(ElectionTarget t, Outcome outcome, String detail,
+                                            TopicPartitionState before, TopicPartitionState after) {
+        return new PartitionOutcome(t.topicPartition(), t.designatedLeader(), outcome, detail, before, after);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}
