@@ -1,0 +1,22 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.election;
+
+/**
+ * Whether a replica may be the designated leader, and if not, the first reason why not.
+ *
+ * <p>The checks mirror what the controller's {@code LeaderAcceptor} enforces (broker active, log directory
+ * online) plus what only this tool asks for: a live answer, so that we know the log we elect.
+ */
+public enum Candidacy {
+    /** Its broker answered live without error, is unfenced, not excluded, and the replica is not offline. */
+    CANDIDATE,
+    /** The operator excluded its broker. */
+    EXCLUDED,
+    /** Its broker is fenced: the controller would refuse it (and stock UNCLEAN would silently pick another). */
+    FENCED,
+    /** The metadata lists the replica as offline: broker not registered, or its log directory is offline. */
+    OFFLINE,
+    /** No live answer without error. A log read from disk still counts as evidence, but its broker is down. */
+    NOT_ANSWERED
+}

@@ -1,0 +1,81 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.election;
+
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+
+/**
+ * What one replica is expected to lose when it follows the designated leader: the offsets
+ * {@code [fromOffset, toOffset)} of its log.
+ *
+ * <p>How a follower truncates (KIP-101/KIP-320): it fetches with {@code LastFetchedEpoch} = its last written
+ * epoch E; the leader answers with the end offset of E in <em>its</em> epoch cache (the start offset of the
+ * leader's next epoch after E, or its log end offset when E is its latest epoch), and the follower truncates
+ * to that offset when its own log is longer. From the evidence we know each replica's last written epoch and
+ * log end offset (LEO), not the leader's epoch start offsets, so:
+ * <ul>
+ *   <li>same last written epoch E as the leader: the leader's end offset for E is its LEO, so the replica
+ *       loses exactly {@code max(0, LEO_replica - LEO_leader)} offsets from {@code LEO_leader} — {@link TruncationEstimate#EXACT};
+ *   <li>another epoch: the leader's end offset for the replica's epoch is at most the leader's LEO, so the
+ *       replica loses <em>at least</em> {@code max(0, LEO_replica - LEO_leader)}, starting at {@code LEO_leader}
+ *       or earlier — {@link TruncationEstimate#AT_LEAST};
+ *   <li>no known log: {@link TruncationEstimate#UNKNOWN}, with {@code records}, {@code fromOffset} and
+ *       {@code toOffset} all -1.
+ * </ul>
+ * Counts are offsets, not messages: compaction gaps and transaction markers make the message count lower.
+ *
+ * @param records    offsets lost; -1 when unknown
+ * @param fromOffset first lost offset (or, for {@code AT_LEAST}, the latest it can be); -1 when unknown
+ * @param toOffset   the replica's log end offset (exclusive end of the lost range); -1 when unknown
+ */
+public record ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate) {
+
+    public ExpectedTruncation {
+        if (estimate == null) {
+            throw new IllegalArgumentException("estimate is required");
+        }
+        boolean unknown = estimate == TruncationEstimate.UNKNOWN;
+        if (unknown != (records < 0)) {
+            throw new IllegalArgumentException("records must be -1 exactly when the estimate is UNKNOWN, got " + records + " " + estimate);
+        }
+    }
+
+    public static ExpectedTruncation unknown(int broker) {
+        return new ExpectedTruncation(broker, -1, -1, -1, TruncationEstimate.UNKNOWN);
+    }
+
+    /**
+     * What {@code follower} loses under {@code leader}; {@code follower} may be null or not answered (unknown).
+     *
+     * @param leader answered evidence of the designated leader
+     */
+    public static ExpectedTruncation of(ReplicaEvidence leader, int followerBroker, ReplicaEvidence follower) {
+        if (!leader.isAnswered()) {
+            throw new IllegalArgumentException("the leader's evidence must be answered: " + leader);
+        }
+        if (follower == null || !follower.isAnswered()) {
+            return unknown(followerBroker);
+        }
+        long lost = Math.max(0, follower.logEndOffset() - leader.logEndOffset());
+        long from = lost > 0 ? leader.logEndOffset() : follower.logEndOffset();
+        TruncationEstimate estimate = follower.lastWrittenLeaderEpoch() == leader.lastWrittenLeaderEpoch()
+                ? TruncationEstimate.EXACT
+                : TruncationEstimate.AT_LEAST;
+        return new ExpectedTruncation(followerBroker, lost, from, follower.logEndOffset(), estimate);
+    }
+
+    public boolean isKnown() {
+        return estimate != TruncationEstimate.UNKNOWN;
+    }
+
+    /** For people: "loses 17 records (1042..1059)", "loses at least 17 records (1042..1059)", "loses nothing". */
+    public String describe() {
+        return switch (estimate) {
+            case UNKNOWN -> "loses an unknown amount (its log is not known)";
+            case EXACT -> records == 0 ? "loses nothing" : "loses " + records + " records (" + fromOffset + ".." + toOffset + ")";
+            case AT_LEAST -> records == 0
+                    ? "may lose records below offset " + toOffset + " (its last written epoch differs from the leader's)"
+                    : "loses at least " + records + " records (" + fromOffset + ".." + toOffset + ")";
+        };
+    }
+}

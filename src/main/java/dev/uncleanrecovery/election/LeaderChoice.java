@@ -1,0 +1,244 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.election;
+
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The leader-choice policy: which replica of an offline partition to elect, from what the replicas said.
+ * A pure function of its arguments (no I/O, no clock), so a surprising choice replays in a unit test.
+ *
+ * <p>Rules, in order:
+ * <ol>
+ *   <li>Only an offline partition (leader -1) is decided; ElectLeaders would answer ELECTION_NOT_NEEDED anyway.
+ *   <li>Candidates: replicas whose broker answered live without error, is unfenced, is not excluded, and
+ *       that the metadata does not list as offline. A log read from disk is evidence, not a candidate: its
+ *       broker is down and cannot lead.
+ *   <li>Balanced waits until every ELR and LastKnownELR member has answered (live or from disk);
+ *       proactive decides from whoever answered.
+ *   <li>Rank by (last written leader epoch, log end offset) descending — the Raft rule: a shorter log from
+ *       a later epoch beats a longer log from an earlier one, because followers truncate to the leader's
+ *       epoch boundaries. Ties: LastKnownELR members, then ELR members, then assignment order, then lowest id.
+ *   <li>The best candidate is the designated leader; every other replica gets an {@link ExpectedTruncation}.
+ *       A choice whose known truncation exceeds {@code maxTruncatedRecords} is skipped.
+ * </ol>
+ */
+public final class LeaderChoice {
+
+    private LeaderChoice() {
+    }
+
+    /**
+     * @param evidence      what was learned about the partition's replicas; may miss some, may hold several
+     *                      entries per replica (e.g. a failed live probe and a log read from disk). Entries for
+     *                      brokers outside the replica set are ignored: they are not about this assignment.
+     * @param fencedBrokers brokers the controller has fenced
+     */
+    public static Decision decide(TopicPartitionState partition, List<ReplicaEvidence> evidence,
+                                  Set<Integer> fencedBrokers, ElectionOptions options) {
+        TopicPartition tp = partition.topicPartition();
+        for (ReplicaEvidence e : evidence) {
+            if (!e.topicPartition().equals(tp)) {
+                throw new IllegalArgumentException("evidence for " + e.topicPartition() + " given to decide " + tp);
+            }
+        }
+        if (!partition.isOffline()) {
+            return new Decision.Skip(tp, SkipCause.HAS_LEADER, "has leader " + partition.leader() + ", nothing to do");
+        }
+
+        List<RankedReplica> replicas = partition.replicas().stream()
+                .map(broker -> standing(partition, broker, evidence, fencedBrokers, options))
+                .toList();
+        Comparator<RankedReplica> bestFirst = bestFirst(partition);
+        List<RankedReplica> ranking = new ArrayList<>(replicas.stream().filter(RankedReplica::hasKnownLog).sorted(bestFirst).toList());
+        replicas.stream().filter(r -> !r.hasKnownLog()).forEach(ranking::add);
+        List<RankedReplica> candidates = ranking.stream().filter(RankedReplica::isCandidate).toList();
+
+        if (candidates.isEmpty()) {
+            return new Decision.Skip(tp, SkipCause.NO_CANDIDATE, "no replica can lead: "
+                    + replicas.stream().map(RankedReplica::describe).collect(Collectors.joining(", "))
+                    + " — bring a broker back, or check --exclude-broker");
+        }
+        if (options.strategy() == Strategy.BALANCED) {
+            Optional<String> waiting = waitingForElr(partition, replicas);
+            if (waiting.isPresent()) {
+                return new Decision.Skip(tp, SkipCause.WAITING_FOR_ELR, waiting.get());
+            }
+        }
+
+        RankedReplica leader = candidates.get(0);
+        List<ExpectedTruncation> truncations = replicas.stream()
+                .filter(r -> r.broker() != leader.broker())
+                .map(r -> ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence()))
+                .toList();
+        String reason = reason(partition, leader, candidates, ranking, truncations);
+        Decision.Elect elect = new Decision.Elect(tp, leader.broker(), reason, ranking, truncations);
+
+        if (options.maxTruncatedRecords().isPresent()
+                && elect.totalTruncatedRecords() > options.maxTruncatedRecords().getAsLong()) {
+            return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker() + " would truncate "
+                    + (elect.totalIsLowerBound() ? "at least " : "") + elect.totalTruncatedRecords() + " records ("
+                    + truncations.stream().filter(t -> t.isKnown() && t.records() > 0)
+                            .map(t -> t.broker() + " " + t.describe()).collect(Collectors.joining(", "))
+                    + "), more than --max-truncated-records " + options.maxTruncatedRecords().getAsLong()
+                    + "; " + reason);
+        }
+        return elect;
+    }
+
+    /** The candidacy of one replica and the evidence that counts for it. */
+    private static RankedReplica standing(TopicPartitionState partition, int broker, List<ReplicaEvidence> evidence,
+                                          Set<Integer> fencedBrokers, ElectionOptions options) {
+        ReplicaEvidence counted = evidence.stream()
+                .filter(e -> e.broker() == broker)
+                .min(MOST_TELLING_FIRST)
+                .orElse(null);
+        Candidacy candidacy;
+        if (options.excludedBrokers().contains(broker)) {
+            candidacy = Candidacy.EXCLUDED;
+        } else if (fencedBrokers.contains(broker)) {
+            // The controller's LeaderAcceptor rejects fenced brokers; stock UNCLEAN would then pick another one.
+            candidacy = Candidacy.FENCED;
+        } else if (partition.offlineReplicas().contains(broker)) {
+            // Broker unregistered or its log directory offline: LeaderAcceptor rejects a LOST directory too.
+            candidacy = Candidacy.OFFLINE;
+        } else if (counted == null || !counted.isAnswered() || counted.source() == EvidenceSource.DISK) {
+            candidacy = Candidacy.NOT_ANSWERED;
+        } else {
+            candidacy = Candidacy.CANDIDATE;
+        }
+        return new RankedReplica(broker, candidacy, counted);
+    }
+
+    /**
+     * Which of several evidence entries for one replica counts: a live answer (the log as it is now), then a log
+     * read from disk, then a failure; among equals the latest, then the rest of the fields so that the order
+     * the evidence came in never changes the decision.
+     */
+    private static final Comparator<ReplicaEvidence> MOST_TELLING_FIRST = Comparator
+            .comparingInt((ReplicaEvidence e) -> e.isAnswered() ? (e.source() == EvidenceSource.DISK ? 1 : 0) : 2)
+            .thenComparing(ReplicaEvidence::observedAt, Comparator.nullsLast(Comparator.<Instant>reverseOrder()))
+            .thenComparing(ReplicaEvidence::lastWrittenLeaderEpoch, Comparator.reverseOrder())
+            .thenComparing(ReplicaEvidence::logEndOffset, Comparator.reverseOrder())
+            .thenComparing(ReplicaEvidence::source)
+            .thenComparing(ReplicaEvidence::status)
+            .thenComparing(ReplicaEvidence::currentLeaderEpoch)
+            .thenComparing(ReplicaEvidence::brokerEpoch)
+            .thenComparing(ReplicaEvidence::error, Comparator.nullsFirst(Comparator.<String>naturalOrder()));
+
+    /** Replicas with known logs, best first: the Raft rule, then the deterministic tie-breaks. */
+    private static Comparator<RankedReplica> bestFirst(TopicPartitionState partition) {
+        return Comparator
+                .comparingInt((RankedReplica r) -> r.evidence().lastWrittenLeaderEpoch()).reversed()
+                .thenComparing(Comparator.comparingLong((RankedReplica r) -> r.evidence().logEndOffset()).reversed())
+                // LastKnownELR/ELR members held the committed data when the partition went offline.
+                .thenComparing(r -> !partition.lastKnownElr().contains(r.broker()))
+                .thenComparing(r -> !partition.eligibleLeaderReplicas().contains(r.broker()))
+                .thenComparingInt(r -> partition.replicas().indexOf(r.broker()))
+                .thenComparingInt(RankedReplica::broker);
+    }
+
+    /** Balanced: the ELR and LastKnownELR members that have not answered, as a skip reason. */
+    private static Optional<String> waitingForElr(TopicPartitionState partition, List<RankedReplica> replicas) {
+        Set<Integer> members = new LinkedHashSet<>(partition.lastKnownElr());
+        members.addAll(partition.eligibleLeaderReplicas());
+        List<String> missing = new ArrayList<>();
+        for (int member : members) {
+            RankedReplica replica = replicas.stream().filter(r -> r.broker() == member).findFirst().orElse(null);
+            if (replica != null && replica.hasKnownLog()) {
+                continue;
+            }
+            String role = partition.lastKnownElr().contains(member) ? "LastKnownELR" : "ELR";
+            String why = replica == null ? "not a replica"
+                    : replica.evidence() == null ? "not probed"
+                    : replica.evidence().error() == null ? replica.evidence().status().name()
+                    : replica.evidence().status() + ": " + replica.evidence().error();
+            missing.add(role + " member " + member + " did not answer (" + why + ")");
+        }
+        if (missing.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.join("; ", missing)
+                + " — the balanced strategy waits for it: bring it back, pass its log with --evidence from 'inspect',"
+                + " or use --strategy proactive");
+    }
+
+    /**
+     * "highest last written epoch (6), then longest log (1042); beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)",
+     * plus a warning for every replica that cannot lead but has a better log than the leader.
+     */
+    private static String reason(TopicPartitionState partition, RankedReplica leader, List<RankedReplica> candidates,
+                                 List<RankedReplica> ranking, List<ExpectedTruncation> truncations) {
+        StringBuilder reason = new StringBuilder(whyItWins(partition, leader, candidates));
+        List<RankedReplica> better = ranking.stream()
+                .filter(r -> !r.isCandidate() && r.hasKnownLog() && hasBetterLog(r, leader))
+                .toList();
+        List<String> beaten = ranking.stream()
+                .filter(r -> r.broker() != leader.broker() && !better.contains(r))
+                .map(RankedReplica::describe)
+                .toList();
+        if (!beaten.isEmpty()) {
+            reason.append("; beats ").append(joinAnd(beaten));
+        }
+        for (RankedReplica r : better) {
+            ExpectedTruncation loss = truncations.stream().filter(t -> t.broker() == r.broker()).findFirst().orElseThrow();
+            reason.append("; ").append(r.describe()).append(" has a better log but cannot lead: it ").append(loss.describe());
+        }
+        return reason.toString();
+    }
+
+    private static String whyItWins(TopicPartitionState partition, RankedReplica leader, List<RankedReplica> candidates) {
+        ReplicaEvidence best = leader.evidence();
+        if (candidates.size() == 1) {
+            return "the only live replica that answered (epoch " + best.lastWrittenLeaderEpoch()
+                    + ", LEO " + best.logEndOffset() + ")";
+        }
+        ReplicaEvidence next = candidates.get(1).evidence();
+        if (best.lastWrittenLeaderEpoch() > next.lastWrittenLeaderEpoch()) {
+            return "highest last written epoch (" + best.lastWrittenLeaderEpoch() + "), LEO " + best.logEndOffset();
+        }
+        if (best.logEndOffset() > next.logEndOffset()) {
+            return "highest last written epoch (" + best.lastWrittenLeaderEpoch() + "), then longest log ("
+                    + best.logEndOffset() + ")";
+        }
+        int runnerUp = candidates.get(1).broker();
+        String tieBreak;
+        if (partition.lastKnownElr().contains(leader.broker()) && !partition.lastKnownElr().contains(runnerUp)) {
+            tieBreak = "it is a LastKnownELR member";
+        } else if (partition.eligibleLeaderReplicas().contains(leader.broker())
+                && !partition.eligibleLeaderReplicas().contains(runnerUp)) {
+            tieBreak = "it is an ELR member";
+        } else if (partition.replicas().indexOf(leader.broker()) < partition.replicas().indexOf(runnerUp)) {
+            tieBreak = "it comes first in the replica list";
+        } else {
+            tieBreak = "it has the lower broker id";
+        }
+        return "same log as " + runnerUp + " (epoch " + best.lastWrittenLeaderEpoch() + ", LEO " + best.logEndOffset()
+                + "), preferred because " + tieBreak;
+    }
+
+    private static boolean hasBetterLog(RankedReplica r, RankedReplica leader) {
+        ReplicaEvidence a = r.evidence();
+        ReplicaEvidence b = leader.evidence();
+        return a.lastWrittenLeaderEpoch() > b.lastWrittenLeaderEpoch()
+                || (a.lastWrittenLeaderEpoch() == b.lastWrittenLeaderEpoch() && a.logEndOffset() > b.logEndOffset());
+    }
+
+    private static String joinAnd(List<String> parts) {
+        if (parts.size() == 1) {
+            return parts.get(0);
+        }
+        return String.join(", ", parts.subList(0, parts.size() - 1)) + " and " + parts.get(parts.size() - 1);
+    }
+}

@@ -1,0 +1,47 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.election;
+
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+
+/**
+ * One replica as {@link LeaderChoice} saw it.
+ *
+ * @param evidence the evidence that counted for this replica (a live answer beats a log read from disk,
+ *                 which beats a failed answer); null when nothing was said about it
+ */
+public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evidence) {
+
+    /** Its log end offset and last written epoch are known (live or from disk). */
+    public boolean hasKnownLog() {
+        return evidence != null && evidence.isAnswered();
+    }
+
+    public boolean isCandidate() {
+        return candidacy == Candidacy.CANDIDATE;
+    }
+
+    /** For people: "3 (epoch 6, LEO 1025)", "4 (fenced; from disk: epoch 7, LEO 1100)", "1 (UNREACHABLE: timed out)". */
+    public String describe() {
+        String log = describeEvidence();
+        return switch (candidacy) {
+            case CANDIDATE -> broker + " (" + log + ")";
+            case EXCLUDED -> broker + " (excluded; " + log + ")";
+            case FENCED -> broker + " (fenced; " + log + ")";
+            case OFFLINE -> broker + " (offline in metadata; " + log + ")";
+            case NOT_ANSWERED -> hasKnownLog() ? broker + " (no live answer; " + log + ")" : broker + " (" + log + ")";
+        };
+    }
+
+    private String describeEvidence() {
+        if (evidence == null) {
+            return "not probed";
+        }
+        if (evidence.isAnswered()) {
+            String where = evidence.source() == EvidenceSource.DISK ? "from disk: " : "";
+            return where + "epoch " + evidence.lastWrittenLeaderEpoch() + ", LEO " + evidence.logEndOffset();
+        }
+        return evidence.error() == null ? evidence.status().name() : evidence.status() + ": " + evidence.error();
+    }
+}

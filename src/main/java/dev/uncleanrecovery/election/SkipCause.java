@@ -1,0 +1,15 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.election;
+
+/** Why {@link LeaderChoice} did not elect, for scripts and exit codes; the skip's reason says it to people. */
+public enum SkipCause {
+    /** The partition has a leader: nothing to recover. */
+    HAS_LEADER,
+    /** No replica is a {@link Candidacy#CANDIDATE}. */
+    NO_CANDIDATE,
+    /** Balanced strategy: an ELR or LastKnownELR member has not answered yet. */
+    WAITING_FOR_ELR,
+    /** The best choice would truncate more than the operator's {@code --max-truncated-records}. */
+    OVER_TRUNCATION_LIMIT
+}

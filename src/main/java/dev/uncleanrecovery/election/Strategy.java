@@ -1,0 +1,21 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.election;
+
+/**
+ * When to elect, in the words of KIP-966 ({@code unclean.recovery.strategy}).
+ *
+ * <p>Both strategies elect the same replica once they decide; they differ in whom they wait for.
+ */
+public enum Strategy {
+    /**
+     * Elect only when every ELR and LastKnownELR member has answered (live, or through its log read
+     * from disk). Those members held the committed data last; electing without knowing their logs can
+     * truncate exactly what this tool exists to keep.
+     */
+    BALANCED,
+    /** Elect from whoever answered by the probe deadline. Faster, and may lose more. */
+    PROACTIVE;
+
+    public static final Strategy DEFAULT = BALANCED;
+}
