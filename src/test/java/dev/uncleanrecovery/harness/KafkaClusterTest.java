@@ -1,0 +1,48 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.harness;
+
+import dev.uncleanrecovery.localcluster.NodeRole;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The test class needs a real local Kafka cluster: a {@code LocalKafkaCluster} parameter of any
+ * test method, {@code @BeforeAll}/{@code @BeforeEach} method or constructor receives it. One cluster
+ * per test class, started on first use and stopped after the class; tests of a class share it, so a
+ * test that breaks the cluster should mend it or be the only one. When a test fails, node logs are
+ * kept under {@code target/cluster-logs/<TestClass>/<test>/} and their last lines printed.
+ * {@code -DskipClusterTests=true} skips such classes.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@Tag("kafka-cluster")
+@ExtendWith(KafkaClusterExtension.class)
+public @interface KafkaClusterTest {
+
+    /** Brokers, with ids 1..brokers, besides the controller (id 1000). */
+    int brokers() default 3;
+
+    /** Server properties for every broker, as {@code key=value}. */
+    String[] brokerProperties() default {};
+
+    /** Server properties for the controller, as {@code key=value}. */
+    String[] controllerProperties() default {};
+
+    /**
+     * Roles whose nodes load the companion kafka-patch agent (the jar named by system property
+     * {@code kafka.patch.agent.file}, which surefire sets). None by default: stock Kafka.
+     */
+    NodeRole[] patchAgentOn() default {};
+
+    /** Options passed to the agent ({@code -javaagent:jar=options}). */
+    String patchAgentOptions() default "";
+}
