@@ -294,7 +294,7 @@ final class WireReader {
         long minimumBytes = count * minElementBytes;
         if (minimumBytes > buffer.remaining()) {
             throw new ProtocolException(String.format(
-                    "%s malformed: %s at position %d claims %d elements (at least %d bytes), only %d left",
+                    "%s truncated or malformed: %s at position %d claims %d elements (at least %d bytes), only %d left",
                     message, field, fieldStart, count, minimumBytes, buffer.remaining()));
         }
     }
