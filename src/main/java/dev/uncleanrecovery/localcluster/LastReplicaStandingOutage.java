@@ -1,0 +1,170 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.localcluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Reproduces KIP-966's "last replica standing" outage on a local 3-broker cluster, with replicas that end
+ * up holding different logs and the best surviving log NOT first in assignment order:
+ *
+ * <ol>
+ *   <li>topic with replicas [1,3,2] (leader 1), RF 3, min.insync.replicas=2, unclean election off;
+ *       {@code ackedByAll} records per partition with acks=all;</li>
+ *   <li>kill -9 broker 3 (ISR [1,2]); {@code ackedByAll} more with acks=all — broker 3 misses them;</li>
+ *   <li>kill -9 broker 2 (ISR [1], ELR [2]); {@code ackedByLeaderOnly} records with acks=1 — only 1 has them;</li>
+ *   <li>kill -9 broker 1, the last leader: the partition is offline;</li>
+ *   <li>restart 3 and 2 but not 1 (its disk is lost): their unclean restarts drop them from ELR, so the
+ *       controller will not elect them. Offline while two replicas are alive.</li>
+ * </ol>
+ *
+ * Broker 2 then holds 2×ackedByAll records, broker 3 only ackedByAll: Kafka's own unclean election would
+ * pick 3 (first acceptable replica in assignment order) and lose the records only 2 has.
+ */
+public final class LastReplicaStandingOutage {
+
+    public static final int LAST_LEADER = 1;
+    public static final int LONGEST_SURVIVOR = 2;
+    public static final int SHORTEST_SURVIVOR = 3;
+    public static final List<Integer> ASSIGNMENT = List.of(LAST_LEADER, SHORTEST_SURVIVOR, LONGEST_SURVIVOR);
+
+    /** What the outage left behind, per partition. */
+    public record Result(String topic, int partitions, long ackedByAll, long ackedByLeaderOnly) {
+
+        public List<TopicPartition> topicPartitions() {
+            List<TopicPartition> result = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                result.add(new TopicPartition(topic, p));
+            }
+            return result;
+        }
+
+        /** Log end offset each surviving replica holds (every partition gets the same records). */
+        public Map<Integer, Long> survivorLogEndOffsets() {
+            return Map.of(LONGEST_SURVIVOR, 2 * ackedByAll, SHORTEST_SURVIVOR, ackedByAll);
+        }
+
+        /** Records acknowledged to producers, per partition, before the outage. */
+        public long acknowledged() {
+            return 2 * ackedByAll + ackedByLeaderOnly;
+        }
+    }
+
+    private static final Duration STEP_TIMEOUT = Duration.ofSeconds(60);
+
+    private LastReplicaStandingOutage() {
+    }
+
+    public static Result reproduce(LocalKafkaCluster cluster, String topic, int partitions, long ackedByAll,
+                                   long ackedByLeaderOnly, Consumer<String> progress) {
+        if (!cluster.brokerIds().containsAll(ASSIGNMENT)) {
+            throw new LocalClusterException("the outage needs brokers 1, 2 and 3; the cluster has " + cluster.brokerIds());
+        }
+        createTopic(cluster, topic, partitions);
+        List<TopicPartition> tps = new Result(topic, partitions, 0, 0).topicPartitions();
+        for (TopicPartition tp : tps) {
+            cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP_TIMEOUT);
+        }
+
+        progress.accept("producing " + ackedByAll + " records per partition with acks=all");
+        produce(cluster, tps, ackedByAll, "all", "round-1");
+
+        progress.accept("kill -9 broker " + SHORTEST_SURVIVOR + " (a follower); waiting until it is fenced");
+        killAndAwaitFence(cluster, SHORTEST_SURVIVOR);
+        for (TopicPartition tp : tps) {
+            cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR), STEP_TIMEOUT);
+        }
+        progress.accept("producing " + ackedByAll + " more records per partition with acks=all (broker "
+                + SHORTEST_SURVIVOR + " misses them)");
+        produce(cluster, tps, ackedByAll, "all", "round-2");
+
+        progress.accept("kill -9 broker " + LONGEST_SURVIVOR + "; the ISR shrinks below min.insync.replicas");
+        killAndAwaitFence(cluster, LONGEST_SURVIVOR);
+        for (TopicPartition tp : tps) {
+            cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP_TIMEOUT);
+        }
+        if (ackedByLeaderOnly > 0) {
+            progress.accept("producing " + ackedByLeaderOnly + " records per partition with acks=1 (only the leader has them)");
+            produce(cluster, tps, ackedByLeaderOnly, "1", "round-3");
+        }
+
+        progress.accept("kill -9 broker " + LAST_LEADER + ", the last leader: its disk is lost, it never comes back");
+        killAndAwaitFence(cluster, LAST_LEADER);
+
+        progress.accept("restarting brokers " + SHORTEST_SURVIVOR + " and " + LONGEST_SURVIVOR
+                + " (unclean restarts: the controller drops them from ELR)");
+        cluster.startBroker(SHORTEST_SURVIVOR);
+        cluster.startBroker(LONGEST_SURVIVOR);
+        for (TopicPartition tp : tps) {
+            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP_TIMEOUT);
+        }
+        return new Result(topic, partitions, ackedByAll, ackedByLeaderOnly);
+    }
+
+    private static void createTopic(LocalKafkaCluster cluster, String topic, int partitions) {
+        Map<Integer, List<Integer>> assignment = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            assignment.put(p, ASSIGNMENT);
+        }
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic(topic, assignment).configs(Map.of(
+                    TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
+                    TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
+        } catch (ExecutionException e) {
+            throw new LocalClusterException("could not create topic " + topic + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted", e);
+        }
+    }
+
+    private static void killAndAwaitFence(LocalKafkaCluster cluster, int broker) {
+        cluster.stopBroker(broker, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(broker);
+    }
+
+    private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ProducerConfig.ACKS_CONFIG, acks);
+        // acks=1 with an idempotent producer is refused; plain at-least-once is what the outage needs.
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            List<Future<RecordMetadata>> sends = new ArrayList<>();
+            for (TopicPartition tp : tps) {
+                for (long i = 0; i < count; i++) {
+                    sends.add(producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), round + "-" + i,
+                            "record " + i + " of " + round + " (acks=" + acks + ")")));
+                }
+            }
+            for (Future<RecordMetadata> send : sends) {
+                send.get();
+            }
+        } catch (ExecutionException e) {
+            throw new LocalClusterException("producing " + round + " with acks=" + acks + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted", e);
+        }
+    }
+}
