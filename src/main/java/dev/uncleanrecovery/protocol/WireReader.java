@@ -233,22 +233,19 @@ final class WireReader {
 
     /** Compact array of int32, never null. */
     List<Integer> readCompactInt32Array(String field) {
-        return readInt32Elements(field, readCompactArrayCount(field, 4, false));
+        return readInt32Elements(readCompactArrayCount(field, 4, false));
     }
 
     /** Compact nullable array of int32; null when the wire says null. */
     List<Integer> readCompactNullableInt32Array(String field) {
         int count = readCompactArrayCount(field, 4, true);
-        return count < 0 ? null : readInt32Elements(field, count);
+        return count < 0 ? null : readInt32Elements(count);
     }
 
-    private List<Integer> readInt32Elements(String field, int count) {
+    /** Only after {@link #readCompactArrayCount} with 4 bytes per element: that check covers every read here. */
+    private List<Integer> readInt32Elements(int count) {
         List<Integer> values = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            if (buffer.remaining() < 4) {
-                // Unreachable after the count check, kept so a future caller cannot skip it.
-                need(4, field + "[" + i + "]");
-            }
             values.add(buffer.getInt());
         }
         return Collections.unmodifiableList(values);
