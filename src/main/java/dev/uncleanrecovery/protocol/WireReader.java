@@ -126,8 +126,8 @@ final class WireReader {
         for (int shift = 0; ; shift += 7) {
             if (!buffer.hasRemaining()) {
                 throw new ProtocolException(String.format(
-                        "%s truncated: unsigned varint for %s at position %d ends after %d bytes, 0 left",
-                        message, field, fieldStart, position() - fieldStart));
+                        "%s truncated: needed 1 more byte for %s (unsigned varint from position %d) at position %d, 0 left",
+                        message, field, fieldStart, position()));
             }
             int b = buffer.get() & 0xff;
             value |= (long) (b & 0x7f) << shift;

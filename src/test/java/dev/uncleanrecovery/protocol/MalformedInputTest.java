@@ -124,6 +124,16 @@ class MalformedInputTest {
     }
 
     @Test
+    void a_varint_cut_short_says_where_it_began() {
+        byte[] request = Hex.bytes("01", "ff"); // no topics, then a tag count whose varint is cut after 1 byte
+
+        assertThatThrownBy(() -> GetReplicaLogInfoRequest.parse(ByteBuffer.wrap(request), V0))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("GetReplicaLogInfo request truncated: needed 1 more byte for tagged fields of"
+                        + " GetReplicaLogInfo request (unsigned varint from position 1) at position 2, 0 left");
+    }
+
+    @Test
     void a_forged_topic_count_fails_before_anything_is_allocated() {
         byte[] response = Hex.bytes(
                 "00000000 0000000000000001 00", // ThrottleTimeMs, BrokerEpoch, HasMoreData
