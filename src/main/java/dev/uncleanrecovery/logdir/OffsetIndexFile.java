@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Optional;
 
 /**
  * A segment's offset index ({@code <baseOffset>.index}): sorted 8-byte entries, each a relative offset
@@ -22,11 +21,21 @@ final class OffsetIndexFile {
     record Entry(long offset, int position) {
     }
 
+    /**
+     * The result of a lookup.
+     *
+     * @param entry   the last usable entry; null when there is none
+     * @param problem why an index with content has no usable entry; null when it has one or is blank (a segment
+     *                smaller than {@code index.interval.bytes} has no entry yet, which is normal)
+     */
+    record Lookup(Entry entry, String problem) {
+    }
+
     private OffsetIndexFile() {
     }
 
     /**
-     * The last entry whose position lies inside a log file of {@code logSize} bytes; empty when there is none.
+     * The last entry whose position lies inside a log file of {@code logSize} bytes.
      *
      * <p>Binary search, so a 10 MiB index costs about 20 reads of 8 bytes. Two kinds of tail are skipped:
      * zeros (the active segment's index is preallocated to {@code segment.index.bytes} and only trimmed on
@@ -35,12 +44,17 @@ final class OffsetIndexFile {
      * entries that point past the end of the log (the log was cut on disk but its index was not).
      * If the index is garbage the search still returns some entry; the caller validates it against the log.
      */
-    static Optional<Entry> lastEntryWithin(Path indexFile, long baseOffset, long logSize) throws IOException {
+    static Lookup lastEntryWithin(Path indexFile, long baseOffset, long logSize) throws IOException {
         try (FileChannel channel = FileChannel.open(indexFile, StandardOpenOption.READ)) {
             long entries = channel.size() / ENTRY_SIZE;
             ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
-            if (entries == 0 || !isUsable(read(channel, 0, buffer), logSize)) {
-                return Optional.empty();
+            if (entries == 0) {
+                return new Lookup(null, null);
+            }
+            long first = read(channel, 0, buffer);
+            if (!isUsable(first, logSize)) {
+                return new Lookup(null, first == 0 ? null : "its first entry (relative offset " + relativeOffset(first)
+                        + ", position " + position(first) + ") does not point inside the " + logSize + "-byte log");
             }
             long low = 0;
             long high = entries - 1;
@@ -53,7 +67,7 @@ final class OffsetIndexFile {
                 }
             }
             long raw = read(channel, low, buffer);
-            return Optional.of(new Entry(baseOffset + relativeOffset(raw), position(raw)));
+            return new Lookup(new Entry(baseOffset + relativeOffset(raw), position(raw)), null);
         }
     }
 

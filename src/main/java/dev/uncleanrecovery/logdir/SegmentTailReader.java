@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
@@ -66,19 +65,24 @@ final class SegmentTailReader {
                     + logFile.getFileName() + " from its start (Kafka rebuilds the index at start-up)");
             return 0;
         }
-        Optional<OffsetIndexFile.Entry> entry;
+        OffsetIndexFile.Lookup lookup;
         try {
-            entry = OffsetIndexFile.lastEntryWithin(indexFile, baseOffset, size);
+            lookup = OffsetIndexFile.lastEntryWithin(indexFile, baseOffset, size);
         } catch (IOException e) {
             notes.add("offset index " + indexFile.getFileName() + " is unreadable (" + e.getMessage()
                     + "); read segment " + logFile.getFileName() + " from its start");
             return 0;
         }
-        if (entry.isEmpty()) {
+        if (lookup.problem() != null) {
+            notes.add("offset index " + indexFile.getFileName() + " is not usable (" + lookup.problem()
+                    + "); read segment " + logFile.getFileName() + " from its start, as Kafka rebuilds a corrupt index");
+            return 0;
+        }
+        if (lookup.entry() == null) {
             // Normal for a segment smaller than index.interval.bytes (4 KiB): Kafka wrote no entry yet.
             return 0;
         }
-        OffsetIndexFile.Entry e = entry.get();
+        OffsetIndexFile.Entry e = lookup.entry();
         BatchCheck check = checkBatchAt(log, e.position(), size, baseOffset);
         if (check.header() != null && check.header().baseOffset() <= e.offset()) {
             return e.position();

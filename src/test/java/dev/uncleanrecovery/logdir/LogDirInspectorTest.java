@@ -1,0 +1,693 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.logdir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.uncleanrecovery.logdir.LogDirFixture.Batches;
+import dev.uncleanrecovery.logdir.LogDirFixture.Partition;
+import dev.uncleanrecovery.logdir.LogDirFixture.Segment;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.common.compress.Compression;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class LogDirInspectorTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-29T16:00:00Z");
+
+    @TempDir
+    Path tmp;
+
+    private final LogDirInspector inspector = new LogDirInspector(Clock.fixed(NOW, ZoneOffset.UTC));
+
+    private LogDirReport inspect(LogDirFixture... dirs) {
+        return inspector.inspect(java.util.Arrays.stream(dirs).map(d -> d.dir).toList(), PartitionFilter.all());
+    }
+
+    private PartitionLogSummary only(LogDirReport report) {
+        assertThat(report.partitions()).hasSize(1);
+        return report.partitions().get(0);
+    }
+
+    // ---- log end offset and epochs from intact logs ----
+
+    @Test
+    void intact_log_gives_the_offset_after_its_last_batch_and_the_checkpoints_latest_epoch() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b2"), 2).cleanShutdown(19);
+        Partition p = logDir.partition("orders", 3).leaderEpochs("0 0", "1 334", "2 434");
+        p.segment(0).batch(0, 0, 10).batch(0, 10, 324).batch(1, 334, 100).batch(2, 434, 20);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.topic()).isEqualTo("orders");
+        assertThat(s.partition()).isEqualTo(3);
+        assertThat(s.topicId()).isEqualTo(p.topicId);
+        assertThat(s.brokerId()).isEqualTo(2);
+        assertThat(s.logStartOffset()).isZero();
+        assertThat(s.logEndOffset()).isEqualTo(454);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(2);
+        assertThat(s.lastBatchLeaderEpoch()).isEqualTo(2);
+        assertThat(s.invalidTailBytes()).isZero();
+        assertThat(s.cleanShutdown()).isTrue();
+        assertThat(s.brokerEpoch()).isEqualTo(19);
+        assertThat(s.error()).isNull();
+        assertThat(s.notes()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gzip", "lz4", "snappy", "zstd"})
+    void compressed_batches_are_read_by_their_headers(String codec) {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Compression compression = Compression.of(codec).build();
+        Partition p = logDir.partition("t", 0).leaderEpochs("4 100", "5 160");
+        Segment segment = p.segment(100);
+        segment.append(Batches.records(4, 100, 30, compression))
+                .append(Batches.records(4, 130, 30, compression))
+                .append(Batches.records(5, 160, 25, compression));
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logStartOffset()).isEqualTo(100);
+        assertThat(s.logEndOffset()).isEqualTo(185);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(5);
+        assertThat(s.lastBatchLeaderEpoch()).isEqualTo(5);
+    }
+
+    @Test
+    void a_transaction_commit_marker_as_last_batch_counts_like_any_batch() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("payments", 0).leaderEpochs("3 0");
+        p.segment(0).batch(3, 0, 5)
+                .append(Batches.transactional(3, 5, 4, 4242L, (short) 1))
+                .append(Batches.commitMarker(3, 9, 4242L, (short) 1));
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(10);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(3);
+    }
+
+    @Test
+    void compacted_log_with_offset_gaps_ends_after_the_last_batchs_last_offset() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("__consumer_offsets", 7).leaderEpochs("0 0", "6 40");
+        p.segment(0)
+                .append(Batches.compacted(0, 19, 2, 7, 11))
+                .append(Batches.compacted(0, 39, 25))
+                // the cleaner removed the batch's last records but kept its last offset (59)
+                .append(Batches.compacted(6, 59, 40, 44));
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(60);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(6);
+    }
+
+    @Test
+    void log_start_offset_comes_from_the_checkpoint_when_it_is_past_the_first_segment() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1)
+                .logStartOffsets("orders 0 57", "other 1 3");
+        Partition p = logDir.partition("orders", 0).leaderEpochs("0 0");
+        p.segment(50).batch(0, 50, 20);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logStartOffset()).isEqualTo(57);
+        assertThat(s.logEndOffset()).isEqualTo(70);
+    }
+
+    // ---- only the tail of the last segment is read ----
+
+    @Test
+    void only_the_last_segment_is_read_so_earlier_segments_may_even_be_garbage() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("orders", 0).leaderEpochs("0 0", "1 200");
+        p.segment(0).appendRaw(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+        p.segment(100).batch(0, 100, 100);
+        p.segment(200).batch(1, 200, 50);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logStartOffset()).isZero();
+        assertThat(s.logEndOffset()).isEqualTo(250);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(1);
+        assertThat(s.invalidTailBytes()).isZero();
+    }
+
+    @Test
+    void a_big_segment_costs_an_index_lookup_and_a_few_kilobytes_at_its_tail() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("orders", 0);
+        Segment segment = p.segment(0);
+        for (int b = 0; b < 2000; b++) {
+            segment.append(Batches.large(0, b * 4L, 4, 1000));
+        }
+        segment.preallocateIndex(10 * 1024 * 1024);
+        assertThat(segment.size()).isGreaterThan(8_000_000);
+
+        SegmentTail tail = SegmentTailReader.read(segment.log, 0, segment.index);
+
+        assertThat(tail.nextOffset()).isEqualTo(8000);
+        assertThat(tail.notes()).isEmpty();
+        assertThat(tail.scannedFrom()).isGreaterThan(segment.size() - 16 * 1024);
+        assertThat(tail.logBytesRead()).isLessThan(16 * 1024);
+    }
+
+    @Test
+    void an_empty_last_segment_ends_the_log_at_its_base_offset_and_the_epoch_comes_from_the_one_before() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).cleanShutdown(7);
+        Partition p = logDir.partition("orders", 0).leaderEpochs("0 0", "4 80");
+        p.segment(0).batch(0, 0, 80).batch(4, 80, 20);
+        p.segment(100);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(100);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(4);
+        assertThat(s.lastBatchLeaderEpoch()).isEqualTo(4);
+    }
+
+    @Test
+    void an_empty_partition_ends_at_zero_and_has_no_written_epoch() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        // A new leader records its epoch at the log end offset before it writes anything.
+        Partition p = logDir.partition("fresh", 0).leaderEpochs("0 0");
+        p.segment(0).preallocateIndex(10 * 1024 * 1024);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isZero();
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(-1);
+        assertThat(s.lastBatchLeaderEpoch()).isEqualTo(-1);
+        assertThat(s.error()).isNull();
+    }
+
+    @Test
+    void a_partition_without_segment_files_starts_and_ends_at_its_checkpointed_log_start() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).logStartOffsets("orders 0 500");
+        logDir.partition("orders", 0);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logStartOffset()).isEqualTo(500);
+        assertThat(s.logEndOffset()).isEqualTo(500);
+        assertThat(s.notes()).anyMatch(n -> n.contains("no segment files"));
+    }
+
+    // ---- tails a crash leaves behind ----
+
+    @Test
+    void torn_tail_cut_mid_batch_ends_the_log_at_the_last_whole_batch() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 1).leaderEpochs("0 0", "1 330");
+        Segment segment = p.segment(0);
+        for (int b = 0; b < 40; b++) {
+            segment.batch(b < 33 ? 0 : 1, b * 10L, 10);
+        }
+        long whole = segment.size();
+        segment.batch(1, 400, 10);
+        long firstOfTwo = segment.size() - whole;
+        segment.batch(1, 410, 10);
+        long cutAt = whole + firstOfTwo + (segment.size() - whole - firstOfTwo) / 2; // mid second batch
+        truncate(segment.log, cutAt);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(410);
+        assertThat(s.invalidTailBytes()).isEqualTo(cutAt - whole - firstOfTwo);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(1);
+        assertThat(s.notes()).anyMatch(n -> n.contains("torn batch") && n.contains("log recovery will truncate"));
+    }
+
+    @Test
+    void zero_filled_tail_is_reported_but_is_not_data() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0).batch(0, 0, 10).batch(0, 10, 10);
+        long valid = segment.size();
+        segment.appendRaw(new byte[1024 * 1024]);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(20);
+        assertThat(s.invalidTailBytes()).isEqualTo(1024 * 1024);
+        assertThat(s.notes()).anyMatch(n -> n.contains("start with zeros") && n.contains("position " + valid));
+    }
+
+    @Test
+    void a_batch_failing_its_crc_and_everything_after_it_is_cut_like_recovery_does() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0", "2 30");
+        Segment segment = p.segment(0).batch(0, 0, 10).batch(0, 10, 10).batch(0, 20, 10);
+        long corruptAt = segment.size();
+        segment.batch(2, 30, 10).batch(2, 40, 10);
+        flipByte(segment.log, corruptAt + 70); // inside the records of the batch at offset 30
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(30);
+        assertThat(s.invalidTailBytes()).isEqualTo(segment.size() - corruptAt);
+        assertThat(s.lastBatchLeaderEpoch()).isZero();
+        // epoch 2 started at 30 = the new log end offset: Kafka drops it from the cache
+        assertThat(s.lastWrittenLeaderEpoch()).isZero();
+        assertThat(s.notes()).anyMatch(n -> n.contains("fails its CRC check"));
+        assertThat(s.notes()).anyMatch(n -> n.contains("epoch 2 from 30"));
+    }
+
+    @Test
+    void a_batch_length_beyond_the_file_end_is_a_torn_write() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0).batch(0, 0, 10);
+        long at = segment.size();
+        segment.batch(0, 10, 10);
+        writeInt(segment.log, at + 8, 1_000_000);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(10);
+        assertThat(s.notes()).anyMatch(n -> n.contains("needs 1000012 bytes"));
+    }
+
+    @Test
+    void a_batch_length_below_the_header_size_is_corruption() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0).batch(0, 0, 10);
+        long at = segment.size();
+        segment.batch(0, 10, 10);
+        writeInt(segment.log, at + 8, 20);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(10);
+        assertThat(s.notes()).anyMatch(n -> n.contains("impossible length 20"));
+    }
+
+    @Test
+    void a_legacy_message_format_segment_is_an_error_for_that_partition() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("old", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0).batch(0, 0, 10);
+        Files.write(segment.log, legacyV1Message(), java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+        logDir.partition("new", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 3);
+
+        LogDirReport report = inspect(logDir);
+
+        assertThat(report.partitions()).extracting(PartitionLogSummary::topic).containsExactly("new", "old");
+        assertThat(report.partitions().get(0).logEndOffset()).isEqualTo(3);
+        PartitionLogSummary old = report.partitions().get(1);
+        assertThat(old.isReadable()).isFalse();
+        assertThat(old.logEndOffset()).isEqualTo(-1);
+        assertThat(old.error()).contains("message format v1").contains("kafka-dump-log.sh");
+    }
+
+    // ---- the offset index ----
+
+    @Test
+    void a_preallocated_active_index_after_a_crash_is_used_up_to_its_last_entry() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        Batches.many(0, 0, 300, 10).forEach(segment::append);
+        segment.preallocateIndex(10 * 1024 * 1024);
+
+        SegmentTail tail = tailOf(segment);
+
+        assertThat(tail.nextOffset()).isEqualTo(3000);
+        assertThat(tail.scannedFrom()).isPositive();
+        assertThat(tail.notes()).isEmpty();
+    }
+
+    @Test
+    void a_garbage_index_is_ignored_and_the_last_segment_is_read_from_its_start() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        Batches.many(0, 0, 300, 10).forEach(segment::append);
+        byte[] garbage = new byte[4096];
+        new java.util.Random(42).nextBytes(garbage);
+        Files.write(segment.index, garbage);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(3000);
+        assertThat(s.notes()).anyMatch(n -> n.contains("is not usable") && n.contains("from its start"));
+    }
+
+    @Test
+    void an_index_pointing_past_a_log_cut_on_disk_falls_back_to_an_earlier_entry() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        Batches.many(0, 0, 300, 10).forEach(segment::append);
+        long cutAt = segment.size() / 2 + 3;
+        truncate(segment.log, cutAt);
+
+        SegmentTail tail = tailOf(segment);
+
+        assertThat(tail.scannedFrom()).isPositive().isLessThan(cutAt);
+        assertThat(tail.nextOffset()).isLessThan(3000).isEqualTo(tail.lastBatch().nextOffset());
+        assertThat(tail.validBytes() + tail.invalidTailBytes()).isEqualTo(cutAt);
+        assertThat(tail.notes()).isEmpty();
+    }
+
+    @Test
+    void a_missing_index_means_reading_the_segment_from_its_start() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        Batches.many(0, 0, 100, 10).forEach(segment::append);
+        Files.delete(segment.index);
+
+        SegmentTail tail = tailOf(segment);
+
+        assertThat(tail.nextOffset()).isEqualTo(1000);
+        assertThat(tail.scannedFrom()).isZero();
+        assertThat(tail.notes()).anyMatch(n -> n.contains("is missing"));
+    }
+
+    // ---- the leader epoch ----
+
+    @Test
+    void without_a_leader_epoch_checkpoint_the_last_batchs_epoch_is_used_and_said() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0);
+        p.segment(0).batch(3, 0, 10).batch(5, 10, 10);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(5);
+        assertThat(s.notes()).anyMatch(n -> n.contains("leader-epoch-checkpoint is missing"));
+    }
+
+    @Test
+    void a_malformed_leader_epoch_checkpoint_falls_back_to_the_last_batchs_epoch() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).file("leader-epoch-checkpoint", "0\n3\n0 0\n5 10\n");
+        p.segment(0).batch(0, 0, 10).batch(5, 10, 10);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(5);
+        assertThat(s.error()).isNull();
+        assertThat(s.notes()).anyMatch(n -> n.contains("says it has 3 entries but holds 2"));
+    }
+
+    @Test
+    void an_epoch_a_leader_took_without_writing_is_not_a_written_epoch() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).cleanShutdown(12);
+        // elected at epoch 7 with log end offset 40, then stopped before any write
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0", "6 20", "7 40");
+        p.segment(0).batch(0, 0, 20).batch(6, 20, 20);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(40);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(6);
+        assertThat(s.notes()).anyMatch(n -> n.contains("epoch 7 from 40"));
+    }
+
+    @Test
+    void after_a_crash_an_epoch_missing_from_the_checkpoint_is_added_back_by_recovery() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0", "2 10");
+        p.segment(0).batch(0, 0, 10).batch(2, 10, 10).batch(3, 20, 10);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.cleanShutdown()).isFalse();
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(3);
+        assertThat(s.notes()).anyMatch(n -> n.contains("log recovery adds it"));
+    }
+
+    @Test
+    void after_a_clean_shutdown_the_checkpoint_wins_over_a_disagreeing_batch_and_the_mismatch_is_noted() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).cleanShutdown(3);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0", "2 10");
+        p.segment(0).batch(0, 0, 10).batch(2, 10, 10).batch(3, 20, 10);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(2);
+        assertThat(s.lastBatchLeaderEpoch()).isEqualTo(3);
+        assertThat(s.notes()).anyMatch(n -> n.contains("the last batch has epoch 3 but"));
+    }
+
+    @Test
+    void a_log_ending_before_its_checkpointed_start_is_restarted_there_without_epochs() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).logStartOffsets("t 0 900");
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        p.segment(0).batch(0, 0, 10);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logStartOffset()).isEqualTo(900);
+        assertThat(s.logEndOffset()).isEqualTo(900);
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(-1);
+    }
+
+    // ---- shutdown, identity, skipped directories, filters ----
+
+    @Test
+    void missing_clean_shutdown_marker_means_unclean_with_no_broker_epoch() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        logDir.partition("t", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 1);
+
+        LogDirReport report = inspect(logDir);
+
+        assertThat(report.cleanShutdown()).isFalse();
+        assertThat(report.brokerEpoch()).isEqualTo(-1);
+        assertThat(report.partitions().get(0).brokerEpoch()).isEqualTo(-1);
+        assertThat(report.logDirs().get(0).notes()).anyMatch(n -> n.contains("did not stop cleanly"));
+        assertThat(report.brokerId()).isEqualTo(1);
+        assertThat(report.clusterId()).isEqualTo(LogDirFixture.CLUSTER_ID);
+        assertThat(report.inspectedAt()).isEqualTo(NOW);
+    }
+
+    @Test
+    void clean_shutdown_needs_the_same_broker_epoch_in_every_log_dir() {
+        LogDirFixture a = LogDirFixture.formatted(tmp.resolve("a"), 4).cleanShutdown(31);
+        LogDirFixture b = LogDirFixture.formatted(tmp.resolve("b"), 4).cleanShutdown(31);
+        assertThat(inspect(a, b).cleanShutdown()).isTrue();
+        assertThat(inspect(a, b).brokerEpoch()).isEqualTo(31);
+
+        b.cleanShutdown(30);
+        assertThat(inspect(a, b).cleanShutdown()).isFalse();
+        assertThat(inspect(a, b).brokerEpoch()).isEqualTo(-1);
+    }
+
+    @Test
+    void future_delete_stray_and_metadata_directories_are_skipped_with_reasons() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        logDir.partition("orders", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 5);
+        logDir.mkdir("orders-0.6f1c2a0e9d8b4c7a8e5f3d2c1b0a9f8e-future");
+        logDir.mkdir("orders-1.0a9f8e7d6c5b4a3928170f6e5d4c3b2a-delete");
+        logDir.mkdir("orders-2.1b2c3d4e5f60718293a4b5c6d7e8f901-stray");
+        logDir.mkdir("__cluster_metadata-0");
+        logDir.mkdir("lost+found");
+
+        LogDirReport report = inspect(logDir);
+
+        assertThat(report.partitions()).extracting(PartitionLogSummary::topicPartition)
+                .extracting(Object::toString).containsExactly("orders-0");
+        assertThat(report.skipped()).extracting(SkippedDirectory::directory).containsExactly(
+                "__cluster_metadata-0", "lost+found", "orders-0.6f1c2a0e9d8b4c7a8e5f3d2c1b0a9f8e-future",
+                "orders-1.0a9f8e7d6c5b4a3928170f6e5d4c3b2a-delete", "orders-2.1b2c3d4e5f60718293a4b5c6d7e8f901-stray");
+        assertThat(report.skipped()).extracting(SkippedDirectory::reason).allMatch(r -> !r.isBlank());
+        assertThat(report.skipped().get(2).reason()).contains("future replica");
+    }
+
+    @Test
+    void the_filter_picks_a_topic_and_partitions_and_hides_unrelated_skipped_directories() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        for (int i = 0; i < 3; i++) {
+            logDir.partition("orders", i).leaderEpochs("0 0").segment(0).batch(0, 0, 5);
+            logDir.partition("orders.v2", i).leaderEpochs("0 0").segment(0).batch(0, 0, 5);
+        }
+        logDir.mkdir("orders-1.0a9f8e7d6c5b4a3928170f6e5d4c3b2a-delete");
+        logDir.mkdir("orders-2.0a9f8e7d6c5b4a3928170f6e5d4c3b2a-delete");
+        logDir.mkdir("lost+found");
+
+        LogDirReport report = inspector.inspect(List.of(logDir.dir), PartitionFilter.partitions("orders", Set.of(0, 2)));
+
+        assertThat(report.partitions()).extracting(p -> p.topicPartition().toString())
+                .containsExactly("orders-0", "orders-2");
+        assertThat(report.skipped()).extracting(SkippedDirectory::directory)
+                .containsExactly("orders-2.0a9f8e7d6c5b4a3928170f6e5d4c3b2a-delete");
+        assertThat(inspector.inspect(List.of(logDir.dir), PartitionFilter.topic("orders.v2")).partitions()).hasSize(3);
+    }
+
+    @Test
+    void a_partition_in_two_log_dirs_is_an_error_on_both_copies() {
+        LogDirFixture a = LogDirFixture.formatted(tmp.resolve("a"), 1);
+        LogDirFixture b = LogDirFixture.formatted(tmp.resolve("b"), 1);
+        a.partition("t", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 5);
+        b.partition("t", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 7);
+        b.partition("t", 1).leaderEpochs("0 0").segment(0).batch(0, 0, 7);
+
+        LogDirReport report = inspect(a, b);
+
+        assertThat(report.partitions()).hasSize(3);
+        assertThat(report.partitions().subList(0, 2)).allMatch(p -> p.error() != null && p.error().contains("several log dirs"));
+        assertThat(report.partitions().get(2).isReadable()).isTrue();
+    }
+
+    @Test
+    void log_dirs_of_two_brokers_are_refused() {
+        LogDirFixture a = LogDirFixture.formatted(tmp.resolve("a"), 1);
+        LogDirFixture b = LogDirFixture.formatted(tmp.resolve("b"), 2);
+
+        assertThatThrownBy(() -> inspect(a, b)).isInstanceOf(LogDirReadException.class)
+                .hasMessageContaining("different brokers").hasMessageContaining("once per broker");
+    }
+
+    @Test
+    void a_path_that_is_not_a_log_dir_is_refused_with_what_to_pass() {
+        assertThatThrownBy(() -> inspector.inspect(List.of(tmp.resolve("nope")), PartitionFilter.all()))
+                .isInstanceOf(LogDirReadException.class).hasMessageContaining("does not exist")
+                .hasMessageContaining("log.dirs");
+    }
+
+    @Test
+    void a_log_dir_without_meta_properties_is_still_read_with_an_unknown_broker() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Files.delete(logDir.dir.resolve("meta.properties"));
+        logDir.partition("t", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 5);
+
+        LogDirReport report = inspect(logDir);
+
+        assertThat(report.brokerId()).isEqualTo(-1);
+        assertThat(report.logDirs().get(0).error()).contains("meta.properties is missing");
+        assertThat(report.partitions().get(0).logEndOffset()).isEqualTo(5);
+    }
+
+    // ---- per-partition problems never stop the others ----
+
+    @Test
+    void missing_partition_metadata_is_a_note_not_an_error() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        p.segment(0).batch(0, 0, 5);
+        Files.delete(p.path("partition.metadata"));
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.topicId()).isNull();
+        assertThat(s.logEndOffset()).isEqualTo(5);
+        assertThat(s.notes()).anyMatch(n -> n.contains("partition.metadata is missing"));
+    }
+
+    @Test
+    void an_unreadable_segment_is_that_partitions_error_and_the_others_are_read() throws IOException {
+        Assumptions.assumeFalse("root".equals(System.getProperty("user.name")), "root reads any file");
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Segment segment = logDir.partition("a", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 5);
+        logDir.partition("b", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 6);
+        Files.setPosixFilePermissions(segment.log, PosixFilePermissions.fromString("---------"));
+        try {
+            LogDirReport report = inspect(logDir);
+
+            assertThat(report.partitions().get(0).error()).contains("permission denied").contains("user that runs Kafka");
+            assertThat(report.partitions().get(1).logEndOffset()).isEqualTo(6);
+        } finally {
+            Files.setPosixFilePermissions(segment.log, PosixFilePermissions.fromString("rw-r--r--"));
+        }
+    }
+
+    @Test
+    void a_segment_that_cannot_be_opened_is_that_partitions_error_and_the_others_are_read() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition broken = logDir.partition("a", 0).leaderEpochs("0 0");
+        Files.createDirectory(broken.path(String.format("%020d.log", 0)));
+        logDir.partition("b", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 6);
+
+        LogDirReport report = inspect(logDir);
+
+        assertThat(report.partitions().get(0).isReadable()).isFalse();
+        assertThat(report.partitions().get(0).logEndOffset()).isEqualTo(-1);
+        assertThat(report.partitions().get(0).error()).isNotBlank();
+        assertThat(report.partitions().get(1).logEndOffset()).isEqualTo(6);
+    }
+
+    @Test
+    void permission_problems_are_described_with_what_to_do() {
+        String line = PartitionLogReader.describe(new java.nio.file.AccessDeniedException("/data/t-0/00000000000000000000.log"));
+
+        assertThat(line).isEqualTo("permission denied reading /data/t-0/00000000000000000000.log — run inspect as the"
+                + " user that runs Kafka, or with read access to the log dirs");
+    }
+
+    @Test
+    void a_recovery_point_before_the_last_segment_is_noted_after_a_crash() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).recoveryPoints("t 0 50");
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        p.segment(0).batch(0, 0, 100);
+        p.segment(100).batch(0, 100, 100);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.notes()).anyMatch(n -> n.contains("recovery point 50"));
+    }
+
+    // ---- helpers ----
+
+    private static SegmentTail tailOf(Segment segment) {
+        try {
+            return SegmentTailReader.read(segment.log, segment.baseOffset, segment.index);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void truncate(Path file, long size) {
+        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(size);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void flipByte(Path file, long position) throws IOException {
+        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            var b = java.nio.ByteBuffer.allocate(1);
+            channel.read(b, position);
+            b.put(0, (byte) (b.get(0) ^ 0x5a));
+            b.rewind();
+            channel.write(b, position);
+        }
+    }
+
+    private static void writeInt(Path file, long position, int value) throws IOException {
+        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.write(java.nio.ByteBuffer.allocate(4).putInt(0, value), position);
+        }
+    }
+
+    /** One message in format v1 (magic 1), as Kafka 0.10 wrote it: offset, size, crc, magic, attributes, ... */
+    private static byte[] legacyV1Message() {
+        byte[] value = "legacy".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int size = 4 + 1 + 1 + 8 + 4 + 4 + value.length; // crc magic attributes timestamp keyLength valueLength value
+        var buffer = java.nio.ByteBuffer.allocate(12 + size);
+        buffer.putLong(0).putInt(size).putInt(0).put((byte) 1).put((byte) 0).putLong(0).putInt(-1)
+                .putInt(value.length).put(value);
+        var crc = new java.util.zip.CRC32();
+        crc.update(buffer.array(), 16, size - 4);
+        buffer.putInt(12, (int) crc.getValue());
+        return buffer.array();
+    }
+}
