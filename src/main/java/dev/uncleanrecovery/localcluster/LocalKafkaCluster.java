@@ -239,6 +239,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return node(nodeId).dataDirectory();
     }
 
+    /** The node's own directory: {@code server.properties}, {@code node.log}, {@code format.log}, {@code data/}. */
+    public Path nodeDirectory(int nodeId) {
+        return node(nodeId).directory();
+    }
+
     /** Everything the node printed (Kafka's log4j output, JVM errors), across all its starts. */
     public Path nodeLogFile(int nodeId) {
         return node(nodeId).log().file();
@@ -436,16 +441,16 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
     }
 
-    // With no broker left to answer DescribeCluster, the controller's own log is the witness:
-    // "Fencing broker 3 at epoch 12 because its session has timed out." after a kill -9, and
-    // "The request from broker 3 to shut down has been granted ..." after a controlled shutdown.
+    // With no broker left to answer DescribeCluster, the controller's own log is the witness: it logs
+    // every metadata record it replays, and fencing is "BrokerRegistrationChangeRecord(brokerId=3,
+    // brokerEpoch=30, fenced=1, ...)", whether after a session timeout (kill -9) or a controlled shutdown.
     private boolean controllerLoggedFencing(KafkaNode broker) {
         if (broker.isRunning() || broker.lastStopMode() == null) {
             return false;
         }
-        String since = controller.log().readSince(broker.controllerLogLengthAtStop());
-        return since.contains("Fencing broker " + broker.id() + " at epoch")
-                || since.contains("The request from broker " + broker.id() + " to shut down has been granted");
+        Pattern fencingRecord = Pattern.compile("BrokerRegistrationChangeRecord\\(brokerId=" + broker.id()
+                + ", brokerEpoch=\\d+, fenced=1,");
+        return fencingRecord.matcher(controller.log().readSince(broker.controllerLogLengthAtStop())).find();
     }
 
     // Fenced brokers are listed only on request (KIP-1073, Kafka 4.0); Node.isFenced() says which.
@@ -531,6 +536,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private void launch(KafkaNode node, Path log4jConfig) {
+        if (node.process() != null) {
+            node.process().release(); // it died on its own (crash, OOM): reap its watchdog first
+        }
         NodeLog log = node.log();
         log.append("---- kafka-unclean-recovery local cluster: starting " + node.name() + " (start #"
                 + (node.starts() + 1) + ") at " + Instant.now() + " ----");
@@ -620,7 +628,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private synchronized void killAllNodes() {
-        allNodes().filter(KafkaNode::isRunning).forEach(node -> {
+        allNodes().filter(node -> node.process() != null).forEach(node -> {
             node.process().kill();
             node.stopped(StopMode.ABRUPT, controller.log().length());
         });
