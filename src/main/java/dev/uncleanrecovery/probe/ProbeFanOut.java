@@ -53,6 +53,12 @@ public final class ProbeFanOut {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProbeFanOut.class);
 
+    /**
+     * A retry that would start this close to the deadline cannot finish a round trip; it would only
+     * replace the broker's real last error (say, connection refused) by a timeout.
+     */
+    private static final long LAST_USEFUL_RETRY_MS = 100;
+
     private final ReplicaLogInfoSource source;
     private final ProbeSettings settings;
     private final IntFunction<String> describeBroker;
@@ -268,6 +274,10 @@ public final class ProbeFanOut {
         }
 
         void askAgainLater(BrokerRun broker, List<PartitionToProbe> partitions, long delayMs) {
+            long leftMs = (deadlineNanos - System.nanoTime()) / 1_000_000;
+            if (delayMs > leftMs - LAST_USEFUL_RETRY_MS) {
+                return; // the deadline settles them, with the last error seen
+            }
             thread.schedule(() -> {
                 if (finished) {
                     return;
