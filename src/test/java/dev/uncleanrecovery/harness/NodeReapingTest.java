@@ -38,17 +38,21 @@ class NodeReapingTest {
                 .redirectErrorStream(true)
                 .start();
         List<String> ownerOutput = new CopyOnWriteArrayList<>();
+        List<Long> nodePids = List.of();
         try {
-            List<Long> nodePids = awaitNodePids(owner, ownerOutput);
+            nodePids = awaitNodePids(owner, ownerOutput);
             assertThat(nodePids).isNotEmpty().allSatisfy(pid -> assertThat(isAlive(pid)).isTrue());
 
             owner.destroyForcibly(); // SIGKILL: no shutdown hook runs in the owner
             assertThat(owner.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
+            List<Long> orphanCandidates = nodePids;
             await("the owner's Kafka nodes exit").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> nodePids.stream().noneMatch(NodeReapingTest::isAlive));
+                    .until(() -> orphanCandidates.stream().noneMatch(NodeReapingTest::isAlive));
         } finally {
             owner.destroyForcibly();
+            // If reaping is broken, do not leave the proof running.
+            nodePids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
         }
     }
 
