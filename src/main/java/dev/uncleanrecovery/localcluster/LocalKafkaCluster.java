@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -285,6 +286,35 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Freezes the broker's JVM with SIGSTOP: its sockets still accept connections but nothing
+     * answers, like a broker stuck in a long GC pause or on a dead disk. After
+     * {@code broker.session.timeout.ms} (6 s) the controller fences it. {@link #resumeBroker} thaws it.
+     */
+    public synchronized void pauseBroker(int brokerId) {
+        KafkaNode broker = broker(brokerId);
+        if (!broker.isRunning()) {
+            throw new IllegalStateException(broker.name() + " is not running; start it before pausing it");
+        }
+        signal(broker, "STOP");
+        broker.paused(true);
+    }
+
+    /** Thaws a broker frozen by {@link #pauseBroker} (SIGCONT). */
+    public synchronized void resumeBroker(int brokerId) {
+        KafkaNode broker = broker(brokerId);
+        if (!broker.isPaused()) {
+            throw new IllegalStateException(broker.name() + " is not paused");
+        }
+        signal(broker, "CONT");
+        broker.paused(false);
+    }
+
+    /** Whether the broker is frozen by {@link #pauseBroker}. */
+    public boolean isPaused(int brokerId) {
+        return broker(brokerId).isPaused();
+    }
+
     public void stopController(StopMode mode) {
         stop(controller, mode);
     }
@@ -502,6 +532,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         if (!node.isRunning()) {
             throw new IllegalStateException(node.name() + " is not running; start it before stopping it");
         }
+        if (node.isPaused()) {
+            // A frozen JVM cannot run its controlled shutdown; SIGKILL needs no thawing but is harmless.
+            signal(node, "CONT");
+            node.paused(false);
+        }
         NodeProcess process = node.process();
         long controllerLogLength = controller.log().length();
         long began = System.nanoTime();
@@ -632,6 +667,24 @@ public final class LocalKafkaCluster implements AutoCloseable {
             node.process().kill();
             node.stopped(StopMode.ABRUPT, controller.log().length());
         });
+    }
+
+    // The JDK has no SIGSTOP/SIGCONT; kill(1) has.
+    private static void signal(KafkaNode node, String signal) {
+        long pid = node.process().pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (kill.waitFor() != 0) {
+                throw new LocalClusterException("kill -" + signal + " " + pid + " (" + node.name() + ") failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill -" + signal + " " + pid, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while signalling " + node.name(), e);
+        }
     }
 
     private KafkaNode requireStopped(KafkaNode node, String action) {

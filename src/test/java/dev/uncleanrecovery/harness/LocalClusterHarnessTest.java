@@ -57,6 +57,9 @@ class LocalClusterHarnessTest {
 
     @AfterEach
     void restartTheBrokerIfATestLeftItDown(LocalKafkaCluster cluster) {
+        if (cluster.isPaused(BROKER)) {
+            cluster.resumeBroker(BROKER);
+        }
         if (!cluster.isRunning(BROKER)) {
             cluster.startBroker(BROKER);
         }
@@ -130,6 +133,24 @@ class LocalClusterHarnessTest {
     }
 
     @Test
+    void a_paused_broker_is_frozen_until_it_is_resumed(LocalKafkaCluster cluster) throws Exception {
+        long pid = cluster.pid(BROKER).orElseThrow();
+
+        cluster.pauseBroker(BROKER);
+        try {
+            assertThat(cluster.isPaused(BROKER)).isTrue();
+            assertThat(cluster.isRunning(BROKER)).isTrue();
+            assertThat(processState(pid)).as("state in /proc/%d/stat", pid).isEqualTo("T");
+        } finally {
+            cluster.resumeBroker(BROKER);
+        }
+
+        assertThat(cluster.isPaused(BROKER)).isFalse();
+        assertThat(processState(pid)).isNotEqualTo("T");
+        cluster.awaitBrokerUnfenced(BROKER, STATE_TIMEOUT);
+    }
+
+    @Test
     void node_logs_are_kept_with_their_last_lines_for_a_failed_test(LocalKafkaCluster cluster, @TempDir Path keptLogs)
             throws Exception {
         Path kept = NodeLogArchive.keep(cluster, keptLogs);
@@ -143,5 +164,11 @@ class LocalClusterHarnessTest {
                 .contains("==== last 40 lines of node " + BROKER + " (running)");
         assertThat(NodeLogArchive.directoryFor("SomeTest", "some_test()"))
                 .endsWithRaw(Path.of("target", "cluster-logs", "SomeTest", "some_test__"));
+    }
+
+    // /proc/<pid>/stat: "pid (comm) state ..."; T is stopped by a signal.
+    private static String processState(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[0];
     }
 }
