@@ -214,7 +214,7 @@ public final class ProbeFanOut {
                 // Asking again cannot help (authentication, unregistered broker, no usable version).
                 for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
                     settle(broker, p.topicPartition(), ReplicaEvidence.failed(p.topicPartition(), broker.id,
-                            source.kind(), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
+                            source.kindFor(broker.id), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
                 }
                 return;
             }
@@ -244,7 +244,7 @@ public final class ProbeFanOut {
                     broker.lastError = again.reason();
                     if (attempts >= settings.maxAttemptsPerPartition()) {
                         settle(broker, tp, again.ifRetriesRunOut() != null ? again.ifRetriesRunOut()
-                                : ReplicaEvidence.failed(tp, broker.id, source.kind(), EvidenceStatus.ERROR,
+                                : ReplicaEvidence.failed(tp, broker.id, source.kindFor(broker.id), EvidenceStatus.ERROR,
                                         again.reason() + " (still so after " + attempts + " attempts)", Instant.now()));
                     } else {
                         retry.add(p);
@@ -320,7 +320,7 @@ public final class ProbeFanOut {
             if (last != null && last.startsWith(who + " ")) {
                 last = last.substring(who.length() + 1);
             }
-            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kind(), EvidenceStatus.UNREACHABLE,
+            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kindFor(broker.id), EvidenceStatus.UNREACHABLE,
                     who + " did not answer within " + settings.timeout().toMillis() + " ms: "
                             + (last == null ? "no answer yet (still connecting or waiting for the broker)" : last),
                     Instant.now());

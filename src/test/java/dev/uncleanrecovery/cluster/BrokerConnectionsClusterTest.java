@@ -148,7 +148,9 @@ class BrokerConnectionsClusterTest {
                     new BrokerState(8, "127.0.0.1", silent.getLocalPort(), null, false)));
             CompletableFuture<ApiVersionsResponse> answer =
                     connections.send(8, new ApiVersionsRequest.Builder(), ApiVersionsResponse.class, Duration.ofMinutes(1));
-            try (Socket ignored = silent.accept()) {
+            try (Socket accepted = silent.accept()) {
+                // the request now waits on a connected socket that never answers
+                assertThat(accepted.isConnected()).isTrue();
                 connections.close();
             }
 
