@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class LeaderChoicePropertiesTest {
 
     private static final long SEED = 0x5eed_966L;
-    private static final int CASES = 20_000;
+    private static final int CASES = 5_000;
     private static final TopicPartition TP = new TopicPartition("orders", 3);
     private static final Instant T0 = Instant.parse("2026-11-29T03:00:00Z");
 

@@ -1,0 +1,386 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import dev.uncleanrecovery.UserInputException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * A JSON file that people review and may edit by hand (a plan, an evidence file), bound to a record type.
+ * Written atomically, never silently over an existing file. Read strictly, and every problem reported in one
+ * line: the file, the JSON path, what to fix — Jackson's own messages name Java types and stack frames.
+ *
+ * <p>The record types check their own invariants in their constructors, with messages that start with the
+ * field's name relative to the record ("topic is missing"); the JSON path of the record goes in front.
+ *
+ * @param <T> the record type of the whole document; it must have an int {@code version} field
+ */
+final class StrictJsonFile<T> {
+
+    /** Makes the caller's exception type: the message is "{source}: {jsonPath} {problem}". */
+    @FunctionalInterface
+    interface FormatError {
+        UserInputException create(String source, String jsonPath, String problem, Throwable cause);
+    }
+
+    private static final Pattern MISSING_PROPERTY = Pattern.compile("Missing required creator property '([^']+)'");
+    private static final Pattern DUPLICATE_FIELD = Pattern.compile("Duplicate field '([^']+)'");
+
+    private final Class<T> type;
+    private final String kind;
+    private final int version;
+    private final String producedBy;
+    private final FormatError formatError;
+
+    /**
+     * @param kind       what the file is, for messages: "plan"
+     * @param version    the only format version this tool reads
+     * @param producedBy the command that writes such files, for messages: "'kafka-unclean-recovery plan'"
+     */
+    StrictJsonFile(Class<T> type, String kind, int version, String producedBy, FormatError formatError) {
+        this.type = type;
+        this.kind = kind;
+        this.version = version;
+        this.producedBy = producedBy;
+        this.formatError = formatError;
+    }
+
+    T read(Path file) throws IOException {
+        byte[] content;
+        try {
+            content = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new UserInputException(file + ": no such " + kind + "; write one with " + producedBy + " first", e);
+        } catch (AccessDeniedException e) {
+            throw new UserInputException(file + ": permission denied reading the " + kind, e);
+        }
+        return parse(file.toString(), content);
+    }
+
+    /** @param source how to name the document in messages, usually its path */
+    T parse(String source, byte[] json) {
+        JsonNode root = readTree(source, json);
+        if (!root.isObject()) {
+            throw fail(source, "", "not a " + kind + ": expected a JSON object, found " + describe(root), null);
+        }
+        // A newer format may have fields this tool does not know: say "version", not "unknown field".
+        JsonNode versionNode = root.get("version");
+        if (versionNode != null && versionNode.isInt() && versionNode.intValue() != version) {
+            throw fail(source, "version", "is " + versionNode.intValue() + ", but this tool reads version " + version
+                    + " " + kind + "s; use the tool version that wrote it", null);
+        }
+        try {
+            return Json.mapper().readerFor(type)
+                    // kafka-leader-election.sh takes only isInt() partitions: 3.0 is not a partition.
+                    .without(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                    .readValue(root);
+        } catch (JsonMappingException e) {
+            throw translate(source, root, e);
+        } catch (IOException e) {
+            throw fail(source, "", "unreadable: " + firstLine(e.getMessage()), e);
+        }
+    }
+
+    void write(Path file, T value, boolean replaceExisting) throws IOException {
+        byte[] json = (Json.mapper().writeValueAsString(value) + "\n").getBytes(StandardCharsets.UTF_8);
+        Path target = file.toAbsolutePath();
+        Path directory = target.getParent();
+        if (!Files.isDirectory(directory)) {
+            throw new UserInputException(file + ": directory " + directory + " does not exist; create it or write the "
+                    + kind + " elsewhere");
+        }
+        if (!replaceExisting && Files.exists(target)) {
+            throw alreadyExists(file, null);
+        }
+        // Same directory, so that the rename below stays on one file system and is atomic.
+        Path temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp");
+        try {
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(json));
+                channel.force(true);
+            }
+            if (replaceExisting) {
+                moveReplacing(temporary, target);
+            } else {
+                publishWithoutReplacing(file, temporary, target);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    private JsonNode readTree(String source, byte[] json) {
+        String empty = "empty file; expected a " + kind + " written by " + producedBy;
+        if (new String(json, StandardCharsets.UTF_8).isBlank()) {
+            throw fail(source, "", empty, null);
+        }
+        try {
+            JsonNode root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
+            if (root == null || root.isMissingNode()) {
+                throw fail(source, "", empty, null);
+            }
+            return root;
+        } catch (JsonParseException e) {
+            Matcher duplicate = DUPLICATE_FIELD.matcher(e.getOriginalMessage());
+            if (duplicate.find()) {
+                String path = pointerToPath(e.getProcessor().getParsingContext().pathAsPointer().toString());
+                throw fail(source, path, "appears twice" + at(e.getLocation()) + "; keep one", e);
+            }
+            throw fail(source, "", "not valid JSON" + at(e.getLocation()) + ": " + firstLine(e.getOriginalMessage()), e);
+        } catch (MismatchedInputException e) {
+            // FAIL_ON_TRAILING_TOKENS: a second value after the first, e.g. two documents pasted into one file
+            throw fail(source, "", "content after the " + kind + "'s closing brace" + at(e.getLocation())
+                    + "; the file holds one JSON object", e);
+        } catch (IOException e) {
+            throw fail(source, "", "not valid JSON: " + firstLine(e.getMessage()), e);
+        }
+    }
+
+    private UserInputException translate(String source, JsonNode root, JsonMappingException e) {
+        String path = path(e.getPath());
+        if (e instanceof UnrecognizedPropertyException unknown) {
+            return fail(source, path, "is not a field of a " + kind + " here"
+                    + suggestion(unknown.getPropertyName(), unknown.getKnownPropertyIds()) + "; fix the spelling or remove it", e);
+        }
+        if (e instanceof ValueInstantiationException && e.getCause() instanceof IllegalArgumentException invalid) {
+            String message = invalid.getMessage();
+            int space = message.indexOf(' ');
+            String field = space < 0 ? message : message.substring(0, space);
+            String problem = space < 0 ? "is invalid" : message.substring(space + 1);
+            return fail(source, path.isEmpty() ? field : path + "." + field, problem, e);
+        }
+        Matcher missing = MISSING_PROPERTY.matcher(e.getOriginalMessage());
+        if (e instanceof MismatchedInputException && missing.find()) {
+            // Jackson reports a missing field before an unknown one: a typo shows up as "missing".
+            String field = missing.group(1);
+            List<JsonMappingException.Reference> refs = e.getPath();
+            boolean endsWithField = !refs.isEmpty() && field.equals(refs.get(refs.size() - 1).getFieldName());
+            String fieldPath = endsWithField ? path : (path.isEmpty() ? field : path + "." + field);
+            JsonNode object = nodeAt(root, endsWithField ? refs.subList(0, refs.size() - 1) : refs);
+            return fail(source, fieldPath, "is missing" + misspelling(field, object), e);
+        }
+        Class<?> target = e instanceof MismatchedInputException mismatch ? mismatch.getTargetType()
+                : e.getCause() instanceof InputCoercionException outOfRange ? outOfRange.getTargetType()
+                : null;
+        if (target != null) {
+            JsonNode found = nodeAt(root, e.getPath());
+            return fail(source, path, "must be " + expectation(target, found) + ", found " + describe(found), e);
+        }
+        return fail(source, path, "cannot be read: " + firstLine(e.getOriginalMessage()), e);
+    }
+
+    private UserInputException fail(String source, String jsonPath, String problem, Throwable cause) {
+        return formatError.create(source, jsonPath, problem, cause);
+    }
+
+    private UserInputException alreadyExists(Path file, Exception cause) {
+        return new UserInputException(file + " already exists; not overwriting it — write to another path, or remove the old "
+                + kind + " first", cause);
+    }
+
+    private static void moveReplacing(Path temporary, Path target) throws IOException {
+        try {
+            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /**
+     * A hard link appears complete or not at all, and fails if the name is taken, even by a file created a moment
+     * ago by someone else; where hard links are not supported, a rename that refuses an existing target.
+     */
+    private void publishWithoutReplacing(Path file, Path temporary, Path target) throws IOException {
+        try {
+            Files.createLink(target, temporary);
+        } catch (FileAlreadyExistsException e) {
+            throw alreadyExists(file, e);
+        } catch (UnsupportedOperationException | FileSystemException e) {
+            try {
+                Files.move(temporary, target);
+            } catch (FileAlreadyExistsException raced) {
+                throw alreadyExists(file, raced);
+            }
+        }
+    }
+
+    /** The object lacks {@code field}: is one of its fields a typo of it? */
+    private static String misspelling(String field, JsonNode object) {
+        if (object == null || !object.isObject()) {
+            return "";
+        }
+        for (var names = object.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!name.equals(field) && editDistance(name.toLowerCase(Locale.ROOT), field.toLowerCase(Locale.ROOT)) <= 2) {
+                return " (is \"" + name + "\" a misspelling of it?)";
+            }
+        }
+        return "";
+    }
+
+    private static String suggestion(String unknown, Collection<Object> known) {
+        String closest = null;
+        int best = Integer.MAX_VALUE;
+        for (Object candidate : known) {
+            int distance = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toString().toLowerCase(Locale.ROOT));
+            if (distance < best) {
+                best = distance;
+                closest = candidate.toString();
+            }
+        }
+        return closest != null && best <= 2
+                ? " (did you mean " + closest + "?)"
+                : " (fields here: " + known.stream().map(Object::toString).sorted().collect(Collectors.joining(", ")) + ")";
+    }
+
+    private static String expectation(Class<?> target, JsonNode found) {
+        boolean integral = found != null && found.isIntegralNumber();
+        if (target == int.class || target == Integer.class) {
+            return integral ? "an integer that fits in 32 bits" : "an integer";
+        }
+        if (target == long.class || target == Long.class) {
+            return integral ? "an integer that fits in 64 bits" : "an integer";
+        }
+        if (target == boolean.class || target == Boolean.class) {
+            return "true or false";
+        }
+        if (target == String.class) {
+            return "a string";
+        }
+        if (target == Instant.class) {
+            return "a UTC timestamp like \"2026-01-31T03:00:00Z\"";
+        }
+        if (target.isEnum()) {
+            return "one of " + Arrays.stream(target.getEnumConstants()).map(StrictJsonFile::spelling)
+                    .collect(Collectors.joining(", "));
+        }
+        if (Collection.class.isAssignableFrom(target)) {
+            return "an array";
+        }
+        return "an object";
+    }
+
+    /** How the one mapper writes an enum constant (some are spelled in lower case). */
+    private static String spelling(Object constant) {
+        try {
+            return Json.mapper().writeValueAsString(constant);
+        } catch (JsonProcessingException e) {
+            return "\"" + constant + "\"";
+        }
+    }
+
+    private static String describe(JsonNode node) {
+        if (node == null || node.isMissingNode()) {
+            return "nothing";
+        }
+        if (node.isObject()) {
+            return "an object";
+        }
+        if (node.isArray()) {
+            return "an array";
+        }
+        return node.toString();
+    }
+
+    private static JsonNode nodeAt(JsonNode root, List<JsonMappingException.Reference> path) {
+        JsonNode node = root;
+        for (JsonMappingException.Reference ref : path) {
+            if (node == null) {
+                return null;
+            }
+            node = ref.getFieldName() != null ? node.get(ref.getFieldName()) : node.get(ref.getIndex());
+        }
+        return node;
+    }
+
+    /** [partitions, 2, partition] → "partitions[2].partition". */
+    private static String path(List<JsonMappingException.Reference> references) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference ref : references) {
+            if (ref.getFieldName() != null) {
+                path.append(path.length() > 0 ? "." : "").append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return path.toString();
+    }
+
+    /** "/partitions/2/topic" → "partitions[2].topic". */
+    private static String pointerToPath(String pointer) {
+        StringBuilder path = new StringBuilder();
+        for (String token : pointer.split("/")) {
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (token.chars().allMatch(Character::isDigit)) {
+                path.append('[').append(token).append(']');
+            } else {
+                path.append(path.length() > 0 ? "." : "").append(token.replace("~1", "/").replace("~0", "~"));
+            }
+        }
+        return path.toString();
+    }
+
+    private static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+
+    private static String at(JsonLocation location) {
+        return location == null || location.getLineNr() < 0 ? ""
+                : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "no detail";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+}

@@ -1,0 +1,199 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.uncleanrecovery.UserInputException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PlanFileTest {
+
+    /** The plan file of DESIGN §5, byte for byte: reviewers and scripts read these names. */
+    static final String GOLDEN = """
+            {
+              "version" : 1,
+              "createdAt" : "2026-11-29T03:04:05Z",
+              "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
+              "tool" : "kafka-unclean-recovery 0.1.0",
+              "strategy" : "balanced",
+              "partitions" : [ {
+                "topic" : "orders",
+                "partition" : 3,
+                "designatedLeader" : 2,
+                "expected" : {
+                  "leaderEpoch" : 7,
+                  "partitionEpoch" : -1,
+                  "replicas" : [ 1, 2, 3 ]
+                },
+                "evidence" : [ {
+                  "broker" : 1,
+                  "source" : "stock",
+                  "status" : "UNREACHABLE",
+                  "error" : "timed out after 30000 ms",
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                }, {
+                  "broker" : 2,
+                  "source" : "native",
+                  "status" : "OK",
+                  "logEndOffset" : 1042,
+                  "lastWrittenLeaderEpoch" : 6,
+                  "currentLeaderEpoch" : 7,
+                  "brokerEpoch" : 311,
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                }, {
+                  "broker" : 3,
+                  "source" : "stock",
+                  "status" : "OK",
+                  "logEndOffset" : 1059,
+                  "lastWrittenLeaderEpoch" : 5,
+                  "currentLeaderEpoch" : 7,
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                } ],
+                "reason" : "highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; UNREACHABLE: timed out after 30000 ms)",
+                "expectedTruncation" : [ {
+                  "broker" : 1,
+                  "estimate" : "UNKNOWN"
+                }, {
+                  "broker" : 3,
+                  "records" : 17,
+                  "fromOffset" : 1042,
+                  "toOffset" : 1059,
+                  "estimate" : "AT_LEAST"
+                } ]
+              } ],
+              "skipped" : [ {
+                "topic" : "orders",
+                "partition" : 5,
+                "reason" : "LastKnownELR member 1 did not answer (UNREACHABLE: connection refused) — the balanced strategy waits for it: bring it back, pass its log with --evidence from 'inspect', or use --strategy proactive"
+              } ]
+            }
+            """;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void written_plan_has_the_field_names_and_shape_of_the_design() throws IOException {
+        // given
+        Path file = dir.resolve("plan.json");
+
+        // when
+        PlanFile.write(file, SamplePlan.plan());
+
+        // then
+        assertThat(Files.readString(file)).isEqualTo(GOLDEN);
+    }
+
+    @Test
+    void plan_read_back_equals_the_plan_written() throws IOException {
+        Path file = dir.resolve("plan.json");
+        Plan plan = SamplePlan.plan();
+
+        PlanFile.write(file, plan);
+
+        assertThat(PlanFile.read(file)).isEqualTo(plan);
+    }
+
+    @Test
+    void plan_with_no_partitions_round_trips() throws IOException {
+        Path file = dir.resolve("plan.json");
+
+        PlanFile.write(file, SamplePlan.empty());
+
+        Plan read = PlanFile.read(file);
+        assertThat(read).isEqualTo(SamplePlan.empty());
+        assertThat(read.partitions()).isEmpty();
+        assertThat(Files.readString(file)).contains("\"partitions\" : [ ]", "\"strategy\" : \"proactive\"");
+    }
+
+    @Test
+    void written_plan_is_valid_input_for_kafka_leader_election() throws IOException {
+        // given: a plan with an election, and one with none
+        Path plan = dir.resolve("plan.json");
+        Path empty = dir.resolve("empty.json");
+        PlanFile.write(plan, SamplePlan.plan());
+        PlanFile.write(empty, SamplePlan.empty());
+
+        // then: both parse the way LeaderElectionCommand parses --path-to-json-file
+        assertThat(kafkaLeaderElectionPartitions(plan)).containsExactly("orders-3");
+        assertThat(kafkaLeaderElectionPartitions(empty)).isEmpty();
+    }
+
+    /**
+     * LeaderElectionCommand.parseReplicaElectionData: a plain Jackson readTree (its own mapper, not ours, on
+     * purpose), "partitions" must exist and be an array, each {@code topic} isTextual(), each {@code partition}
+     * isInt(), other fields ignored, duplicates rejected.
+     */
+    private static List<String> kafkaLeaderElectionPartitions(Path file) throws IOException {
+        JsonNode root = new ObjectMapper().readTree(Files.readString(file));
+        JsonNode partitions = root.get("partitions");
+        assertThat(partitions).as("\"partitions\" field").isNotNull();
+        assertThat(partitions.isArray()).as("partitions is an array").isTrue();
+        Set<String> seen = new HashSet<>();
+        return Stream.iterate(0, i -> i < partitions.size(), i -> i + 1).map(partitions::get).map(entry -> {
+            assertThat(entry.isObject()).isTrue();
+            assertThat(entry.get("topic").isTextual()).as("topic isTextual").isTrue();
+            assertThat(entry.get("partition").isInt()).as("partition isInt").isTrue();
+            String tp = entry.get("topic").textValue() + "-" + entry.get("partition").intValue();
+            assertThat(seen.add(tp)).as("no duplicate " + tp).isTrue();
+            return tp;
+        }).toList();
+    }
+
+    @Test
+    void write_refuses_to_replace_an_existing_plan() throws IOException {
+        // given: a plan under review
+        Path file = dir.resolve("plan.json");
+        Files.writeString(file, "under review");
+
+        // when / then
+        assertThatThrownBy(() -> PlanFile.write(file, SamplePlan.plan()))
+                .isInstanceOf(UserInputException.class)
+                .hasMessage(file + " already exists; not overwriting it — write to another path, or remove the old plan first");
+        assertThat(Files.readString(file)).isEqualTo("under review");
+        assertThat(dir).isDirectoryNotContaining("glob:**.tmp");
+    }
+
+    @Test
+    void overwrite_replaces_an_existing_plan_and_leaves_no_temporary_file() throws IOException {
+        Path file = dir.resolve("plan.json");
+        Files.writeString(file, "old");
+
+        PlanFile.overwrite(file, SamplePlan.plan());
+
+        assertThat(Files.readString(file)).isEqualTo(GOLDEN);
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files).containsExactly(file);
+        }
+    }
+
+    @Test
+    void write_into_a_missing_directory_says_which() {
+        Path file = dir.resolve("no/such/dir/plan.json");
+
+        assertThatThrownBy(() -> PlanFile.write(file, SamplePlan.plan()))
+                .isInstanceOf(UserInputException.class)
+                .hasMessageContaining("directory " + dir.resolve("no/such/dir") + " does not exist");
+    }
+
+    @Test
+    void reading_a_missing_plan_says_so() {
+        Path file = dir.resolve("plan.json");
+
+        assertThatThrownBy(() -> PlanFile.read(file))
+                .isInstanceOf(UserInputException.class)
+                .hasMessage(file + ": no such plan; write one with 'kafka-unclean-recovery plan' first");
+    }
+}
