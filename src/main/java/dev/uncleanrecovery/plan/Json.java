@@ -3,11 +3,25 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** The one JSON mapper setup of the project: plans, results, evidence files and `--output json`. */
 public final class Json {
@@ -18,9 +32,12 @@ public final class Json {
             // Operators edit plans by hand; a field we do not know is a typo we must report.
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            // ... and "3" where a number belongs is a mistake too: kafka-leader-election.sh rejects it (isInt()).
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
-            .serializationInclusion(JsonInclude.Include.NON_NULL)
+            .addModule(spelledInLowerCase(Strategy.class, EvidenceSource.class))
+            .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL, JsonInclude.Include.USE_DEFAULTS))
             .build();
 
     private Json() {
@@ -28,5 +45,43 @@ public final class Json {
 
     public static ObjectMapper mapper() {
         return MAPPER;
+    }
+
+    /**
+     * Values people type (strategy, evidence source) are written as on the command line: {@code "balanced"},
+     * {@code "native"} (DESIGN §5). Outcomes and statuses stay in upper case, like Kafka's error codes.
+     */
+    @SafeVarargs
+    private static SimpleModule spelledInLowerCase(Class<? extends Enum<?>>... types) {
+        SimpleModule module = new SimpleModule("lower-case-enums");
+        for (Class<? extends Enum<?>> type : types) {
+            addLowerCase(module, type);
+        }
+        return module;
+    }
+
+    private static <E extends Enum<?>> void addLowerCase(SimpleModule module, Class<E> type) {
+        module.addSerializer(type, new StdSerializer<E>(type) {
+            @Override
+            public void serialize(E value, JsonGenerator generator, SerializerProvider provider) throws IOException {
+                generator.writeString(value.name().toLowerCase(Locale.ROOT));
+            }
+        });
+        module.addDeserializer(type, new StdDeserializer<E>(type) {
+            @Override
+            public E deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+                if (!parser.hasToken(JsonToken.VALUE_STRING)) {
+                    return type.cast(context.handleUnexpectedToken(type, parser));
+                }
+                String text = parser.getText();
+                for (E constant : type.getEnumConstants()) {
+                    if (constant.name().toLowerCase(Locale.ROOT).equals(text)) {
+                        return constant;
+                    }
+                }
+                throw context.weirdStringException(text, type, "not one of " + Arrays.stream(type.getEnumConstants())
+                        .map(c -> c.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(", ")));
+            }
+        });
     }
 }

@@ -1,0 +1,59 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.uncleanrecovery.election.Strategy;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The plan file (DESIGN §5): the contract between the dry run and {@code execute}, and at the same time a valid
+ * {@code kafka-leader-election.sh --path-to-json-file} input. Only partitions to elect go in {@code partitions}.
+ *
+ * @param tool e.g. "kafka-unclean-recovery 0.1.0"
+ */
+public record Plan(
+        @JsonProperty(required = true) int version,
+        @JsonProperty(required = true) Instant createdAt,
+        @JsonProperty(required = true) String clusterId,
+        @JsonProperty(required = true) String tool,
+        @JsonProperty(required = true) Strategy strategy,
+        @JsonProperty(required = true) List<PlannedElection> partitions,
+        @JsonProperty(required = true) List<SkippedPartition> skipped) {
+
+    /** The only plan format version this tool reads and writes. */
+    public static final int VERSION = 1;
+
+    public Plan {
+        if (version != VERSION) {
+            throw new IllegalArgumentException("version is " + version + ", but this tool reads version " + VERSION
+                    + " plans; use the tool version that wrote it");
+        }
+        Checks.present(createdAt, "createdAt");
+        Checks.present(clusterId, "clusterId");
+        Checks.present(tool, "tool");
+        Checks.present(strategy, "strategy");
+        partitions = Checks.list(partitions, "partitions");
+        skipped = Checks.list(skipped, "skipped");
+        // kafka-leader-election.sh rejects duplicates ("Replica election data contains duplicate partitions"),
+        // and a partition both elected and skipped would be a contradiction.
+        Map<TopicPartition, String> seen = new HashMap<>();
+        for (int i = 0; i < partitions.size(); i++) {
+            refuseDuplicate(seen, partitions.get(i).topicPartition(), "partitions[" + i + "]");
+        }
+        for (int i = 0; i < skipped.size(); i++) {
+            refuseDuplicate(seen, skipped.get(i).topicPartition(), "skipped[" + i + "]");
+        }
+    }
+
+    private static void refuseDuplicate(Map<TopicPartition, String> seen, TopicPartition tp, String where) {
+        String first = seen.putIfAbsent(tp, where);
+        if (first != null) {
+            throw new IllegalArgumentException(where + " is " + tp + " again (already " + first + "); keep one of them");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.election.Decision;
+import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Turns {@link dev.uncleanrecovery.election.LeaderChoice} decisions into a {@link Plan}: the only place that maps
+ * election values to plan records. Entries come out sorted by topic and partition, so the same cluster state
+ * gives the same file.
+ */
+public final class PlanBuilder {
+
+    private static final Comparator<PlannedElection> ELECTION_ORDER =
+            Comparator.comparing(PlannedElection::topic).thenComparingInt(PlannedElection::partition);
+    private static final Comparator<SkippedPartition> SKIPPED_ORDER =
+            Comparator.comparing(SkippedPartition::topic).thenComparingInt(SkippedPartition::partition);
+
+    private final Instant createdAt;
+    private final String clusterId;
+    private final String tool;
+    private final Strategy strategy;
+    private final List<PlannedElection> partitions = new ArrayList<>();
+    private final List<SkippedPartition> skipped = new ArrayList<>();
+
+    /**
+     * @param createdAt passed in, not read from a clock, so plans are reproducible in tests
+     * @param tool      name and version of the writing tool, e.g. "kafka-unclean-recovery 0.1.0"
+     */
+    public PlanBuilder(Instant createdAt, String clusterId, String tool, Strategy strategy) {
+        this.createdAt = createdAt;
+        this.clusterId = clusterId;
+        this.tool = tool;
+        this.strategy = strategy;
+    }
+
+    /**
+     * @param partition the state the decision was made from; its leader epoch and replicas become {@code expected}
+     * @param evidence  the evidence the decision was made from; entries of other partitions or of brokers outside
+     *                  the replica set are left out
+     */
+    public PlanBuilder add(TopicPartitionState partition, List<ReplicaEvidence> evidence, Decision decision) {
+        if (!decision.topicPartition().equals(partition.topicPartition())) {
+            throw new IllegalArgumentException("decision for " + decision.topicPartition() + " added with the state of "
+                    + partition.topicPartition());
+        }
+        if (decision instanceof Decision.Elect elect) {
+            partitions.add(new PlannedElection(partition.topic(), partition.partition(), elect.designatedLeader(),
+                    // No client RPC exposes the partition epoch (DescribeTopicPartitions has none): unknown.
+                    new ExpectedState(partition.leaderEpoch(), ExpectedState.UNKNOWN_EPOCH, partition.replicas()),
+                    planEvidence(partition, evidence),
+                    elect.reason(),
+                    elect.truncations().stream().map(PlanTruncation::from).toList()));
+        } else {
+            skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason()));
+        }
+        return this;
+    }
+
+    public Plan build() {
+        return new Plan(Plan.VERSION, createdAt, clusterId, tool, strategy,
+                partitions.stream().sorted(ELECTION_ORDER).toList(),
+                skipped.stream().sorted(SKIPPED_ORDER).toList());
+    }
+
+    /** In assignment order, then live before disk, then oldest first: how a reviewer reads it. */
+    private static List<PlanEvidence> planEvidence(TopicPartitionState partition, List<ReplicaEvidence> evidence) {
+        return evidence.stream()
+                .filter(e -> e.topicPartition().equals(partition.topicPartition()))
+                .filter(e -> partition.replicas().contains(e.broker()))
+                .sorted(Comparator.comparingInt((ReplicaEvidence e) -> partition.replicas().indexOf(e.broker()))
+                        .thenComparing(ReplicaEvidence::source)
+                        .thenComparing(ReplicaEvidence::observedAt, Comparator.nullsLast(Comparator.naturalOrder()))
+                        .thenComparing(ReplicaEvidence::status))
+                .map(PlanEvidence::from)
+                .toList();
+    }
+}

@@ -1,0 +1,69 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.time.Instant;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One replica's evidence as the plan records it, so a reviewer sees what the choice was based on. Facts that are
+ * not known are left out of the file rather than written as -1.
+ *
+ * @param logEndOffset           present when status is OK
+ * @param lastWrittenLeaderEpoch present when status is OK; -1 means the replica's epoch cache is empty
+ * @param currentLeaderEpoch     the partition's leader epoch as the replica's broker knows it, when it said
+ * @param brokerEpoch            only the native RPC reports it
+ * @param error                  what went wrong, when status is not OK
+ */
+public record PlanEvidence(
+        @JsonProperty(required = true) int broker,
+        @JsonProperty(required = true) EvidenceSource source,
+        @JsonProperty(required = true) EvidenceStatus status,
+        Long logEndOffset,
+        Integer lastWrittenLeaderEpoch,
+        Integer currentLeaderEpoch,
+        Long brokerEpoch,
+        String error,
+        Instant observedAt) {
+
+    public PlanEvidence {
+        Checks.atLeast(broker, 0, "broker");
+        Checks.present(source, "source");
+        Checks.present(status, "status");
+        if (status == EvidenceStatus.OK) {
+            Checks.present(logEndOffset, "logEndOffset");
+            Checks.present(lastWrittenLeaderEpoch, "lastWrittenLeaderEpoch");
+            if (logEndOffset < 0) {
+                throw new IllegalArgumentException("logEndOffset must be >= 0, found " + logEndOffset);
+            }
+        }
+    }
+
+    public static PlanEvidence from(ReplicaEvidence evidence) {
+        if (!evidence.isAnswered()) {
+            return new PlanEvidence(evidence.broker(), evidence.source(), evidence.status(), null, null, null, null,
+                    evidence.error(), evidence.observedAt());
+        }
+        return new PlanEvidence(evidence.broker(), evidence.source(), evidence.status(), evidence.logEndOffset(),
+                evidence.lastWrittenLeaderEpoch(), knownOrNull(evidence.currentLeaderEpoch()),
+                evidence.brokerEpoch() < 0 ? null : evidence.brokerEpoch(), evidence.error(), evidence.observedAt());
+    }
+
+    /** Back to the probe's value, with -1 for what is unknown (its convention). */
+    public ReplicaEvidence toReplicaEvidence(TopicPartition topicPartition) {
+        return new ReplicaEvidence(topicPartition, broker, source, status,
+                logEndOffset == null ? -1L : logEndOffset,
+                lastWrittenLeaderEpoch == null ? -1 : lastWrittenLeaderEpoch,
+                currentLeaderEpoch == null ? -1 : currentLeaderEpoch,
+                brokerEpoch == null ? -1L : brokerEpoch,
+                error, observedAt);
+    }
+
+    private static Integer knownOrNull(int epoch) {
+        return epoch < 0 ? null : epoch;
+    }
+}

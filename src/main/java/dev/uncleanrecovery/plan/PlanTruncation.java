@@ -1,0 +1,49 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.uncleanrecovery.election.ExpectedTruncation;
+import dev.uncleanrecovery.election.TruncationEstimate;
+
+/**
+ * What one replica is expected to lose: offsets {@code [fromOffset, toOffset)}. See {@link ExpectedTruncation}
+ * for how the estimate is made and why a different epoch only gives a lower bound ({@code AT_LEAST}).
+ *
+ * @param records    absent when the estimate is UNKNOWN
+ * @param fromOffset absent when the estimate is UNKNOWN
+ * @param toOffset   the replica's log end offset; absent when the estimate is UNKNOWN
+ */
+public record PlanTruncation(
+        @JsonProperty(required = true) int broker,
+        Long records,
+        Long fromOffset,
+        Long toOffset,
+        @JsonProperty(required = true) TruncationEstimate estimate) {
+
+    public PlanTruncation {
+        Checks.atLeast(broker, 0, "broker");
+        Checks.present(estimate, "estimate");
+        if (estimate == TruncationEstimate.UNKNOWN) {
+            if (records != null || fromOffset != null || toOffset != null) {
+                throw new IllegalArgumentException("estimate UNKNOWN cannot have records, fromOffset or toOffset");
+            }
+        } else {
+            Checks.present(records, "records");
+            Checks.present(fromOffset, "fromOffset");
+            Checks.present(toOffset, "toOffset");
+            if (records < 0 || fromOffset < 0 || toOffset < fromOffset) {
+                throw new IllegalArgumentException("records " + records + ", fromOffset " + fromOffset + ", toOffset "
+                        + toOffset + " do not describe a range of offsets");
+            }
+        }
+    }
+
+    public static PlanTruncation from(ExpectedTruncation truncation) {
+        if (!truncation.isKnown()) {
+            return new PlanTruncation(truncation.broker(), null, null, null, truncation.estimate());
+        }
+        return new PlanTruncation(truncation.broker(), truncation.records(), truncation.fromOffset(),
+                truncation.toOffset(), truncation.estimate());
+    }
+}

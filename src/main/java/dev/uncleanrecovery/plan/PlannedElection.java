@@ -1,0 +1,54 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One partition to elect. {@code topic} (a string) and {@code partition} (an integer) are all that
+ * {@code kafka-leader-election.sh --path-to-json-file} reads; it ignores the other fields.
+ *
+ * @param designatedLeader the replica to elect; operators may change it, {@code execute} re-checks it
+ * @param evidence         what each replica said when the plan was made, in assignment order
+ * @param reason           why {@code designatedLeader}, for the reviewer
+ */
+public record PlannedElection(
+        @JsonProperty(required = true) String topic,
+        @JsonProperty(required = true) int partition,
+        @JsonProperty(required = true) int designatedLeader,
+        @JsonProperty(required = true) ExpectedState expected,
+        @JsonProperty(required = true) List<PlanEvidence> evidence,
+        @JsonProperty(required = true) String reason,
+        @JsonProperty(required = true) List<PlanTruncation> expectedTruncation) {
+
+    public PlannedElection {
+        Checks.text(topic, "topic");
+        Checks.atLeast(partition, 0, "partition");
+        Checks.present(expected, "expected");
+        if (!expected.replicas().contains(designatedLeader)) {
+            throw new IllegalArgumentException("designatedLeader " + designatedLeader + " is not one of expected.replicas "
+                    + expected.replicas() + "; designate one of those brokers");
+        }
+        evidence = Checks.list(evidence, "evidence");
+        for (int i = 0; i < evidence.size(); i++) {
+            if (!expected.replicas().contains(evidence.get(i).broker())) {
+                throw new IllegalArgumentException("evidence[" + i + "].broker " + evidence.get(i).broker()
+                        + " is not one of expected.replicas " + expected.replicas());
+            }
+        }
+        Checks.present(reason, "reason");
+        expectedTruncation = Checks.list(expectedTruncation, "expectedTruncation");
+        for (int i = 0; i < expectedTruncation.size(); i++) {
+            if (!expected.replicas().contains(expectedTruncation.get(i).broker())) {
+                throw new IllegalArgumentException("expectedTruncation[" + i + "].broker " + expectedTruncation.get(i).broker()
+                        + " is not one of expected.replicas " + expected.replicas());
+            }
+        }
+    }
+
+    public TopicPartition topicPartition() {
+        return new TopicPartition(topic, partition);
+    }
+}
