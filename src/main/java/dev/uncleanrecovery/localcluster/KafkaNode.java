@@ -40,6 +40,7 @@ final class KafkaNode {
     private long controllerLogLengthAtStop;
     private StopMode lastStopMode;
     private int starts;
+    private boolean paused;
 
     KafkaNode(int id, NodeRole role, int port, Path directory, Map<String, String> properties, List<String> jvmArgs) {
         this.id = id;
@@ -118,12 +119,22 @@ final class KafkaNode {
 
     void started(NodeProcess process, long logLengthAtStart) {
         this.process = process;
+        this.paused = false;
         this.logLengthAtStart = logLengthAtStart;
         this.starts++;
     }
 
+    boolean isPaused() {
+        return paused && isRunning();
+    }
+
+    void paused(boolean paused) {
+        this.paused = paused;
+    }
+
     void stopped(StopMode mode, long controllerLogLength) {
         this.process = null;
+        this.paused = false;
         this.lastStopMode = mode;
         this.controllerLogLengthAtStop = controllerLogLength;
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -239,6 +240,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return node(nodeId).dataDirectory();
     }
 
+    /** The node's own directory: {@code server.properties}, {@code node.log}, {@code format.log}, {@code data/}. */
+    public Path nodeDirectory(int nodeId) {
+        return node(nodeId).directory();
+    }
+
     /** Everything the node printed (Kafka's log4j output, JVM errors), across all its starts. */
     public Path nodeLogFile(int nodeId) {
         return node(nodeId).log().file();
@@ -278,6 +284,35 @@ public final class LocalKafkaCluster implements AutoCloseable {
         if (controller.isRunning()) {
             awaitBrokerUnfenced(brokerId, startupTimeout);
         }
+    }
+
+    /**
+     * Freezes the broker's JVM with SIGSTOP: its sockets still accept connections but nothing
+     * answers, like a broker stuck in a long GC pause or on a dead disk. After
+     * {@code broker.session.timeout.ms} (6 s) the controller fences it. {@link #resumeBroker} thaws it.
+     */
+    public synchronized void pauseBroker(int brokerId) {
+        KafkaNode broker = broker(brokerId);
+        if (!broker.isRunning()) {
+            throw new IllegalStateException(broker.name() + " is not running; start it before pausing it");
+        }
+        signal(broker, "STOP");
+        broker.paused(true);
+    }
+
+    /** Thaws a broker frozen by {@link #pauseBroker} (SIGCONT). */
+    public synchronized void resumeBroker(int brokerId) {
+        KafkaNode broker = broker(brokerId);
+        if (!broker.isPaused()) {
+            throw new IllegalStateException(broker.name() + " is not paused");
+        }
+        signal(broker, "CONT");
+        broker.paused(false);
+    }
+
+    /** Whether the broker is frozen by {@link #pauseBroker}. */
+    public boolean isPaused(int brokerId) {
+        return broker(brokerId).isPaused();
     }
 
     public void stopController(StopMode mode) {
@@ -436,16 +471,16 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
     }
 
-    // With no broker left to answer DescribeCluster, the controller's own log is the witness:
-    // "Fencing broker 3 at epoch 12 because its session has timed out." after a kill -9, and
-    // "The request from broker 3 to shut down has been granted ..." after a controlled shutdown.
+    // With no broker left to answer DescribeCluster, the controller's own log is the witness: it logs
+    // every metadata record it replays, and fencing is "BrokerRegistrationChangeRecord(brokerId=3,
+    // brokerEpoch=30, fenced=1, ...)", whether after a session timeout (kill -9) or a controlled shutdown.
     private boolean controllerLoggedFencing(KafkaNode broker) {
         if (broker.isRunning() || broker.lastStopMode() == null) {
             return false;
         }
-        String since = controller.log().readSince(broker.controllerLogLengthAtStop());
-        return since.contains("Fencing broker " + broker.id() + " at epoch")
-                || since.contains("The request from broker " + broker.id() + " to shut down has been granted");
+        Pattern fencingRecord = Pattern.compile("BrokerRegistrationChangeRecord\\(brokerId=" + broker.id()
+                + ", brokerEpoch=\\d+, fenced=1,");
+        return fencingRecord.matcher(controller.log().readSince(broker.controllerLogLengthAtStop())).find();
     }
 
     // Fenced brokers are listed only on request (KIP-1073, Kafka 4.0); Node.isFenced() says which.
@@ -497,6 +532,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         if (!node.isRunning()) {
             throw new IllegalStateException(node.name() + " is not running; start it before stopping it");
         }
+        if (node.isPaused()) {
+            // A frozen JVM cannot run its controlled shutdown; SIGKILL needs no thawing but is harmless.
+            signal(node, "CONT");
+            node.paused(false);
+        }
         NodeProcess process = node.process();
         long controllerLogLength = controller.log().length();
         long began = System.nanoTime();
@@ -531,6 +571,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private void launch(KafkaNode node, Path log4jConfig) {
+        if (node.process() != null) {
+            node.process().release(); // it died on its own (crash, OOM): reap its watchdog first
+        }
         NodeLog log = node.log();
         log.append("---- kafka-unclean-recovery local cluster: starting " + node.name() + " (start #"
                 + (node.starts() + 1) + ") at " + Instant.now() + " ----");
@@ -620,10 +663,28 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private synchronized void killAllNodes() {
-        allNodes().filter(KafkaNode::isRunning).forEach(node -> {
+        allNodes().filter(node -> node.process() != null).forEach(node -> {
             node.process().kill();
             node.stopped(StopMode.ABRUPT, controller.log().length());
         });
+    }
+
+    // The JDK has no SIGSTOP/SIGCONT; kill(1) has.
+    private static void signal(KafkaNode node, String signal) {
+        long pid = node.process().pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (kill.waitFor() != 0) {
+                throw new LocalClusterException("kill -" + signal + " " + pid + " (" + node.name() + ") failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill -" + signal + " " + pid, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while signalling " + node.name(), e);
+        }
     }
 
     private KafkaNode requireStopped(KafkaNode node, String action) {

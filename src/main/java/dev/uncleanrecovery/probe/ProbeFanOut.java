@@ -53,6 +53,12 @@ public final class ProbeFanOut {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProbeFanOut.class);
 
+    /**
+     * A retry that would start this close to the deadline cannot finish a round trip; it would only
+     * replace the broker's real last error (say, connection refused) by a timeout.
+     */
+    private static final long LAST_USEFUL_RETRY_MS = 100;
+
     private final ReplicaLogInfoSource source;
     private final ProbeSettings settings;
     private final IntFunction<String> describeBroker;
@@ -208,7 +214,7 @@ public final class ProbeFanOut {
                 // Asking again cannot help (authentication, unregistered broker, no usable version).
                 for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
                     settle(broker, p.topicPartition(), ReplicaEvidence.failed(p.topicPartition(), broker.id,
-                            source.kind(), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
+                            source.kindFor(broker.id), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
                 }
                 return;
             }
@@ -238,7 +244,7 @@ public final class ProbeFanOut {
                     broker.lastError = again.reason();
                     if (attempts >= settings.maxAttemptsPerPartition()) {
                         settle(broker, tp, again.ifRetriesRunOut() != null ? again.ifRetriesRunOut()
-                                : ReplicaEvidence.failed(tp, broker.id, source.kind(), EvidenceStatus.ERROR,
+                                : ReplicaEvidence.failed(tp, broker.id, source.kindFor(broker.id), EvidenceStatus.ERROR,
                                         again.reason() + " (still so after " + attempts + " attempts)", Instant.now()));
                     } else {
                         retry.add(p);
@@ -268,6 +274,10 @@ public final class ProbeFanOut {
         }
 
         void askAgainLater(BrokerRun broker, List<PartitionToProbe> partitions, long delayMs) {
+            long leftMs = (deadlineNanos - System.nanoTime()) / 1_000_000;
+            if (delayMs > leftMs - LAST_USEFUL_RETRY_MS) {
+                return; // the deadline settles them, with the last error seen
+            }
             thread.schedule(() -> {
                 if (finished) {
                     return;
@@ -310,7 +320,7 @@ public final class ProbeFanOut {
             if (last != null && last.startsWith(who + " ")) {
                 last = last.substring(who.length() + 1);
             }
-            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kind(), EvidenceStatus.UNREACHABLE,
+            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kindFor(broker.id), EvidenceStatus.UNREACHABLE,
                     who + " did not answer within " + settings.timeout().toMillis() + " ms: "
                             + (last == null ? "no answer yet (still connecting or waiting for the broker)" : last),
                     Instant.now());

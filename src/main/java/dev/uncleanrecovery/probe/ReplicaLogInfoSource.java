@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface ReplicaLogInfoSource {
 
-    /** Written on the evidence of replicas whose broker never answered. */
-    EvidenceSource kind();
+    /** The source written on evidence the engine makes itself for this broker (UNREACHABLE, retries run out). */
+    EvidenceSource kindFor(int brokerId);
 
     /**
      * Asks {@code batch.brokerId()} about {@code batch.partitions()} (at most

@@ -56,7 +56,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     }
 
     @Override
-    public EvidenceSource kind() {
+    public EvidenceSource kindFor(int brokerId) {
         return EvidenceSource.STOCK;
     }
 

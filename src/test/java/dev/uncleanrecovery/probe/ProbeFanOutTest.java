@@ -45,7 +45,7 @@ class ProbeFanOutTest {
         }
 
         @Override
-        public EvidenceSource kind() {
+        public EvidenceSource kindFor(int brokerId) {
             return EvidenceSource.STOCK;
         }
 
