@@ -2,8 +2,83 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.execute.ExecutionResult;
+import dev.uncleanrecovery.execute.Outcome;
+import dev.uncleanrecovery.execute.PartitionOutcome;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.workflow.RecoveryExecution;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
-@Command(name = "execute", mixinStandardHelpOptions = true, description = "Re-validate and apply a reviewed plan.")
-public class ExecuteCommand extends NotBuiltYet {
+@Command(name = "execute", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Apply a reviewed plan: re-read every partition and refuse the ones that changed since the plan",
+            "(leader epoch, replica set, a leader again, a reassignment, the designated broker fenced or its log shrunk),",
+            "then elect each designated leader and verify it (leader and leader epoch + 1).",
+            "Exit 0 all done, 1 a step failed or the controller elected someone else, 3 some partitions were refused."})
+public class ExecuteCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    RootCommand root;
+
+    @Option(names = "--plan", paramLabel = "FILE", required = true, description = "The plan written by 'plan'.")
+    Path planFile;
+
+    @Mixin
+    ExecuteOptions execution;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Override
+    public Integer call() throws Exception {
+        Plan plan = PlanFile.read(planFile);
+        ExecutionResult result;
+        try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            result = new RecoveryExecution(discovery).execute(plan, planFile.toString(), execution.options(),
+                    ProgressLine.steps(spec.commandLine().getErr()));
+        }
+        return report(result, execution.resultFile(planFile), root.global, spec.commandLine().getOut());
+    }
+
+    /** Writes the result file and prints the summary; shared with {@code recover}. */
+    static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws java.io.IOException {
+        ResultFile file = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
+        ResultFile.write(resultFile, file);
+        if (global.output == GlobalOptions.OutputFormat.json) {
+            out.println(Json.mapper().writeValueAsString(file));
+        } else {
+            Table table = new Table("PARTITION", "DESIGNATED", "OUTCOME", "DETAIL");
+            for (PartitionOutcome p : result.partitions()) {
+                table.row(p.topicPartition(), p.designatedLeader(), p.outcome(), p.detail());
+            }
+            table.print(out);
+            out.println();
+            out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed (%d ms, %s)%n",
+                    result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
+                    result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
+                    result.elector());
+            for (String warning : file.warnings()) {
+                out.println("WARNING: " + warning);
+            }
+            out.println("Result written to " + resultFile.toAbsolutePath());
+        }
+        if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
+            return ExitCode.FAILURE;
+        }
+        return result.needsAttention() ? ExitCode.ATTENTION : ExitCode.OK;
+    }
 }

@@ -2,8 +2,76 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.workflow.RecoveryPlanning;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
-@Command(name = "plan", mixinStandardHelpOptions = true, description = "Probe every replica and write a reviewable plan; never changes the cluster.")
-public class PlanCommand extends NotBuiltYet {
+@Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Probe every replica of the offline partitions, choose per partition the replica that loses",
+            "the least (highest last written leader epoch, then longest log), and write a reviewable JSON plan.",
+            "Never changes the cluster. The plan is also valid kafka-leader-election.sh --path-to-json-file input.",
+            "Exit 0 when every selected offline partition has a designated leader, 3 when some are skipped."})
+public class PlanCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    RootCommand root;
+
+    @Mixin
+    SelectionOptions select;
+
+    @Mixin
+    PlanOptions planning;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        RecoveryPlanning.Options options = new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe());
+        RecoveryPlanning.Result result;
+        try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            result = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
+        }
+        return report(result, planning.outputFile(result.plan().createdAt()), root.global, out, err);
+    }
+
+    /** Writes the plan file and prints it; shared with {@code recover}. */
+    static int report(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
+            throws java.io.IOException {
+        var plan = result.plan();
+        if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
+            out.println("Nothing is offline among the " + result.snapshot().partitions().size()
+                    + " partition(s) checked; no plan written.");
+            return ExitCode.OK;
+        }
+        PlanFile.write(file, plan);
+        if (global.output == GlobalOptions.OutputFormat.json) {
+            out.println(Json.mapper().writeValueAsString(plan));
+        } else {
+            PlanPrinter.print(plan, out);
+            out.println();
+            out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + result.probeTime().toMillis()
+                    + " ms, " + result.requests().total() + " requests). Nothing was changed.");
+            if (!plan.partitions().isEmpty()) {
+                out.println("Review it, then apply it with: kafka-unclean-recovery.sh --bootstrap-server "
+                        + global.bootstrapServer + " execute --plan " + file);
+            }
+        }
+        return plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;
+    }
 }

@@ -39,9 +39,16 @@ public final class ClientProperties {
         props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.putIfAbsent(CommonClientConfigs.CLIENT_ID_CONFIG, "kafka-unclean-recovery");
         props.putIfAbsent(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-        props.putIfAbsent(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(Math.min(timeoutMs, 30_000)));
+        // A hung broker (SIGSTOP, GC pause) accepts connections but never answers: a request timeout well below
+        // the call timeout lets Admin retry the call on another broker instead of failing it.
+        props.putIfAbsent(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(requestTimeoutMs(timeoutMs)));
         // One bootstrap attempt per address is enough to tell an unreachable cluster; Admin retries inside the timeout.
         props.putIfAbsent(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
         return props;
+    }
+
+    /** How long one request to one broker may take within a call bounded by {@code timeoutMs}. */
+    public static int requestTimeoutMs(int timeoutMs) {
+        return Math.max(1000, Math.min(timeoutMs / 3, 30_000));
     }
 }

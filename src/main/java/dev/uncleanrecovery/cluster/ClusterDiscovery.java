@@ -129,7 +129,8 @@ public final class ClusterDiscovery implements AutoCloseable {
         }
         List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
         try {
-            return new TopicPartitionsReader(connections(brokers), java.time.Duration.ofMillis(timeoutMs)).read(topics, live);
+            return new TopicPartitionsReader(connections(brokers),
+                    java.time.Duration.ofMillis(ClientProperties.requestTimeoutMs(timeoutMs))).read(topics, live);
         } catch (UnsupportedVersionException e) {
             return describeTopicsThroughMetadata(topics, brokers);
         }

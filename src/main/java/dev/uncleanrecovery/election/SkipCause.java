@@ -11,5 +11,7 @@ public enum SkipCause {
     /** Balanced strategy: an ELR or LastKnownELR member has not answered yet. */
     WAITING_FOR_ELR,
     /** The best choice would truncate more than the operator's {@code --max-truncated-records}. */
-    OVER_TRUNCATION_LIMIT
+    OVER_TRUNCATION_LIMIT,
+    /** A reassignment is in progress: its target replicas would change the outcome; the tool never touches it. */
+    REASSIGNMENT_IN_PROGRESS
 }

@@ -1,0 +1,47 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.workflow.RecoveryExecution;
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** How {@code execute} and {@code recover --automated-recovery} apply a plan. */
+class ExecuteOptions {
+
+    @Option(names = "--result-file", paramLabel = "FILE",
+            description = "Where to write the result (default: next to the plan, <plan>-result.json).")
+    Path resultFile;
+
+    @Option(names = "--allow-unprobed-leader",
+            description = "Elect a designatedLeader that has no live evidence in the plan (hand-edited plans).")
+    boolean allowUnprobedLeader;
+
+    @Option(names = "--reprobe-timeout-ms", paramLabel = "MS", defaultValue = "10000",
+            description = "Deadline for probing each designated replica again just before electing (default: ${DEFAULT-VALUE}).")
+    long reprobeTimeoutMs;
+
+    @Option(names = "--verify-timeout-ms", paramLabel = "MS", defaultValue = "30000",
+            description = "How long to wait for elected partitions to show their new leader (default: ${DEFAULT-VALUE}).")
+    long verifyTimeoutMs;
+
+    RecoveryExecution.Options options() {
+        Duration reprobe = Duration.ofMillis(Math.max(100, reprobeTimeoutMs));
+        ProbeSettings defaults = ProbeSettings.defaults();
+        return new RecoveryExecution.Options(allowUnprobedLeader,
+                defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
+                        ? reprobe : defaults.requestTimeout()),
+                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)));
+    }
+
+    Path resultFile(Path planFile) {
+        if (resultFile != null) {
+            return resultFile;
+        }
+        String name = planFile.getFileName().toString();
+        String base = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
+        return planFile.resolveSibling(base + "-result.json");
+    }
+}

@@ -1,0 +1,79 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.election.ElectionOptions;
+import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.probe.ProbeSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Set;
+import picocli.CommandLine.Option;
+
+/** How {@code plan} and {@code recover} probe and choose. */
+class PlanOptions {
+
+    private static final DateTimeFormatter FILE_TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+    @Option(names = "--strategy", paramLabel = "STRATEGY", defaultValue = "balanced",
+            description = "balanced (default): decide only when every LastKnownELR member answered;"
+                    + " proactive: decide from whoever answered by the deadline.")
+    String strategy;
+
+    @Option(names = "--exclude-broker", paramLabel = "ID", split = ",",
+            description = "Never elect a replica on these brokers (repeat or comma separate).")
+    List<Integer> excludedBrokers;
+
+    @Option(names = "--max-truncated-records", paramLabel = "N",
+            description = "Skip a partition whose choice would make other replicas truncate more than N records.")
+    Long maxTruncatedRecords;
+
+    @Option(names = "--probe-timeout-ms", paramLabel = "MS", defaultValue = "30000",
+            description = "Deadline for asking every replica; a broker silent until then counts as UNREACHABLE"
+                    + " (default: ${DEFAULT-VALUE}).")
+    long probeTimeoutMs;
+
+    @Option(names = "--output-file", paramLabel = "FILE",
+            description = "Where to write the plan (default: plan-<UTC timestamp>.json). Never overwrites.")
+    Path outputFile;
+
+    ElectionOptions election() {
+        ElectionOptions options = ElectionOptions.defaults().withStrategy(strategy());
+        if (excludedBrokers != null) {
+            options = options.withExcludedBrokers(Set.copyOf(excludedBrokers));
+        }
+        if (maxTruncatedRecords != null) {
+            if (maxTruncatedRecords < 0) {
+                throw new UserInputException("--max-truncated-records must be >= 0");
+            }
+            options = options.withMaxTruncatedRecords(maxTruncatedRecords);
+        }
+        return options;
+    }
+
+    ProbeSettings probe() {
+        if (probeTimeoutMs < 100) {
+            throw new UserInputException("--probe-timeout-ms must be at least 100");
+        }
+        Duration timeout = Duration.ofMillis(probeTimeoutMs);
+        ProbeSettings defaults = ProbeSettings.defaults();
+        return defaults.withTimeout(timeout).withRequestTimeout(
+                timeout.compareTo(defaults.requestTimeout()) < 0 ? timeout : defaults.requestTimeout());
+    }
+
+    Path outputFile(java.time.Instant now) {
+        return outputFile != null ? outputFile : Path.of("plan-" + FILE_TIMESTAMP.format(now) + ".json");
+    }
+
+    private Strategy strategy() {
+        try {
+            return Strategy.valueOf(strategy.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new UserInputException("--strategy must be balanced or proactive, not '" + strategy + "'");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanEvidence;
+import dev.uncleanrecovery.plan.PlanTruncation;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.plan.SkippedPartition;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import java.io.PrintWriter;
+import java.util.stream.Collectors;
+
+/** The plan as tables for people: what will be elected and why, and what is skipped and why. */
+final class PlanPrinter {
+
+    private PlanPrinter() {
+    }
+
+    static void print(Plan plan, PrintWriter out) {
+        out.println("Partitions to elect: " + (plan.partitions().isEmpty() ? "none" : plan.partitions().size())
+                + " (strategy " + plan.strategy().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        if (!plan.partitions().isEmpty()) {
+            Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION", "REASON");
+            for (PlannedElection p : plan.partitions()) {
+                PlanEvidence leader = p.evidence().stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
+                table.row(p.topic() + "-" + p.partition(),
+                        p.designatedLeader() + " " + describe(leader),
+                        p.evidence().stream().filter(e -> e.broker() != p.designatedLeader())
+                                .map(e -> e.broker() + " " + describe(e)).collect(Collectors.joining(", ")),
+                        truncation(p),
+                        p.reason());
+            }
+            table.print(out);
+        }
+        if (!plan.skipped().isEmpty()) {
+            out.println();
+            out.println("Skipped: " + plan.skipped().size());
+            Table table = new Table("PARTITION", "REASON");
+            for (SkippedPartition s : plan.skipped()) {
+                table.row(s.topic() + "-" + s.partition(), s.reason());
+            }
+            table.print(out);
+        }
+    }
+
+    private static String describe(PlanEvidence e) {
+        if (e == null) {
+            return "(no evidence)";
+        }
+        if (e.status() == EvidenceStatus.OK) {
+            return "(epoch " + e.lastWrittenLeaderEpoch() + ", LEO " + e.logEndOffset()
+                    + (e.source() == dev.uncleanrecovery.probe.EvidenceSource.STOCK ? "" : ", " + e.source().name().toLowerCase(java.util.Locale.ROOT))
+                    + ")";
+        }
+        return "(" + e.status() + ")";
+    }
+
+    private static String truncation(PlannedElection p) {
+        if (p.expectedTruncation().isEmpty()) {
+            return "none";
+        }
+        return p.expectedTruncation().stream().map(PlanPrinter::truncation).collect(Collectors.joining(", "));
+    }
+
+    private static String truncation(PlanTruncation t) {
+        return switch (t.estimate()) {
+            case UNKNOWN -> t.broker() + ": unknown";
+            case EXACT -> t.broker() + ": " + t.records() + (t.records() == 0 ? "" : " [" + t.fromOffset() + ".." + t.toOffset() + ")");
+            case AT_LEAST -> t.broker() + ": at least " + t.records() + (t.records() == 0 ? "" : " [" + t.fromOffset() + ".." + t.toOffset() + ")");
+        };
+    }
+}

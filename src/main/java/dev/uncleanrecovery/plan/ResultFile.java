@@ -1,0 +1,50 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The result file {@code execute} writes next to the plan: per partition the state before, what was done, the
+ * state after; a summary; and the warnings an operator must act on.
+ */
+public record ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt,
+                         long elapsedMs, String elector, Summary summary, List<Partition> partitions,
+                         List<String> warnings) {
+
+    public static final int VERSION = 1;
+
+    public record Summary(long elected, long alreadyRecovered, long refused, long electedOther, long failed) {
+    }
+
+    /** @param outcome ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER or FAILED */
+    public record Partition(String topic, int partition, int designatedLeader, String outcome, String detail,
+                            State before, State after) {
+    }
+
+    /** The partition as the controller described it. */
+    public record State(int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr,
+                        List<Integer> eligibleLeaderReplicas, List<Integer> lastKnownElr) {
+    }
+
+    /** Written whole or not at all (temp file, then an atomic move). */
+    public static void write(Path file, ResultFile result) throws IOException {
+        Path absolute = file.toAbsolutePath();
+        Path temp = Files.createTempFile(absolute.getParent(), absolute.getFileName().toString(), ".tmp");
+        try {
+            Json.mapper().writeValue(temp.toFile(), result);
+            Files.move(temp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    public static ResultFile read(Path file) throws IOException {
+        return Json.mapper().readValue(file.toFile(), ResultFile.class);
+    }
+}

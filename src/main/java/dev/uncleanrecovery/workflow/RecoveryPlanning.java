@@ -1,0 +1,126 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.workflow;
+
+import dev.uncleanrecovery.cluster.BrokerConnections;
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.PartitionSelection;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.election.Decision;
+import dev.uncleanrecovery.election.ElectionOptions;
+import dev.uncleanrecovery.election.LeaderChoice;
+import dev.uncleanrecovery.election.SkipCause;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.PartitionToProbe;
+import dev.uncleanrecovery.probe.ProbeFanOut;
+import dev.uncleanrecovery.probe.ProbeProgress;
+import dev.uncleanrecovery.probe.ProbeResult;
+import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.probe.RequestCounts;
+import dev.uncleanrecovery.probe.StockLogInfoSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Discover → probe every replica → choose → plan. Changes nothing in the cluster.
+ */
+public final class RecoveryPlanning {
+
+    /**
+     * @param selection what the user selected; with {@link PartitionSelection.AllTopics} only offline partitions
+     *                  are planned, an explicit selection plans (or skips, with the reason) every selected one
+     */
+    public record Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe) {
+    }
+
+    /** The plan and everything it was made from, for the table the CLI prints. */
+    public record Result(Plan plan, ClusterSnapshot snapshot, Map<TopicPartition, List<ReplicaEvidence>> evidence,
+                         List<Decision> decisions, RequestCounts requests, Duration probeTime) {
+    }
+
+    private final ClusterDiscovery discovery;
+    private final Clock clock;
+    private final String tool;
+
+    /** @param tool name and version written into the plan */
+    public RecoveryPlanning(ClusterDiscovery discovery, Clock clock, String tool) {
+        this.discovery = discovery;
+        this.clock = clock;
+        this.tool = tool;
+    }
+
+    public Result plan(Options options, Consumer<ProbeProgress> progress) {
+        ClusterSnapshot snapshot = discovery.describe(options.selection());
+        List<TopicPartitionState> considered = options.selection() instanceof PartitionSelection.AllTopics
+                ? snapshot.offlinePartitions() : snapshot.partitions();
+
+        List<TopicPartitionState> toProbe = considered.stream()
+                .filter(TopicPartitionState::isOffline)
+                .filter(p -> !snapshot.reassigning().contains(p.topicPartition()))
+                .toList();
+        Map<TopicPartition, List<ReplicaEvidence>> evidence = new HashMap<>();
+        RequestCounts requests = new RequestCounts();
+        Duration probeTime = Duration.ZERO;
+        if (!toProbe.isEmpty()) {
+            ProbeResult probed = probe(snapshot, toProbe, options.probe(), progress);
+            evidence.putAll(probed.evidence());
+            requests = probed.requests();
+            probeTime = probed.elapsed();
+        }
+
+        Set<Integer> fenced = snapshot.fencedBrokers();
+        PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
+                options.election().strategy());
+        List<Decision> decisions = new ArrayList<>();
+        for (TopicPartitionState partition : considered) {
+            List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
+            Decision decision = snapshot.reassigning().contains(partition.topicPartition())
+                    ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
+                            "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
+                    : LeaderChoice.decide(partition, known, fenced, options.election());
+            decisions.add(decision);
+            plan.add(partition, known, decision);
+        }
+        return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+    }
+
+    /** Every replica of the partitions, on the broker that holds it; unregistered brokers cannot be asked. */
+    private ProbeResult probe(ClusterSnapshot snapshot, List<TopicPartitionState> partitions, ProbeSettings settings,
+                              Consumer<ProbeProgress> progress) {
+        Set<Integer> registered = snapshot.brokersById().keySet();
+        Map<Integer, List<PartitionToProbe>> byBroker = new LinkedHashMap<>();
+        Map<TopicPartition, List<ReplicaEvidence>> unreachable = new HashMap<>();
+        PartitionToProbe.everyReplica(partitions).forEach((broker, list) -> {
+            if (registered.contains(broker)) {
+                byBroker.put(broker, list);
+            } else {
+                for (PartitionToProbe p : list) {
+                    unreachable.computeIfAbsent(p.topicPartition(), k -> new ArrayList<>()).add(ReplicaEvidence.failed(
+                            p.topicPartition(), broker, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE,
+                            "broker " + broker + " is not registered with the controller (it is down)", Instant.now(clock)));
+                }
+            }
+        });
+        BrokerConnections connections = discovery.connections(snapshot.brokers());
+        ProbeResult result = new ProbeFanOut(new StockLogInfoSource(connections), settings, connections::describe)
+                .run(byBroker, progress);
+        Map<TopicPartition, List<ReplicaEvidence>> merged = new HashMap<>();
+        result.evidence().forEach((tp, list) -> merged.put(tp, new ArrayList<>(list)));
+        unreachable.forEach((tp, list) -> merged.computeIfAbsent(tp, k -> new ArrayList<>()).addAll(list));
+        return new ProbeResult(merged, result.requests(), result.elapsed());
+    }
+}

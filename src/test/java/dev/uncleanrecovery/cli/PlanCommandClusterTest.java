@@ -1,0 +1,155 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.harness.KafkaToolProcess;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanEvidence;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The KIP-966 outage leaves orders-0 offline with replicas [1,3,2]: 1 (the last leader, LastKnownELR) is
+ * down, 3 holds 50 records, 2 holds 100. Kafka's own unclean election would pick 3; the plan must pick 2.
+ */
+@KafkaClusterTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PlanCommandClusterTest {
+
+    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void breakTheCluster(LocalKafkaCluster cluster) {
+        LastReplicaStandingOutage.reproduce(cluster, "orders", 1, 50, 10, s -> { });
+    }
+
+    @Test
+    @Order(1)
+    void balanced_waits_for_the_last_known_elr_member_and_says_so(LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("balanced.json");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-timeout-ms", "3000",
+                "--output-file", file.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.ATTENTION);
+        Plan plan = PlanFile.read(file);
+        assertThat(plan.partitions()).isEmpty();
+        assertThat(plan.skipped()).singleElement().satisfies(s -> {
+            assertThat(s.topicPartition()).isEqualTo(ORDERS_0);
+            assertThat(s.reason()).contains("LastKnownELR member 1");
+        });
+        assertThat(run.out()).contains("Skipped: 1", "orders-0");
+    }
+
+    @Test
+    @Order(2)
+    void proactive_designates_the_longest_log_although_it_is_not_first_in_assignment_order(LocalKafkaCluster cluster)
+            throws Exception {
+        Path file = dir.resolve("proactive.json");
+        PartitionView before = cluster.describePartition(ORDERS_0);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--output-file", file.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
+        PlannedElection election = PlanFile.read(file).partitions().get(0);
+        assertThat(election.topicPartition()).isEqualTo(ORDERS_0);
+        assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        assertThat(election.expected().replicas()).containsExactly(1, 3, 2);
+        assertThat(evidence(election, 2)).satisfies(e -> {
+            assertThat(e.status()).isEqualTo(EvidenceStatus.OK);
+            assertThat(e.source()).isEqualTo(EvidenceSource.STOCK);
+            assertThat(e.logEndOffset()).isEqualTo(100L);
+            assertThat(e.lastWrittenLeaderEpoch()).isZero();
+        });
+        assertThat(evidence(election, 3)).satisfies(e -> {
+            assertThat(e.logEndOffset()).isEqualTo(50L);
+            assertThat(e.lastWrittenLeaderEpoch()).isZero();
+        });
+        assertThat(evidence(election, 1).status()).isEqualTo(EvidenceStatus.UNREACHABLE);
+        assertThat(run.out()).contains("orders-0", "2 (epoch 0, LEO 100)", "3 (epoch 0, LEO 50)", "Nothing was changed");
+        assertThat(cluster.describePartition(ORDERS_0)).as("plan never changes the cluster").isEqualTo(before);
+    }
+
+    @Test
+    @Order(3)
+    void the_plan_file_is_accepted_by_kafka_leader_election(LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("proactive.json");
+
+        // PREFERRED leaves the offline partition alone (its preferred replica 1 is down), so nothing changes,
+        // yet the tool must have parsed the file to name the partition it tried.
+        KafkaToolProcess.Run run = KafkaToolProcess.run("org.apache.kafka.tools.LeaderElectionCommand",
+                "--bootstrap-server", cluster.bootstrapServers(), "--election-type", "preferred",
+                "--path-to-json-file", file.toString());
+
+        assertThat(run.output()).doesNotContain("Replica election data", "Expected 'Integer'", "No such field");
+        assertThat(run.output()).contains("orders-0");
+        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+    }
+
+    @Test
+    @Order(4)
+    void a_stopped_broker_is_unreachable_within_the_deadline_and_balanced_still_waits(LocalKafkaCluster cluster)
+            throws Exception {
+        long pid = cluster.pid(LastReplicaStandingOutage.SHORTEST_SURVIVOR).orElseThrow();
+        Path file = dir.resolve("sigstop.json");
+        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+        CliRun run;
+        long elapsedMs;
+        try {
+            long start = System.nanoTime();
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                    "--probe-timeout-ms", "4000", "--output-file", file.toString());
+            elapsedMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor();
+        }
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
+        PlannedElection election = PlanFile.read(file).partitions().get(0);
+        assertThat(election.designatedLeader()).isEqualTo(2);
+        assertThat(evidence(election, 3).status()).isEqualTo(EvidenceStatus.UNREACHABLE);
+        assertThat(evidence(election, 3).error()).contains("broker 3");
+        assertThat(elapsedMs).as("the probe deadline bounds the run").isLessThan(30_000);
+    }
+
+    @Test
+    @Order(5)
+    void an_existing_plan_file_is_never_overwritten(LocalKafkaCluster cluster) throws Exception {
+        Path file = Files.writeString(dir.resolve("existing.json"), "keep me");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "2000", "--output-file", file.toString());
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(Files.readString(file)).isEqualTo("keep me");
+    }
+
+    private static PlanEvidence evidence(PlannedElection election, int broker) {
+        List<PlanEvidence> matching = election.evidence().stream().filter(e -> e.broker() == broker).toList();
+        assertThat(matching).hasSize(1);
+        return matching.get(0);
+    }
+}

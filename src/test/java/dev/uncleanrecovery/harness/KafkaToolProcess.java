@@ -1,0 +1,41 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.harness;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one of Kafka's own command-line tools (e.g. LeaderElectionCommand, kafka-leader-election.sh) from the
+ * stock 4.4.0 jars the build resolved, in its own JVM, the way an operator would.
+ */
+public final class KafkaToolProcess {
+
+    public record Run(int exitCode, String output) {
+    }
+
+    private KafkaToolProcess() {
+    }
+
+    public static Run run(String mainClass, String... args) throws IOException, InterruptedException {
+        String classpathFile = System.getProperty("kafka.server.classpath.file", "target/kafka-server-4.4.0.classpath");
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-cp", Files.readString(Path.of(classpathFile)).trim(), mainClass));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        byte[] output = process.getInputStream().readAllBytes();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException(mainClass + " did not finish within 120 s");
+        }
+        return new Run(process.exitValue(), new String(output, StandardCharsets.UTF_8));
+    }
+}
