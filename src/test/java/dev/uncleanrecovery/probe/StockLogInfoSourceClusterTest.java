@@ -66,17 +66,16 @@ class StockLogInfoSourceClusterTest {
 
         // when: broker 3 is frozen (SIGSTOP: its socket accepts connections, nothing answers) during a 3 s probe
         ClusterSnapshot snapshot = describe(cluster, tp.topic());
-        long pid = cluster.pid(3).orElseThrow();
         ProbeResult result;
         long tookMs;
-        signal("STOP", pid);
+        cluster.pauseBroker(3);
         try {
             long start = System.nanoTime();
             result = probe(cluster, snapshot, ProbeSettings.defaults().withTimeout(Duration.ofMillis(3_000))
                     .withRequestTimeout(Duration.ofMillis(1_000))).result();
             tookMs = (System.nanoTime() - start) / 1_000_000;
         } finally {
-            signal("CONT", pid);
+            cluster.resumeBroker(3);
         }
 
         // then: the live replicas answered, broker 3 is UNREACHABLE, and the probe kept its deadline
@@ -302,11 +301,6 @@ class StockLogInfoSourceClusterTest {
     private static void kill(LocalKafkaCluster cluster, int broker) {
         cluster.stopBroker(broker, StopMode.ABRUPT);
         cluster.awaitBrokerFenced(broker, STATE_TIMEOUT);
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-        assertThat(kill.waitFor()).as("kill -%s %d", signal, pid).isZero();
     }
 
     private static void electUnclean(LocalKafkaCluster cluster, TopicPartition tp) throws Exception {
