@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
@@ -221,12 +222,34 @@ public final class BrokerConnections implements AutoCloseable {
         long deadlineMs = time.milliseconds() + Math.max(1, timeout.toMillis());
         return apiVersions(brokerId).thenCompose(versions -> {
             if (!versions.advertises(apiKey, apiVersion)) {
-                return CompletableFuture.failedFuture(new BrokerRequestException(brokerId, false, describe(brokerId)
-                        + " does not advertise api key " + apiKey + " version " + apiVersion
-                        + " in ApiVersions, so the request was not sent (a broker closes the connection on api keys it does not know)"));
+                return CompletableFuture.failedFuture(notAdvertised(brokerId, apiKey, apiVersion));
             }
             return rawChannels().send(brokerId, apiKey, apiVersion, requestBody, deadlineMs);
         });
+    }
+
+    /**
+     * Like {@link #sendRaw}, for callers that frame requests themselves (the {@code protocol}
+     * package's {@code Frames}): {@code frameForCorrelationId} builds the whole request frame
+     * (header and body, without the size prefix) for the correlation id it is given, and the
+     * future completes with the whole response frame (header and body). The broker must advertise
+     * {@code apiKey} at {@code apiVersion}, else nothing is sent.
+     */
+    public CompletableFuture<ByteBuffer> sendRawFrame(int brokerId, short apiKey, short apiVersion,
+                                                      IntFunction<ByteBuffer> frameForCorrelationId, Duration timeout) {
+        long deadlineMs = time.milliseconds() + Math.max(1, timeout.toMillis());
+        return apiVersions(brokerId).thenCompose(versions -> {
+            if (!versions.advertises(apiKey, apiVersion)) {
+                return CompletableFuture.failedFuture(notAdvertised(brokerId, apiKey, apiVersion));
+            }
+            return rawChannels().sendFrame(brokerId, apiKey, frameForCorrelationId, deadlineMs);
+        });
+    }
+
+    private BrokerRequestException notAdvertised(int brokerId, short apiKey, short apiVersion) {
+        return new BrokerRequestException(brokerId, false, describe(brokerId)
+                + " does not advertise api key " + apiKey + " version " + apiVersion
+                + " in ApiVersions, so the request was not sent (a broker closes the connection on api keys it does not know)");
     }
 
     private synchronized BrokerRawChannels rawChannels() {

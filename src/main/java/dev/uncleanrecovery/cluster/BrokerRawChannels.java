@@ -40,7 +40,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connections for requests whose api key kafka-clients does not know. NetworkClient cannot carry
+ * Connections for requests that kafka-clients cannot send: api keys or versions it does not know. NetworkClient cannot carry
  * them (its request builders need the {@code ApiKeys} enum, and it correlates every answer it
  * reads), so this class drives a separate {@link Selector} built by the same
  * {@code ClientUtils.createChannelBuilder} Admin uses: TLS and SASL are done by kafka-clients before
@@ -84,24 +84,48 @@ final class BrokerRawChannels implements AutoCloseable {
         this.ioThread.start();
     }
 
+    /** Sends header (built here, flexible v2) + body; completes with the response body after its header (v1). */
     CompletableFuture<ByteBuffer> send(int brokerId, short apiKey, short apiVersion, ByteBuffer body, long deadlineMs) {
+        return enqueue(brokerId, apiKey, correlationId -> {
+            RequestHeaderData header = new RequestHeaderData()
+                    .setRequestApiKey(apiKey)
+                    .setRequestApiVersion(apiVersion)
+                    .setCorrelationId(correlationId)
+                    .setClientId(clientId);
+            ObjectSerializationCache cache = new ObjectSerializationCache();
+            ByteBuffer frame = ByteBuffer.allocate(header.size(cache, REQUEST_HEADER_VERSION) + body.remaining());
+            header.write(new ByteBufferAccessor(frame), cache, REQUEST_HEADER_VERSION);
+            frame.put(body.duplicate());
+            frame.flip();
+            return frame;
+        }, true, deadlineMs);
+    }
+
+    /**
+     * Sends a whole request frame (header and body, no size prefix) that the caller builds for the
+     * correlation id given to it; completes with the whole response frame (header and body).
+     */
+    CompletableFuture<ByteBuffer> sendFrame(int brokerId, short apiKey, IntFunction<ByteBuffer> frameForCorrelationId,
+                                            long deadlineMs) {
+        return enqueue(brokerId, apiKey, frameForCorrelationId, false, deadlineMs);
+    }
+
+    private CompletableFuture<ByteBuffer> enqueue(int brokerId, short apiKey, IntFunction<ByteBuffer> frameFor,
+                                                  boolean bodyOnly, long deadlineMs) {
         CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
         if (closing) {
             future.completeExceptionally(closed(brokerId));
             return future;
         }
         int correlationId = correlationIds.incrementAndGet();
-        RequestHeaderData header = new RequestHeaderData()
-                .setRequestApiKey(apiKey)
-                .setRequestApiVersion(apiVersion)
-                .setCorrelationId(correlationId)
-                .setClientId(clientId);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        ByteBuffer frame = ByteBuffer.allocate(header.size(cache, REQUEST_HEADER_VERSION) + body.remaining());
-        header.write(new ByteBufferAccessor(frame), cache, REQUEST_HEADER_VERSION);
-        frame.put(body.duplicate());
-        frame.flip();
-        submitted.add(new RawRequest(brokerId, apiKey, correlationId, frame, deadlineMs, time.milliseconds(), future));
+        ByteBuffer frame;
+        try {
+            frame = frameFor.apply(correlationId);
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e);
+            return future;
+        }
+        submitted.add(new RawRequest(brokerId, apiKey, correlationId, frame, bodyOnly, deadlineMs, time.milliseconds(), future));
         selector.wakeup();
         if (closing) {
             future.completeExceptionally(closed(brokerId));
@@ -222,25 +246,32 @@ final class BrokerRawChannels implements AutoCloseable {
         for (NetworkReceive receive : selector.completedReceives()) {
             int brokerId = Integer.parseInt(receive.source());
             ByteBuffer payload = receive.payload();
-            ResponseHeaderData header;
-            try {
-                header = new ResponseHeaderData(new ByteBufferAccessor(payload), RESPONSE_HEADER_VERSION);
-            } catch (RuntimeException e) {
-                LOG.warn("{} sent an unreadable response header; closing the connection", describe.apply(brokerId), e);
+            if (payload.remaining() < Integer.BYTES) {
+                LOG.warn("{} sent a response too short for a header; closing the connection", describe.apply(brokerId));
                 failInFlight(brokerId, r -> new BrokerRequestException(brokerId, true, describe.apply(brokerId)
-                        + " sent an unreadable response header for api key " + r.apiKey + ": " + e.getMessage(), e));
+                        + " sent a response without a header for api key " + r.apiKey));
                 selector.close(receive.source());
                 continue;
             }
+            // Every response header version starts with the correlation id.
+            int correlationId = payload.getInt(payload.position());
             Map<Integer, RawRequest> inFlight = inFlightByBroker.get(brokerId);
-            RawRequest request = inFlight == null ? null : inFlight.remove(header.correlationId());
+            RawRequest request = inFlight == null ? null : inFlight.remove(correlationId);
             if (request == null) {
-                LOG.debug("{} answered correlation id {} that no request waits for", describe.apply(brokerId), header.correlationId());
+                LOG.debug("{} answered correlation id {} that no request waits for", describe.apply(brokerId), correlationId);
                 continue;
             }
-            ByteBuffer body = ByteBuffer.allocate(payload.remaining());
-            body.put(payload).flip();
-            request.future.complete(body);
+            try {
+                if (request.bodyOnly) {
+                    new ResponseHeaderData(new ByteBufferAccessor(payload), RESPONSE_HEADER_VERSION);
+                }
+                ByteBuffer answer = ByteBuffer.allocate(payload.remaining());
+                answer.put(payload).flip();
+                request.future.complete(answer);
+            } catch (RuntimeException e) {
+                request.future.completeExceptionally(new BrokerRequestException(brokerId, true, describe.apply(brokerId)
+                        + " sent an unreadable response header for api key " + request.apiKey + ": " + e.getMessage(), e));
+            }
         }
     }
 
@@ -281,7 +312,7 @@ final class BrokerRawChannels implements AutoCloseable {
                 + " abandoned: broker connections were closed");
     }
 
-    private record RawRequest(int brokerId, short apiKey, int correlationId, ByteBuffer frame, long deadlineMs,
-                              long createdMs, CompletableFuture<ByteBuffer> future) {
+    private record RawRequest(int brokerId, short apiKey, int correlationId, ByteBuffer frame, boolean bodyOnly,
+                              long deadlineMs, long createdMs, CompletableFuture<ByteBuffer> future) {
     }
 }

@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
@@ -76,6 +78,30 @@ class BrokerConnectionsClusterTest {
                 assertThat(response.brokers()).extracting(DescribeClusterResponseData.DescribeClusterBroker::brokerId)
                         .containsExactly(1);
             }
+        }
+    }
+
+    @Test
+    void a_caller_framed_request_gets_the_whole_response_frame_back(LocalKafkaCluster cluster) {
+        short version = 0;
+        try (BrokerConnections connections = BrokerConnections.open(properties(cluster), List.of(broker1(cluster)))) {
+            int[] usedCorrelationId = new int[1];
+            ByteBuffer frame = connections.sendRawFrame(1, ApiKeys.DESCRIBE_CLUSTER.id, version, correlationId -> {
+                usedCorrelationId[0] = correlationId;
+                RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKeys.DESCRIBE_CLUSTER.id)
+                        .setRequestApiVersion(version).setCorrelationId(correlationId).setClientId("framing-test");
+                ByteBuffer body = serialize(new DescribeClusterRequestData(), version);
+                ObjectSerializationCache cache = new ObjectSerializationCache();
+                ByteBuffer whole = ByteBuffer.allocate(header.size(cache, (short) 2) + body.remaining());
+                header.write(new ByteBufferAccessor(whole), cache, (short) 2);
+                whole.put(body).flip();
+                return whole;
+            }, Duration.ofSeconds(10)).join();
+
+            ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(frame), (short) 1);
+            assertThat(header.correlationId()).isEqualTo(usedCorrelationId[0]);
+            assertThat(new DescribeClusterResponseData(new ByteBufferAccessor(frame), version).clusterId())
+                    .isEqualTo(cluster.clusterId());
         }
     }
 
