@@ -32,4 +32,5 @@ fi
 
 # A short-lived CLI: the client compiler and serial GC start fastest.
 exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m ${KAFKA_UNCLEAN_RECOVERY_OPTS:-} \
-  -Dkafka.unclean.recovery.home="$home" -jar "$jar" "$@"
+  -Dkafka.unclean.recovery.home="$home" -Dkafka.server.classpath.file="$server_classpath" \
+  -jar "$jar" "$@"

@@ -2,8 +2,117 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.RecordCount;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-@Command(name = "demo", mixinStandardHelpOptions = true, description = "Start a local Kafka cluster, break it the KIP-966 way and recover it.")
-public class DemoCommand extends NotBuiltYet {
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Start a local real Kafka 4.4.0 cluster (a controller and 3 brokers on 127.0.0.1, temp dirs),",
+            "reproduce KIP-966's 'last replica standing' outage with real data loss on the last leader, then run",
+            "status, plan and execute against it and count the records before and after. Stops every process it",
+            "started (also on Ctrl-C) unless --keep-running."})
+public class DemoCommand implements Callable<Integer> {
+
+    private static final String TOPIC = "orders";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--keep-running", description = "Leave the cluster up afterwards and print its bootstrap address.")
+    boolean keepRunning;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "3", description = "Partitions of the demo topic (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--records", paramLabel = "N", defaultValue = "200",
+            description = "acks=all records per partition and round (default: ${DEFAULT-VALUE}).")
+    int records;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        long started = System.nanoTime();
+        LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(3).build();
+        Thread onCtrlC = new Thread(cluster::close, "demo-cluster-stop");
+        Runtime.getRuntime().addShutdownHook(onCtrlC);
+        try {
+            step(out, "Starting a local Kafka 4.4.0 cluster: controller 1000 and brokers 1, 2, 3 on 127.0.0.1");
+            cluster.start();
+            out.println("    bootstrap: " + cluster.bootstrapServers());
+
+            step(out, "Reproducing KIP-966's 'last replica standing' outage on topic '" + TOPIC + "' (replicas [1,3,2],"
+                    + " min.insync.replicas=2, unclean.leader.election.enable=false)");
+            LastReplicaStandingOutage.Result outage = LastReplicaStandingOutage.reproduce(cluster, TOPIC, partitions,
+                    records, records / 10, s -> out.println("    " + s));
+            out.printf("    acknowledged to producers: %d records per partition (%d acks=all, %d acks=1 on the last leader)%n",
+                    outage.acknowledged(), 2 * outage.ackedByAll(), outage.ackedByLeaderOnly());
+            out.printf("    now: broker 2 holds %d records, broker 3 holds %d, broker 1 (the last leader) is gone."
+                    + " Kafka's own unclean election would pick broker 3, the first live replica.%n",
+                    outage.survivorLogEndOffsets().get(2), outage.survivorLogEndOffsets().get(3));
+            out.flush();
+
+            String bootstrap = cluster.bootstrapServers();
+            step(out, "kafka-unclean-recovery.sh --bootstrap-server " + bootstrap + " status");
+            runCommand(out, err, "--bootstrap-server", bootstrap, "status");
+
+            Path workDir = Files.createTempDirectory("kafka-unclean-recovery-demo-");
+            Path plan = workDir.resolve("plan.json");
+            step(out, "kafka-unclean-recovery.sh ... plan --strategy proactive --output-file " + plan
+                    + "   (balanced would wait for broker 1, the LastKnownELR member, which never comes back)");
+            runCommand(out, err, "--bootstrap-server", bootstrap, "plan", "--strategy", "proactive",
+                    "--probe-timeout-ms", "3000", "--output-file", plan.toString());
+
+            step(out, "kafka-unclean-recovery.sh ... execute --plan " + plan);
+            int executed = runCommand(out, err, "--bootstrap-server", bootstrap, "execute", "--plan", plan.toString());
+
+            step(out, "kafka-unclean-recovery.sh ... status   (after)");
+            runCommand(out, err, "--bootstrap-server", bootstrap, "status", "--topic", TOPIC);
+
+            step(out, "Counting the records a consumer reads now");
+            long readable = RecordCount.readable(cluster, outage.topicPartitions(), Duration.ofSeconds(60));
+            long acknowledged = outage.acknowledged() * partitions;
+            out.printf("    before the outage: %d records acknowledged; readable now: %d; lost: %d (the acks=1 records"
+                    + " only the dead last leader had).%n", acknowledged, readable, acknowledged - readable);
+            out.printf("    Kafka's own unclean election (broker 3 first) would have kept %d and lost %d.%n",
+                    outage.ackedByAll() * partitions, acknowledged - outage.ackedByAll() * partitions);
+            out.printf("Demo done in %d s.%n", Duration.ofNanos(System.nanoTime() - started).toSeconds());
+            if (keepRunning) {
+                out.println("The cluster keeps running: --bootstrap-server " + bootstrap + "  (Ctrl-C stops it)");
+                out.flush();
+                new CountDownLatch(1).await();
+            }
+            return executed == ExitCode.OK ? ExitCode.OK : ExitCode.FAILURE;
+        } finally {
+            cluster.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(onCtrlC);
+            } catch (IllegalStateException shuttingDown) {
+                // Ctrl-C: the hook is already running and stops the cluster.
+            }
+        }
+    }
+
+    private int runCommand(PrintWriter out, PrintWriter err, String... args) {
+        int code = Main.run(out, err, args);
+        out.println("    (exit code " + code + ")");
+        out.flush();
+        return code;
+    }
+
+    private static void step(PrintWriter out, String what) {
+        out.println();
+        out.println("==> " + what);
+        out.flush();
+    }
 }

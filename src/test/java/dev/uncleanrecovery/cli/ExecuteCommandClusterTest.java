@@ -1,0 +1,213 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.plan.ResultFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The proposal's own system test, for real: unclean election disabled, every ISR member killed with kill -9,
+ * the partition offline while replicas 3 (50 records) and 2 (100 records) are alive, replicas [1,3,2].
+ */
+@KafkaClusterTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ExecuteCommandClusterTest {
+
+    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
+    private static final TopicPartition ORDERS_1 = new TopicPartition("orders", 1);
+    private static final TopicPartition ORDERS_2 = new TopicPartition("orders", 2);
+
+    @TempDir
+    static Path dir;
+
+    private static LastReplicaStandingOutage.Result outage;
+
+    @BeforeAll
+    static void killEveryIsrMember(LocalKafkaCluster cluster) {
+        outage = LastReplicaStandingOutage.reproduce(cluster, "orders", 3, 50, 10, s -> { });
+    }
+
+    @Test
+    @Order(1)
+    void recover_elects_the_longest_log_of_the_highest_epoch_from_outside_the_isr(LocalKafkaCluster cluster) throws Exception {
+        PartitionView before = cluster.describePartition(ORDERS_0);
+        Path planFile = dir.resolve("orders-0.json");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "orders", "--partition", "0",
+                "--output-file", planFile.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        assertThat(before.leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(before.isr()).doesNotContain(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        assertThat(after.replicas()).as("original order restored").isEqualTo(before.replicas());
+
+        ResultFile result = ResultFile.read(dir.resolve("orders-0-result.json"));
+        ResultFile.Partition outcome = result.partitions().get(0);
+        assertThat(outcome.outcome()).isEqualTo("ELECTED");
+        assertThat(outcome.after().leaderEpoch()).isEqualTo(outcome.before().leaderEpoch() + 1);
+        assertThat(result.warnings()).anySatisfy(w -> assertThat(w).contains("kafka-transactions.sh", "find-hanging"));
+        assertThat(run.out()).contains("WARNING: Unclean elections happened");
+
+        // Every record up to the new leader's log end offset is readable, and what is lost is what the plan said:
+        // nothing on replica 3 (it is behind), only the acks=1 records that lived on the dead last leader.
+        PlannedElection planned = PlanFile.read(planFile).partitions().get(0);
+        long plannedLeo = planned.evidence().stream().filter(e -> e.broker() == 2).findFirst().orElseThrow().logEndOffset();
+        assertThat(planned.expectedTruncation()).filteredOn(t -> t.broker() == 3).singleElement()
+                .satisfies(t -> assertThat(t.records()).isZero());
+        List<ConsumerRecord<String, String>> records = consumeAll(cluster, ORDERS_0);
+        assertThat(records).hasSize((int) plannedLeo);
+        assertThat(plannedLeo).isEqualTo(outage.survivorLogEndOffsets().get(LastReplicaStandingOutage.LONGEST_SURVIVOR));
+        assertThat(outage.acknowledged() - records.size()).isEqualTo(outage.ackedByLeaderOnly());
+        assertThat(records).extracting(ConsumerRecord::offset).containsExactlyElementsOf(
+                java.util.stream.LongStream.range(0, plannedLeo).boxed().toList());
+    }
+
+    @Test
+    @Order(2)
+    void executing_a_recovered_plan_again_is_a_harmless_no_op(LocalKafkaCluster cluster) throws Exception {
+        PartitionView before = cluster.describePartition(ORDERS_0);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+                dir.resolve("orders-0.json").toString(), "--result-file", dir.resolve("again.json").toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        assertThat(ResultFile.read(dir.resolve("again.json")).partitions().get(0).outcome()).isEqualTo("ALREADY_RECOVERED");
+        assertThat(cluster.describePartition(ORDERS_0)).isEqualTo(before);
+    }
+
+    @Test
+    @Order(3)
+    void a_plan_edited_to_a_broker_outside_the_replica_set_is_refused(LocalKafkaCluster cluster) throws Exception {
+        Path plan = planOrders12(cluster);
+        Path edited = edit(plan, "edited.json", (partition, node) -> node.put("designatedLeader", 7));
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", edited.toString());
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("designatedLeader 7 is not one of expected.replicas");
+        assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
+    }
+
+    @Test
+    @Order(4)
+    void a_stale_plan_is_refused_and_nothing_changes(LocalKafkaCluster cluster) throws Exception {
+        Path plan = dir.resolve("orders-1-2.json");
+        Path stale = edit(plan, "stale.json", (partition, node) -> {
+            ObjectNode expected = (ObjectNode) node.get("expected");
+            expected.put("leaderEpoch", expected.get("leaderEpoch").asInt() + 5);
+        });
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", stale.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(run.out()).contains("REFUSED", "stale plan");
+        assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.describePartition(ORDERS_2).leader()).isEqualTo(PartitionView.NO_LEADER);
+    }
+
+    @Test
+    @Order(5)
+    void a_designated_broker_fenced_after_the_plan_is_refused_and_the_others_are_done(LocalKafkaCluster cluster)
+            throws Exception {
+        // orders-1 keeps designated leader 2; orders-2 is edited to designate 3 (also probed and alive).
+        Path plan = edit(dir.resolve("orders-1-2.json"), "fenced.json", (partition, node) -> {
+            if (partition == 2) {
+                node.put("designatedLeader", LastReplicaStandingOutage.SHORTEST_SURVIVOR);
+            }
+        });
+        cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        try {
+            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                    "--reprobe-timeout-ms", "3000");
+
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+            Map<String, String> outcomes = outcomes(ResultFile.read(dir.resolve("fenced-result.json")));
+            assertThat(outcomes).containsEntry("orders-1", "REFUSED").containsEntry("orders-2", "ELECTED");
+            assertThat(run.out()).contains("designated broker 2 is fenced");
+            assertThat(cluster.describePartition(ORDERS_2).leader()).isEqualTo(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
+            assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
+        } finally {
+            cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        }
+    }
+
+    private static Path planOrders12(LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("orders-1-2.json");
+        Path selection = Files.writeString(dir.resolve("select.json"),
+                "{\"partitions\":[{\"topic\":\"orders\",\"partition\":1},{\"topic\":\"orders\",\"partition\":2}]}");
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--path-to-json-file", selection.toString(), "--output-file", file.toString());
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        return file;
+    }
+
+    private interface PartitionEdit {
+        void apply(int partition, ObjectNode node);
+    }
+
+    private static Path edit(Path plan, String name, PartitionEdit edit) throws Exception {
+        JsonNode root = Json.mapper().readTree(plan.toFile());
+        for (JsonNode partition : (ArrayNode) root.get("partitions")) {
+            edit.apply(partition.get("partition").asInt(), (ObjectNode) partition);
+        }
+        Path edited = dir.resolve(name);
+        Json.mapper().writeValue(edited.toFile(), root);
+        return edited;
+    }
+
+    private static Map<String, String> outcomes(ResultFile result) {
+        return result.partitions().stream().collect(java.util.stream.Collectors.toMap(
+                p -> p.topic() + "-" + p.partition(), ResultFile.Partition::outcome));
+    }
+
+    private static List<ConsumerRecord<String, String>> consumeAll(LocalKafkaCluster cluster, TopicPartition tp) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+            List<ConsumerRecord<String, String>> records = new java.util.ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(500)).records(tp).forEach(records::add);
+            }
+            return records;
+        }
+    }
+}
