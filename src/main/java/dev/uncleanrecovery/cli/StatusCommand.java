@@ -69,8 +69,7 @@ public class StatusCommand implements Callable<Integer> {
     }
 
     private static void printText(StatusReport r, PrintWriter out) {
-        out.printf("Cluster %s, active controller %d, %d partitions checked%n", r.clusterId(), r.controllerId(),
-                r.partitionsChecked());
+        out.printf("Cluster %s, %d partitions checked%n", r.clusterId(), r.partitionsChecked());
         out.println("Brokers: " + r.brokers().stream()
                 .map(b -> b.id() + (b.fenced() ? " FENCED" : " up") + " (" + b.address() + ")")
                 .collect(Collectors.joining(", ")));
