@@ -93,7 +93,7 @@ public final class LogDirInspector {
             }
             if (!kind.isPartition()) {
                 // Directories that name no partition are only worth showing when nothing was filtered out.
-                if (tp != null || filter.topic() == null) {
+                if (tp != null || filter.selectsAll()) {
                     skipped.add(new SkippedDirectory(logDir, name, kind.skipReason()));
                 }
                 continue;

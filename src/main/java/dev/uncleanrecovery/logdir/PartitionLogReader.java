@@ -5,6 +5,7 @@ package dev.uncleanrecovery.logdir;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -51,7 +52,9 @@ final class PartitionLogReader {
         try {
             return readLog(topicId);
         } catch (IOException | LogDirReadException e) {
-            return summary(topicId, -1, -1, -1, -1, 0, describe(e));
+            boolean namesItsFile = e instanceof LogDirReadException || e instanceof FileSystemException;
+            return summary(topicId, -1, -1, -1, -1, 0, namesItsFile ? describe(e)
+                    : "cannot read the log in " + dir + ": " + describe(e));
         }
     }
 

@@ -3,14 +3,6 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.logdir.LogDirReport;
 import dev.uncleanrecovery.logdir.LogDirSummary;
@@ -20,18 +12,9 @@ import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
@@ -69,23 +52,24 @@ public record EvidenceFile(
 
     public static final int VERSION = 1;
 
-    private static final Pattern MISSING_FIELD = Pattern.compile("Missing required creator property '([^']+)'");
+    private static final StrictJsonFile<EvidenceFile> FORMAT = new StrictJsonFile<>(EvidenceFile.class,
+            "broker evidence file", VERSION, "'kafka-unclean-recovery inspect --log-dir ...'", InvalidEvidenceFileException::new);
 
     public EvidenceFile {
         if (version != VERSION) {
             throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
         }
-        required(createdAt, "createdAt");
-        atLeast(brokerId, 0, "brokerId");
+        Checks.present(createdAt, "createdAt");
+        Checks.atLeast(brokerId, 0, "brokerId");
         if (cleanShutdown && (brokerEpoch == null || brokerEpoch < 0)) {
             throw new IllegalArgumentException("brokerEpoch must be >= 0 when cleanShutdown is true");
         }
-        logDirs = list(logDirs, "logDirs");
+        logDirs = Checks.list(logDirs, "logDirs");
         if (logDirs.isEmpty()) {
             throw new IllegalArgumentException("logDirs must name at least one log dir");
         }
-        partitions = list(partitions, "partitions");
-        skipped = skipped == null ? List.of() : list(skipped, "skipped");
+        partitions = Checks.list(partitions, "partitions");
+        skipped = skipped == null ? List.of() : Checks.list(skipped, "skipped");
     }
 
     /** One log dir: where it is and how its broker stopped. */
@@ -98,8 +82,8 @@ public record EvidenceFile(
             String error) {
 
         public LogDir {
-            text(path, "path");
-            notes = notes == null ? List.of() : list(notes, "notes");
+            Checks.text(path, "path");
+            notes = notes == null ? List.of() : Checks.list(notes, "notes");
         }
     }
 
@@ -124,9 +108,9 @@ public record EvidenceFile(
             String error) {
 
         public Partition {
-            text(topic, "topic");
-            atLeast(partition, 0, "partition");
-            text(logDir, "logDir");
+            Checks.text(topic, "topic");
+            Checks.atLeast(partition, 0, "partition");
+            Checks.text(logDir, "logDir");
             if (topicId != null) {
                 try {
                     Uuid.fromString(topicId);
@@ -135,12 +119,12 @@ public record EvidenceFile(
                 }
             }
             if (error == null) {
-                atLeast(required(logStartOffset, "logStartOffset"), 0, "logStartOffset");
-                atLeast(required(logEndOffset, "logEndOffset"), logStartOffset, "logEndOffset");
-                atLeast(required(lastWrittenLeaderEpoch, "lastWrittenLeaderEpoch"), -1, "lastWrittenLeaderEpoch");
+                atLeast(Checks.present(logStartOffset, "logStartOffset"), 0, "logStartOffset");
+                atLeast(Checks.present(logEndOffset, "logEndOffset"), logStartOffset, "logEndOffset");
+                Checks.atLeast(Checks.present(lastWrittenLeaderEpoch, "lastWrittenLeaderEpoch"), -1, "lastWrittenLeaderEpoch");
             }
             atLeast(invalidTailBytes, 0, "invalidTailBytes");
-            notes = notes == null ? List.of() : list(notes, "notes");
+            notes = notes == null ? List.of() : Checks.list(notes, "notes");
         }
 
         public TopicPartition topicPartition() {
@@ -194,30 +178,13 @@ public record EvidenceFile(
         }
     }
 
-    /** Writes the file; refuses to replace an existing one unless {@code replaceExisting}. */
+    /** Writes the file atomically; refuses to replace an existing one unless {@code replaceExisting}. */
     public void write(Path file, boolean replaceExisting) throws IOException {
-        byte[] json = toJson().getBytes(StandardCharsets.UTF_8);
-        try {
-            if (replaceExisting) {
-                Files.write(file, json);
-            } else {
-                Files.write(file, json, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-            }
-        } catch (FileAlreadyExistsException e) {
-            throw new UserInputException(file + " already exists; write the evidence elsewhere or remove it first", e);
-        } catch (NoSuchFileException e) {
-            throw new UserInputException(file + ": its directory does not exist; create it or write elsewhere", e);
-        }
+        FORMAT.write(file, this, replaceExisting);
     }
 
     public static EvidenceFile read(Path file) throws IOException {
-        try {
-            return parse(file.toString(), Files.readAllBytes(file));
-        } catch (NoSuchFileException e) {
-            throw new UserInputException(file + ": no such evidence file; write one with 'inspect --log-dir ...'", e);
-        } catch (AccessDeniedException e) {
-            throw new UserInputException(file + ": permission denied reading the evidence file", e);
-        }
+        return FORMAT.read(file);
     }
 
     /**
@@ -227,54 +194,7 @@ public record EvidenceFile(
      * @throws InvalidEvidenceFileException with the file, the JSON path and what is wrong, in one line
      */
     public static EvidenceFile parse(String source, byte[] json) {
-        JsonNode root;
-        try {
-            root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
-        } catch (JsonParseException e) {
-            throw new InvalidEvidenceFileException(source, "", "is not valid JSON" + at(e.getLocation()) + ": "
-                    + firstLine(e.getOriginalMessage()), e);
-        } catch (IOException e) {
-            throw new InvalidEvidenceFileException(source, "", "is not valid JSON: " + firstLine(e.getMessage()), e);
-        }
-        if (root == null || !root.isObject()) {
-            throw new InvalidEvidenceFileException(source, "", "is not an evidence file: expected a JSON object"
-                    + " written by 'kafka-unclean-recovery inspect'", null);
-        }
-        // A newer format may add fields: say "version", not "unknown field".
-        JsonNode version = root.get("version");
-        if (version != null && version.isInt() && version.intValue() != VERSION) {
-            throw new InvalidEvidenceFileException(source, "version", "is " + version.intValue()
-                    + ", but this tool reads version " + VERSION + " evidence files; use the tool version that wrote it", null);
-        }
-        try {
-            return Json.mapper().treeToValue(root, EvidenceFile.class);
-        } catch (UnrecognizedPropertyException e) {
-            String known = e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", "));
-            throw new InvalidEvidenceFileException(source, path(e), "is not a field of an evidence file here (fields here: "
-                    + known + ")", e);
-        } catch (ValueInstantiationException e) {
-            // The records check their own values; their messages start with the field name.
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            String where = path(e);
-            throw new InvalidEvidenceFileException(source, where.isEmpty() ? "" : where + ".", cause.getMessage(), e);
-        } catch (MismatchedInputException e) {
-            Matcher missing = MISSING_FIELD.matcher(e.getOriginalMessage());
-            if (missing.find()) {
-                String where = path(e);
-                String field = where.endsWith(missing.group(1)) ? where
-                        : (where.isEmpty() ? "" : where + ".") + missing.group(1);
-                throw new InvalidEvidenceFileException(source, field, "is missing", e);
-            }
-            JsonNode found = nodeAt(root, e);
-            String problem = e.getTargetType() == null || found == null ? firstLine(e.getOriginalMessage())
-                    : "must be " + expectation(e.getTargetType()) + ", found " + (found.isContainerNode()
-                            ? (found.isArray() ? "an array" : "an object") : found.toString());
-            throw new InvalidEvidenceFileException(source, path(e), problem, e);
-        } catch (JsonMappingException e) {
-            throw new InvalidEvidenceFileException(source, path(e), firstLine(e.getOriginalMessage()), e);
-        } catch (IOException e) {
-            throw new InvalidEvidenceFileException(source, "", "cannot be read: " + firstLine(e.getMessage()), e);
-        }
+        return FORMAT.parse(source, json);
     }
 
     /**
@@ -282,7 +202,7 @@ public record EvidenceFile(
      */
     public static final class InvalidEvidenceFileException extends UserInputException {
         InvalidEvidenceFileException(String source, String jsonPath, String problem, Throwable cause) {
-            super(source + ": " + (jsonPath.isEmpty() || jsonPath.endsWith(".") ? jsonPath : jsonPath + " ") + problem, cause);
+            super(source + ": " + (jsonPath.isEmpty() ? "" : jsonPath + " ") + problem, cause);
         }
     }
 
@@ -306,90 +226,10 @@ public record EvidenceFile(
         return new Skipped(s.logDir().toString(), s.directory(), s.reason());
     }
 
-    private static <T> T required(T value, String field) {
-        if (value == null) {
-            throw new IllegalArgumentException(field + " is missing");
-        }
-        return value;
-    }
-
-    private static void text(String value, String field) {
-        if (required(value, field).isBlank()) {
-            throw new IllegalArgumentException(field + " must not be empty");
-        }
-    }
-
-    private static long atLeast(long value, long min, String field) {
+    /** {@link Checks#atLeast} for offsets, which are longs. */
+    private static void atLeast(long value, long min, String field) {
         if (value < min) {
             throw new IllegalArgumentException(field + " must be >= " + min + ", found " + value);
         }
-        return value;
-    }
-
-    private static <T> List<T> list(List<T> values, String field) {
-        required(values, field);
-        for (int i = 0; i < values.size(); i++) {
-            if (values.get(i) == null) {
-                throw new IllegalArgumentException(field + "[" + i + "] is null");
-            }
-        }
-        return List.copyOf(values);
-    }
-
-    /** What a person should write instead, for the Java type Jackson wanted. */
-    private static String expectation(Class<?> type) {
-        if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
-            return "an integer";
-        }
-        if (type == boolean.class || type == Boolean.class) {
-            return "true or false";
-        }
-        if (type == String.class) {
-            return "a string";
-        }
-        if (type == Instant.class) {
-            return "a UTC timestamp like \"2026-01-31T03:00:00Z\"";
-        }
-        if (List.class.isAssignableFrom(type)) {
-            return "an array";
-        }
-        return "an object";
-    }
-
-    private static JsonNode nodeAt(JsonNode root, JsonMappingException e) {
-        JsonNode node = root;
-        for (JsonMappingException.Reference ref : e.getPath()) {
-            if (node == null) {
-                return null;
-            }
-            node = ref.getFieldName() != null ? node.get(ref.getFieldName()) : node.get(ref.getIndex());
-        }
-        return node;
-    }
-
-    /** [partitions, 2, logEndOffset] → "partitions[2].logEndOffset". */
-    private static String path(JsonMappingException e) {
-        StringBuilder path = new StringBuilder();
-        for (JsonMappingException.Reference ref : e.getPath()) {
-            if (ref.getFieldName() != null) {
-                path.append(path.length() > 0 ? "." : "").append(ref.getFieldName());
-            } else if (ref.getIndex() >= 0) {
-                path.append('[').append(ref.getIndex()).append(']');
-            }
-        }
-        return path.toString();
-    }
-
-    private static String at(JsonLocation location) {
-        return location == null || location.getLineNr() < 0 ? ""
-                : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
-    }
-
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "unknown error";
-        }
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
     }
 }

@@ -26,25 +26,25 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * directories, and segments made of real v2 record batches built by kafka-clients, with an offset index
  * written as a broker writes it (an entry every {@code index.interval.bytes}).
  */
-final class LogDirFixture {
+public final class LogDirFixture {
 
-    static final String CLUSTER_ID = "q1Sh-9_ISia_zwGINzRvyQ";
+    public static final String CLUSTER_ID = "q1Sh-9_ISia_zwGINzRvyQ";
 
-    final Path dir;
+    public final Path dir;
 
     private LogDirFixture(Path dir) {
         this.dir = dir;
     }
 
     /** A formatted log dir of broker {@code nodeId}, as kafka-storage.sh format leaves it. */
-    static LogDirFixture formatted(Path dir, int nodeId) {
+    public static LogDirFixture formatted(Path dir, int nodeId) {
         LogDirFixture fixture = new LogDirFixture(dir);
         fixture.write("meta.properties", "#\n#Sun Nov 29 15:55:08 UTC 2026\nnode.id=" + nodeId
                 + "\ndirectory.id=" + Uuid.randomUuid() + "\nversion=1\ncluster.id=" + CLUSTER_ID + "\n");
         return fixture;
     }
 
-    LogDirFixture cleanShutdown(long brokerEpoch) {
+    public LogDirFixture cleanShutdown(long brokerEpoch) {
         return write(".kafka_cleanshutdown", "{\"version\":0,\"brokerEpoch\":" + brokerEpoch + "}");
     }
 
@@ -67,7 +67,7 @@ final class LogDirFixture {
         return this;
     }
 
-    Partition partition(String topic, int partition) {
+    public Partition partition(String topic, int partition) {
         return new Partition(mkdirs(dir.resolve(topic + "-" + partition)));
     }
 
@@ -88,7 +88,7 @@ final class LogDirFixture {
     }
 
     /** A partition directory with partition.metadata; segments and the epoch checkpoint are added by the test. */
-    static final class Partition {
+    public static final class Partition {
         final Path dir;
         final Uuid topicId = Uuid.randomUuid();
 
@@ -98,7 +98,7 @@ final class LogDirFixture {
         }
 
         /** Lines of {@code epoch startOffset}. */
-        Partition leaderEpochs(String... entries) {
+        public Partition leaderEpochs(String... entries) {
             return file("leader-epoch-checkpoint", checkpoint(entries));
         }
 
@@ -111,7 +111,7 @@ final class LogDirFixture {
             return this;
         }
 
-        Segment segment(long baseOffset) {
+        public Segment segment(long baseOffset) {
             return new Segment(dir, baseOffset);
         }
 
@@ -121,7 +121,7 @@ final class LogDirFixture {
     }
 
     /** One segment: {@code <base>.log} plus its {@code .index}, appended to like a broker appends. */
-    static final class Segment {
+    public static final class Segment {
         static final int INDEX_INTERVAL_BYTES = 4096;
 
         final Path log;
@@ -166,7 +166,7 @@ final class LogDirFixture {
             return this;
         }
 
-        Segment batch(int epoch, long baseOffset, int records) {
+        public Segment batch(int epoch, long baseOffset, int records) {
             return append(Batches.records(epoch, baseOffset, records, Compression.NONE));
         }
 
@@ -180,7 +180,7 @@ final class LogDirFixture {
             return this;
         }
 
-        Segment appendRaw(byte[] bytes) {
+        public Segment appendRaw(byte[] bytes) {
             try {
                 Files.write(log, bytes, StandardOpenOption.APPEND);
             } catch (IOException e) {

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -529,6 +530,9 @@ class LogDirInspectorTest {
         assertThat(report.skipped()).extracting(SkippedDirectory::directory)
                 .containsExactly("orders-2.0a9f8e7d6c5b4a3928170f6e5d4c3b2a-delete");
         assertThat(inspector.inspect(List.of(logDir.dir), PartitionFilter.topic("orders.v2")).partitions()).hasSize(3);
+        assertThat(inspector.inspect(List.of(logDir.dir), PartitionFilter.exactly(Set.of(
+                        new TopicPartition("orders", 1), new TopicPartition("orders.v2", 2)))).partitions())
+                .extracting(p -> p.topicPartition().toString()).containsExactly("orders-1", "orders.v2-2");
     }
 
     @Test

@@ -111,7 +111,7 @@ class EvidenceFileTest {
                 .hasMessageContaining("already exists");
         file.write(path, true);
         assertThatThrownBy(() -> EvidenceFile.read(tmp.resolve("nope.json")))
-                .isInstanceOf(UserInputException.class).hasMessageContaining("no such evidence file");
+                .isInstanceOf(UserInputException.class).hasMessageContaining("no such broker evidence file");
     }
 
     @Test
@@ -152,8 +152,8 @@ class EvidenceFileTest {
     @Test
     void an_unknown_field_is_named_with_its_path() {
         assertThat(readError(edited(root -> partition(root, 0).put("logEndOfset", 3))))
-                .startsWith("b2.json: partitions[0].logEndOfset is not a field of an evidence file here (fields here: ")
-                .contains("logEndOffset");
+                .isEqualTo("b2.json: partitions[0].logEndOfset is not a field of a broker evidence file here"
+                        + " (did you mean logEndOffset?); fix the spelling or remove it");
     }
 
     @Test
@@ -188,14 +188,14 @@ class EvidenceFileTest {
     @Test
     void a_newer_version_is_named_as_such() {
         assertThat(readError(edited(root -> root.put("version", 2).put("newField", 1))))
-                .isEqualTo("b2.json: version is 2, but this tool reads version 1 evidence files; use the tool version that wrote it");
+                .isEqualTo("b2.json: version is 2, but this tool reads version 1 broker evidence files; use the tool version that wrote it");
     }
 
     @Test
     void not_json_or_not_an_object_is_refused() {
-        assertThat(readError("{ \"version\": 1,")).startsWith("b2.json: is not valid JSON");
-        assertThat(readError("[1, 2]")).startsWith("b2.json: is not an evidence file");
-        assertThat(readError("")).startsWith("b2.json: is not an evidence file");
+        assertThat(readError("{ \"version\": 1,")).startsWith("b2.json: not valid JSON at line 1");
+        assertThat(readError("[1, 2]")).isEqualTo("b2.json: not a broker evidence file: expected a JSON object, found an array");
+        assertThat(readError("")).startsWith("b2.json: empty file; expected a broker evidence file written by");
     }
 
     private static String readError(String json) {
