@@ -18,7 +18,8 @@ public final class ClusterOwnerJvm {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(0).baseDirectory(Path.of(args[0])).build().start();
+        LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(0).classDataSharing(false)
+                .baseDirectory(Path.of(args[0])).build().start();
         System.out.println(PIDS_LINE + " " + cluster.nodeIds().stream()
                 .map(id -> String.valueOf(cluster.pid(id).orElseThrow()))
                 .collect(Collectors.joining(" ")));
