@@ -279,6 +279,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     // ---------------------------------------------------------------- breaking and mending
 
+    /**
+     * Stops the broker and returns once its JVM has exited. The controller notices later: wait with
+     * {@link #awaitBrokerFenced} (or for the ISR change) before the next step of a scenario.
+     */
     public void stopBroker(int brokerId, StopMode mode) {
         stop(broker(brokerId), mode);
     }

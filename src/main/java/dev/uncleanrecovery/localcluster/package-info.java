@@ -1,0 +1,10 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+/**
+ * Real Kafka 4.4.0 clusters on this machine, made to be broken: the process harness behind the
+ * real-cluster tests and the {@code demo} command. {@link dev.uncleanrecovery.localcluster.LocalKafkaCluster}
+ * runs one KRaft controller and N brokers as separate JVMs on 127.0.0.1, from the Kafka jars the build
+ * resolved (no download at run time); it kills ({@code kill -9}) or stops nodes, restarts them with their
+ * data, cuts a stopped replica's log on disk, and reports partitions with their ISR, ELR and LastKnownELR.
+ */
+package dev.uncleanrecovery.localcluster;
