@@ -125,7 +125,8 @@ final class PartitionLogReader {
         OptionalInt kept = entries.stream()
                 .filter(e -> Math.max(e.startOffset(), logStartOffset) < logEndOffset)
                 .mapToInt(EpochEntry::epoch).max();
-        if (!dropped.isEmpty()) {
+        // An empty log always has its leader's epoch at the log end offset: only a non-empty one is worth a note.
+        if (!dropped.isEmpty() && logEndOffset > logStartOffset) {
             notes.add(CheckpointFile.LEADER_EPOCH + " entries at or after the log end offset " + logEndOffset + " ("
                     + dropped.stream().map(e -> "epoch " + e.epoch() + " from " + e.startOffset())
                             .collect(Collectors.joining(", "))

@@ -9,20 +9,30 @@ import dev.uncleanrecovery.logdir.LogDirFixture.Batches;
 import dev.uncleanrecovery.logdir.LogDirFixture.Partition;
 import dev.uncleanrecovery.logdir.LogDirFixture.Segment;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
+import java.util.zip.CRC32;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class LogDirInspectorTest {
@@ -35,7 +45,7 @@ class LogDirInspectorTest {
     private final LogDirInspector inspector = new LogDirInspector(Clock.fixed(NOW, ZoneOffset.UTC));
 
     private LogDirReport inspect(LogDirFixture... dirs) {
-        return inspector.inspect(java.util.Arrays.stream(dirs).map(d -> d.dir).toList(), PartitionFilter.all());
+        return inspector.inspect(Arrays.stream(dirs).map(d -> d.dir).toList(), PartitionFilter.all());
     }
 
     private PartitionLogSummary only(LogDirReport report) {
@@ -194,6 +204,7 @@ class LogDirInspectorTest {
         assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(-1);
         assertThat(s.lastBatchLeaderEpoch()).isEqualTo(-1);
         assertThat(s.error()).isNull();
+        assertThat(s.notes()).as("an idle empty partition is normal").isEmpty();
     }
 
     @Test
@@ -268,34 +279,24 @@ class LogDirInspectorTest {
         assertThat(s.notes()).anyMatch(n -> n.contains("epoch 2 from 30"));
     }
 
-    @Test
-    void a_batch_length_beyond_the_file_end_is_a_torn_write() throws IOException {
+    @ParameterizedTest(name = "batch length {0}: {1}")
+    @CsvSource({
+        "1000000, needs 1000012 bytes",   // beyond the end of the file: a torn write
+        "20,      impossible length 20",  // below a v2 header: corruption
+        "-3,      impossible length -3"})
+    void a_batch_whose_length_cannot_be_right_ends_the_log_before_it(int batchLength, String why) throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0).batch(0, 0, 10);
         long at = segment.size();
         segment.batch(0, 10, 10);
-        writeInt(segment.log, at + 8, 1_000_000);
+        writeInt(segment.log, at + 8, batchLength);
 
         PartitionLogSummary s = only(inspect(logDir));
 
         assertThat(s.logEndOffset()).isEqualTo(10);
-        assertThat(s.notes()).anyMatch(n -> n.contains("needs 1000012 bytes"));
-    }
-
-    @Test
-    void a_batch_length_below_the_header_size_is_corruption() throws IOException {
-        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
-        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
-        Segment segment = p.segment(0).batch(0, 0, 10);
-        long at = segment.size();
-        segment.batch(0, 10, 10);
-        writeInt(segment.log, at + 8, 20);
-
-        PartitionLogSummary s = only(inspect(logDir));
-
-        assertThat(s.logEndOffset()).isEqualTo(10);
-        assertThat(s.notes()).anyMatch(n -> n.contains("impossible length 20"));
+        assertThat(s.invalidTailBytes()).isEqualTo(segment.size() - at);
+        assertThat(s.notes()).anyMatch(n -> n.contains(why));
     }
 
     @Test
@@ -303,7 +304,7 @@ class LogDirInspectorTest {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
         Partition p = logDir.partition("old", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0).batch(0, 0, 10);
-        Files.write(segment.log, legacyV1Message(), java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+        Files.write(segment.log, legacyV1Message(), StandardOpenOption.TRUNCATE_EXISTING);
         logDir.partition("new", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 3);
 
         LogDirReport report = inspect(logDir);
@@ -340,7 +341,7 @@ class LogDirInspectorTest {
         Segment segment = p.segment(0);
         Batches.many(0, 0, 300, 10).forEach(segment::append);
         byte[] garbage = new byte[4096];
-        new java.util.Random(42).nextBytes(garbage);
+        new Random(42).nextBytes(garbage);
         Files.write(segment.index, garbage);
 
         PartitionLogSummary s = only(inspect(logDir));
@@ -629,7 +630,7 @@ class LogDirInspectorTest {
 
     @Test
     void permission_problems_are_described_with_what_to_do() {
-        String line = PartitionLogReader.describe(new java.nio.file.AccessDeniedException("/data/t-0/00000000000000000000.log"));
+        String line = PartitionLogReader.describe(new AccessDeniedException("/data/t-0/00000000000000000000.log"));
 
         assertThat(line).isEqualTo("permission denied reading /data/t-0/00000000000000000000.log — run inspect as the"
                 + " user that runs Kafka, or with read access to the log dirs");
@@ -653,22 +654,22 @@ class LogDirInspectorTest {
         try {
             return SegmentTailReader.read(segment.log, segment.baseOffset, segment.index);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
     private static void truncate(Path file, long size) {
-        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+        try (var channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.truncate(size);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
     private static void flipByte(Path file, long position) throws IOException {
-        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            var b = java.nio.ByteBuffer.allocate(1);
+        try (var channel = FileChannel.open(file, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            var b = ByteBuffer.allocate(1);
             channel.read(b, position);
             b.put(0, (byte) (b.get(0) ^ 0x5a));
             b.rewind();
@@ -677,19 +678,19 @@ class LogDirInspectorTest {
     }
 
     private static void writeInt(Path file, long position, int value) throws IOException {
-        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
-            channel.write(java.nio.ByteBuffer.allocate(4).putInt(0, value), position);
+        try (var channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(4).putInt(0, value), position);
         }
     }
 
     /** One message in format v1 (magic 1), as Kafka 0.10 wrote it: offset, size, crc, magic, attributes, ... */
     private static byte[] legacyV1Message() {
-        byte[] value = "legacy".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] value = "legacy".getBytes(StandardCharsets.UTF_8);
         int size = 4 + 1 + 1 + 8 + 4 + 4 + value.length; // crc magic attributes timestamp keyLength valueLength value
-        var buffer = java.nio.ByteBuffer.allocate(12 + size);
+        var buffer = ByteBuffer.allocate(12 + size);
         buffer.putLong(0).putInt(size).putInt(0).put((byte) 1).put((byte) 0).putLong(0).putInt(-1)
                 .putInt(value.length).put(value);
-        var crc = new java.util.zip.CRC32();
+        var crc = new CRC32();
         crc.update(buffer.array(), 16, size - 4);
         buffer.putInt(12, (int) crc.getValue());
         return buffer.array();
