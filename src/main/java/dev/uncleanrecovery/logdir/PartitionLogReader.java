@@ -76,7 +76,8 @@ final class PartitionLogReader {
             notes.add(tail.invalidTailBytes() + " bytes after the last valid batch of segment " + lastBase
                     + " (" + tail.invalidTailReason() + ")" + (tail.zeroFilledTail() ? "" : "; they hold no"
                     + " readable data") + "; " + (context.cleanShutdown().present()
-                    ? "the clean-shutdown marker makes Kafka skip recovery, and it ignores them"
+                    ? "the clean-shutdown marker makes Kafka skip log recovery, so nothing checks them at start-up;"
+                    + " inspect counts the log only up to the last valid batch"
                     : "Kafka's log recovery will truncate them"));
         }
         long logEndOffset = tail.nextOffset();
