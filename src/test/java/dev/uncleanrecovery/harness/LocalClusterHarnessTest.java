@@ -140,13 +140,16 @@ class LocalClusterHarnessTest {
         try {
             assertThat(cluster.isPaused(BROKER)).isTrue();
             assertThat(cluster.isRunning(BROKER)).isTrue();
-            assertThat(processState(pid)).as("state in /proc/%d/stat", pid).isEqualTo("T");
+            // SIGSTOP is delivered asynchronously: a busy process may still be "R" for a moment.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(processState(pid)).as("state in /proc/%d/stat", pid).isEqualTo("T"));
         } finally {
             cluster.resumeBroker(BROKER);
         }
 
         assertThat(cluster.isPaused(BROKER)).isFalse();
-        assertThat(processState(pid)).isNotEqualTo("T");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(processState(pid)).isNotEqualTo("T"));
         cluster.awaitBrokerUnfenced(BROKER, STATE_TIMEOUT);
     }
 
