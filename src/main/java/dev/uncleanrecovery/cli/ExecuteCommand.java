@@ -40,6 +40,11 @@ public class ExecuteCommand implements Callable<Integer> {
     @Mixin
     ExecuteOptions execution;
 
+    // Here rather than in ExecuteOptions: 'recover' mixes in PlanOptions, which has the same option.
+    @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+            description = "How the designated replicas are probed again: auto (default), native or stock, as for 'plan'.")
+    String probeMode;
+
     @Mixin
     ConnectionOptions connection;
 
@@ -48,8 +53,8 @@ public class ExecuteCommand implements Callable<Integer> {
         Plan plan = PlanFile.read(planFile);
         ExecutionResult result;
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
-            result = new RecoveryExecution(discovery).execute(plan, planFile.toString(), execution.options(),
-                    ProgressLine.steps(spec.commandLine().getErr()));
+            result = new RecoveryExecution(discovery).execute(plan, planFile.toString(),
+                    execution.options(PlanOptions.probeMode(probeMode)), ProgressLine.steps(spec.commandLine().getErr()));
         }
         return report(result, execution.resultFile(planFile), root.global, spec.commandLine().getOut());
     }

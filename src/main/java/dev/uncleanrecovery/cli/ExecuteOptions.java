@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.workflow.RecoveryExecution;
 import java.nio.file.Path;
@@ -27,13 +28,14 @@ class ExecuteOptions {
             description = "How long to wait for elected partitions to show their new leader (default: ${DEFAULT-VALUE}).")
     long verifyTimeoutMs;
 
-    RecoveryExecution.Options options() {
+    /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
+    RecoveryExecution.Options options(ProbeMode probeMode) {
         Duration reprobe = Duration.ofMillis(Math.max(100, reprobeTimeoutMs));
         ProbeSettings defaults = ProbeSettings.defaults();
         return new RecoveryExecution.Options(allowUnprobedLeader,
                 defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
                         ? reprobe : defaults.requestTimeout()),
-                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)));
+                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode);
     }
 
     Path resultFile(Path planFile) {

@@ -2,14 +2,24 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
 import dev.uncleanrecovery.workflow.RecoveryPlanning;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +52,8 @@ public class PlanCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RecoveryPlanning.Options options = new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe());
+        RecoveryPlanning.Options options = new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
+                planning.probeMode());
         RecoveryPlanning.Result result;
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             result = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
@@ -65,6 +76,7 @@ public class PlanCommand implements Callable<Integer> {
         } else {
             PlanPrinter.print(plan, out);
             out.println();
+            out.println("Evidence: " + evidenceSources(result));
             out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + result.probeTime().toMillis()
                     + " ms, " + result.requests().total() + " requests). Nothing was changed.");
             if (!plan.partitions().isEmpty()) {
@@ -73,5 +85,31 @@ public class PlanCommand implements Callable<Integer> {
             }
         }
         return plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;
+    }
+
+    /**
+     * Which brokers answered how: {@code native GetReplicaLogInfo from broker 2 (broker epoch 27), broker 3
+     * (broker epoch 29); stock RPCs from broker 1}. Only brokers that answered count.
+     */
+    static String evidenceSources(RecoveryPlanning.Result result) {
+        Map<Integer, Long> nativeEpochs = new TreeMap<>();
+        Set<Integer> stock = new TreeSet<>();
+        result.evidence().values().forEach(list -> list.stream().filter(ReplicaEvidence::isAnswered).forEach(e -> {
+            if (e.source() == EvidenceSource.NATIVE) {
+                nativeEpochs.merge(e.broker(), e.brokerEpoch(), Math::max);
+            } else if (e.source() == EvidenceSource.STOCK) {
+                stock.add(e.broker());
+            }
+        }));
+        List<String> parts = new ArrayList<>();
+        if (!nativeEpochs.isEmpty()) {
+            parts.add("native GetReplicaLogInfo from " + nativeEpochs.entrySet().stream()
+                    .map(b -> "broker " + b.getKey() + " (broker epoch " + b.getValue() + ")")
+                    .collect(Collectors.joining(", ")));
+        }
+        if (!stock.isEmpty()) {
+            parts.add("stock RPCs (ListOffsets, Fetch) from " + BrokerNativeSupport.brokers(stock));
+        }
+        return parts.isEmpty() ? "no replica answered" : String.join("; ", parts);
     }
 }

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,11 @@ class PlanOptions {
                     + " (default: ${DEFAULT-VALUE}).")
     long probeTimeoutMs;
 
+    @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
+            description = "auto (default): GetReplicaLogInfo on brokers that advertise it (kafka-patch agent), stock RPCs"
+                    + " elsewhere; native: GetReplicaLogInfo only; stock: ListOffsets and Fetch only.")
+    String probeMode;
+
     @Option(names = "--output-file", paramLabel = "FILE",
             description = "Where to write the plan (default: plan-<UTC timestamp>.json). Never overwrites.")
     Path outputFile;
@@ -63,6 +69,16 @@ class PlanOptions {
         ProbeSettings defaults = ProbeSettings.defaults();
         return defaults.withTimeout(timeout).withRequestTimeout(
                 timeout.compareTo(defaults.requestTimeout()) < 0 ? timeout : defaults.requestTimeout());
+    }
+
+    ProbeMode probeMode() {
+        return probeMode(probeMode);
+    }
+
+    /** Shared with {@code execute}, whose re-probe takes the same option. */
+    static ProbeMode probeMode(String value) {
+        return ProbeMode.parse(value).orElseThrow(() -> new UserInputException("--probe-mode must be one of "
+                + ProbeMode.choices() + ", not '" + value + "'"));
     }
 
     Path outputFile(java.time.Instant now) {

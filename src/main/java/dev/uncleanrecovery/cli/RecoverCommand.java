@@ -49,7 +49,8 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
-                    .plan(new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe()),
+                    .plan(new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
+                            planning.probeMode()),
                             new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
@@ -63,7 +64,7 @@ public class RecoverCommand implements Callable<Integer> {
             }
             out.println();
             ExecutionResult result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
-                    execution.options(), ProgressLine.steps(err));
+                    execution.options(planning.probeMode()), ProgressLine.steps(err));
             int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }

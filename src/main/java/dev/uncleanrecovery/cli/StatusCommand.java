@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
@@ -36,14 +37,20 @@ public class StatusCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
+    private static final java.time.Duration NATIVE_RPCS_TIMEOUT = java.time.Duration.ofSeconds(5);
+
     @Override
     public Integer call() throws Exception {
         var selection = select.selection();
         ClusterSnapshot snapshot;
+        BrokerNativeSupport nativeRpcs;
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             snapshot = discovery.describe(selection);
+            // Cheap: the describe above already asked these brokers, and ApiVersions answers are cached.
+            List<Integer> live = snapshot.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
+            nativeRpcs = BrokerNativeSupport.survey(discovery.connections(snapshot.brokers()), live, NATIVE_RPCS_TIMEOUT);
         }
-        StatusReport report = StatusReport.of(snapshot);
+        StatusReport report = StatusReport.of(snapshot, nativeRpcs);
         PrintWriter out = spec.commandLine().getOut();
         if (root.global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(report));
@@ -53,19 +60,28 @@ public class StatusCommand implements Callable<Integer> {
         return report.offline().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;
     }
 
-    /** What {@code status --output json} prints. */
+    /**
+     * What {@code status --output json} prints.
+     *
+     * @param nativeRpcs which live brokers advertise the companion patch's RPCs
+     */
     record StatusReport(String clusterId, int controllerId, boolean elrEnabled, short elrFeatureLevel,
                         List<BrokerState> brokers, List<Integer> fencedBrokers,
                         List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
-                        List<String> reassigning, int partitionsChecked) {
+                        List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs) {
 
-        static StatusReport of(ClusterSnapshot s) {
+        static StatusReport of(ClusterSnapshot s, BrokerNativeSupport nativeRpcs) {
             return new StatusReport(s.clusterId(), s.controllerId(), s.isElrEnabled(), s.elrFeatureLevel(),
                     s.brokers(), s.fencedBrokers().stream().sorted().toList(),
                     s.offlinePartitions(), s.atRiskPartitions(),
                     s.reassigning().stream().map(TopicPartition::toString).sorted().toList(),
-                    s.partitions().size());
+                    s.partitions().size(), new NativeRpcs(nativeRpcs.getReplicaLogInfo(), nativeRpcs.electLeadersV3(),
+                            nativeRpcs.unanswered().keySet().stream().sorted().toList()));
         }
+    }
+
+    /** Live brokers advertising GetReplicaLogInfo, ElectLeaders v3, and those that did not answer ApiVersions. */
+    record NativeRpcs(List<Integer> getReplicaLogInfo, List<Integer> electLeadersV3, List<Integer> unanswered) {
     }
 
     private static void printText(StatusReport r, PrintWriter out) {
@@ -83,6 +99,11 @@ public class StatusCommand implements Callable<Integer> {
                     + " --bootstrap-server <broker> upgrade --feature " + ClusterDiscovery.ELR_FEATURE
                     + "=1 (needs metadata.version 4.0-IV1 or later)");
         }
+        out.println("Native RPCs (GetReplicaLogInfo / ElectLeaders v3): "
+                + BrokerNativeSupport.brokers(r.nativeRpcs().getReplicaLogInfo()) + " / "
+                + BrokerNativeSupport.brokers(r.nativeRpcs().electLeadersV3())
+                + (r.nativeRpcs().unanswered().isEmpty() ? ""
+                        : " (" + BrokerNativeSupport.brokers(r.nativeRpcs().unanswered()) + " did not answer ApiVersions)"));
         out.println();
         printPartitions("Offline partitions (no leader)", r.offline(), out);
         printPartitions("At-risk partitions (ISR below min.insync.replicas)", r.atRisk(), out);

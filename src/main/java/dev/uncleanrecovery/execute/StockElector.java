@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
-import dev.uncleanrecovery.cluster.BrokerState;
+import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
+
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import java.time.Duration;
@@ -42,17 +43,26 @@ public final class StockElector implements DesignatedElector {
     private final PartitionStateReader reader;
     private final Duration verifyTimeout;
     private final Consumer<String> progress;
+    private final String whyStock;
 
     public StockElector(Admin admin, PartitionStateReader reader, Duration verifyTimeout, Consumer<String> progress) {
+        this(admin, reader, verifyTimeout, progress, null);
+    }
+
+    /** @param whyStock why the native elector is not used, for {@link #describe()}; null to say nothing */
+    public StockElector(Admin admin, PartitionStateReader reader, Duration verifyTimeout, Consumer<String> progress,
+                        String whyStock) {
         this.admin = admin;
         this.reader = reader;
         this.verifyTimeout = verifyTimeout;
         this.progress = progress;
+        this.whyStock = whyStock;
     }
 
     @Override
     public String describe() {
-        return "stock elector: reorder replicas best-first, ElectLeaders UNCLEAN, verify, restore the order";
+        return "stock elector" + (whyStock == null ? "" : " (" + whyStock + ")")
+                + ": reorder replicas best-first, ElectLeaders UNCLEAN, verify, restore the order";
     }
 
     @Override
@@ -87,7 +97,7 @@ public final class StockElector implements DesignatedElector {
                 if (outcomes.containsKey(t.topicPartition())) {
                     continue;
                 }
-                Optional<String> problem = notReady(t, ready);
+                Optional<String> problem = ElectionVerification.notReady(t, ready, true);
                 if (problem.isPresent()) {
                     outcomes.put(t.topicPartition(), outcome(t, Outcome.REFUSED, problem.get(), before.get(t.topicPartition()),
                             ready.partition(t.topicPartition()).orElse(null)));
@@ -101,11 +111,11 @@ public final class StockElector implements DesignatedElector {
             Map<TopicPartition, String> electionErrors = electUnclean(toElect);
 
             // 4. Verify: leader == designated and leader epoch == planned + 1.
-            ClusterSnapshot after = awaitLeaders(toElect);
+            ClusterSnapshot after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
                 TopicPartitionState now = after.partition(tp).orElse(null);
-                outcomes.put(tp, verify(t, now, electionErrors.get(tp), before.get(tp)));
+                outcomes.put(tp, ElectionVerification.verify(t, now, electionErrors.get(tp), before.get(tp)));
             }
         } catch (RuntimeException e) {
             String restoreNote = restore(reordered);
@@ -125,64 +135,6 @@ public final class StockElector implements DesignatedElector {
                         + error + "): the assignment is left best-first; restore it with kafka-reassign-partitions.sh",
                 o.before(), o.after())));
         return byPartition.keySet().stream().map(outcomes::get).toList();
-    }
-
-    private static Optional<String> notReady(ElectionTarget t, ClusterSnapshot ready) {
-        Optional<TopicPartitionState> state = ready.partition(t.topicPartition());
-        if (state.isEmpty()) {
-            return Optional.of("partition disappeared from the metadata");
-        }
-        TopicPartitionState p = state.get();
-        if (!p.isOffline()) {
-            return Optional.of("got a leader before the election (" + p.leader() + ", epoch " + p.leaderEpoch()
-                    + "); not touched");
-        }
-        if (p.leaderEpoch() >= 0 && p.leaderEpoch() != t.expectedLeaderEpoch()) {
-            return Optional.of("leader epoch moved to " + p.leaderEpoch() + " (plan " + t.expectedLeaderEpoch() + ")");
-        }
-        if (p.replicas().isEmpty() || p.replicas().get(0) != t.designatedLeader()) {
-            return Optional.of("designated replica is not first after the reorder (replicas " + p.replicas() + ")");
-        }
-        BrokerState designated = ready.brokersById().get(t.designatedLeader());
-        if (designated == null || designated.fenced()) {
-            return Optional.of("designated broker " + t.designatedLeader() + " is fenced or gone");
-        }
-        return Optional.empty();
-    }
-
-    private static PartitionOutcome verify(ElectionTarget t, TopicPartitionState now, String electionError,
-                                           TopicPartitionState before) {
-        if (now == null) {
-            return outcome(t, Outcome.FAILED, "could not read the partition after the election", before, null);
-        }
-        if (now.isOffline()) {
-            return outcome(t, Outcome.FAILED, "still offline after the election"
-                    + (electionError == null ? "" : ": " + electionError), before, now);
-        }
-        if (now.leader() != t.designatedLeader()) {
-            return outcome(t, Outcome.ELECTED_OTHER, "THE CONTROLLER ELECTED " + now.leader() + ", NOT the designated "
-                    + t.designatedLeader() + " (leader epoch " + now.leaderEpoch() + ")", before, now);
-        }
-        if (now.leaderEpoch() >= 0 && now.leaderEpoch() != t.expectedLeaderEpoch() + 1) {
-            return outcome(t, Outcome.ELECTED_OTHER, "designated " + t.designatedLeader() + " leads, but at leader epoch "
-                    + now.leaderEpoch() + " instead of " + (t.expectedLeaderEpoch() + 1)
-                    + ": another election happened in between", before, now);
-        }
-        return outcome(t, Outcome.ELECTED, "leader " + now.leader() + ", leader epoch " + t.expectedLeaderEpoch()
-                + " -> " + now.leaderEpoch(), before, now);
-    }
-
-    private ClusterSnapshot awaitLeaders(List<TopicPartition> elected) {
-        long deadline = System.nanoTime() + verifyTimeout.toNanos();
-        Set<TopicPartition> set = Set.copyOf(elected);
-        while (true) {
-            ClusterSnapshot snapshot = reader.read(set);
-            boolean allLed = snapshot.partitions().stream().noneMatch(TopicPartitionState::isOffline);
-            if (allLed || System.nanoTime() > deadline) {
-                return snapshot;
-            }
-            sleep(200);
-        }
     }
 
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
@@ -243,20 +195,6 @@ public final class StockElector implements DesignatedElector {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.of("interrupted");
-        }
-    }
-
-    private static PartitionOutcome outcome(ElectionTarget t, Outcome outcome, String detail,
-                                            TopicPartitionState before, TopicPartitionState after) {
-        return new PartitionOutcome(t.topicPartition(), t.designatedLeader(), outcome, detail, before, after);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 }

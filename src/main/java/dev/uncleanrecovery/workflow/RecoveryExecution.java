@@ -3,40 +3,55 @@
 package dev.uncleanrecovery.workflow;
 
 import dev.uncleanrecovery.cluster.BrokerConnections;
+import dev.uncleanrecovery.cluster.BrokerNativeSupport;
+import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.execute.DesignatedElector;
+import dev.uncleanrecovery.execute.ElectorChoice;
 import dev.uncleanrecovery.execute.ExecutionResult;
+import dev.uncleanrecovery.execute.NativeElector;
+import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.execute.PartitionStateReader;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanEvidence;
+import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
+import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
-import dev.uncleanrecovery.probe.StockLogInfoSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 
 /** Re-validate → re-probe the designated replicas → elect → verify, for a reviewed plan. */
 public final class RecoveryExecution {
 
+    /** How long to wait for the live brokers' ApiVersions before choosing the elector. */
+    private static final Duration API_VERSIONS_TIMEOUT = Duration.ofSeconds(10);
+
     /**
      * @param reprobe       deadline for probing each designated replica once more
      * @param verifyTimeout how long to wait for elected partitions to show their new leader
+     * @param probeMode     which RPCs the re-probe uses (the same choice as for the plan)
      */
-    public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout) {
+    public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
     }
 
     private final ClusterDiscovery discovery;
@@ -47,29 +62,67 @@ public final class RecoveryExecution {
 
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
-        DesignatedElector elector = new StockElector(discovery.admin(), reader, options.verifyTimeout(), progress);
-        return new PlanExecution(reader, reprobe(options.reprobe()), elector, options.allowUnprobedLeader(), progress)
-                .run(plan, planFile);
+        Set<TopicPartition> planned = plan.partitions().stream().map(PlannedElection::topicPartition).collect(Collectors.toSet());
+        DesignatedElector elector = new ElectorChoice(
+                () -> {
+                    List<BrokerState> brokers = reader.read(planned).brokers();
+                    List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
+                    return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
+                },
+                // The connections exist by now: the survey above opened them with the live brokers.
+                via -> NativeElector.of(discovery.connections(List.of()), via, reader, options.verifyTimeout(), progress),
+                whyStock -> new StockElector(discovery.admin(), reader, options.verifyTimeout(), progress, whyStock));
+        Map<TopicPartition, String> restarts = new ConcurrentHashMap<>();
+        ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode(), restarts),
+                elector, options.allowUnprobedLeader(), progress).run(plan, planFile);
+        if (restarts.isEmpty()) {
+            return result;
+        }
+        List<PartitionOutcome> noted = result.partitions().stream().map(o -> restarts.containsKey(o.topicPartition())
+                ? new PartitionOutcome(o.topicPartition(), o.designatedLeader(), o.outcome(),
+                        o.detail() + "; " + restarts.get(o.topicPartition()), o.before(), o.after())
+                : o).toList();
+        return new ExecutionResult(result.clusterId(), result.planFile(), result.startedAt(), result.elapsed(),
+                result.elector(), noted);
     }
 
-    private ReplicaReprobe reprobe(ProbeSettings settings) {
+    /**
+     * Probes each designated replica with the plan's probe mode, and notes every broker whose BrokerEpoch changed
+     * since the plan (native evidence only: stock brokers do not expose it): it restarted in between. Whether
+     * that matters is {@code Revalidation.logShrank}'s call; the note says why the log may have changed.
+     */
+    private ReplicaReprobe reprobe(Plan plan, ProbeSettings settings, ProbeMode mode, Map<TopicPartition, String> restarts) {
         return designated -> {
             if (designated.isEmpty()) {
                 return Map.of();
             }
             ClusterSnapshot snapshot = discovery.describe(new PartitionSelection.Explicit(
-                    designated.keySet().stream().map(TopicPartitionState::topicPartition).collect(java.util.stream.Collectors.toSet())));
+                    designated.keySet().stream().map(TopicPartitionState::topicPartition).collect(Collectors.toSet())));
             Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
             designated.forEach((partition, broker) ->
                     byBroker.computeIfAbsent(broker, b -> new ArrayList<>()).add(PartitionToProbe.of(partition)));
             BrokerConnections connections = discovery.connections(snapshot.brokers());
-            ProbeResult result = new ProbeFanOut(new StockLogInfoSource(connections), settings, connections::describe)
+            ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                     .run(byBroker, p -> { });
             Map<TopicPartition, ReplicaEvidence> answers = new HashMap<>();
             designated.forEach((partition, broker) -> result.evidenceFor(partition.topicPartition()).stream()
                     .filter(e -> e.broker() == broker).findFirst()
                     .ifPresent(e -> answers.put(partition.topicPartition(), e)));
+            answers.forEach((tp, now) -> brokerRestart(plan, tp, now).ifPresent(note -> restarts.put(tp, note)));
             return answers;
         };
+    }
+
+    /** A note when the designated broker's epoch in the plan and in the re-probe are both known and differ. */
+    static Optional<String> brokerRestart(Plan plan, TopicPartition tp, ReplicaEvidence reprobed) {
+        if (reprobed == null || reprobed.brokerEpoch() < 0) {
+            return Optional.empty();
+        }
+        return plan.partitions().stream().filter(p -> p.topicPartition().equals(tp)).findFirst()
+                .flatMap(p -> p.evidence().stream().filter(e -> e.broker() == reprobed.broker()).findFirst())
+                .map(PlanEvidence::brokerEpoch)
+                .filter(planned -> planned != reprobed.brokerEpoch())
+                .map(planned -> "broker " + reprobed.broker() + " restarted since the plan (broker epoch " + planned
+                        + " -> " + reprobed.brokerEpoch() + ")");
     }
 }

@@ -13,16 +13,15 @@ import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.SkipCause;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
-import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
+import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeProgress;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 import dev.uncleanrecovery.probe.RequestCounts;
-import dev.uncleanrecovery.probe.StockLogInfoSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,8 +42,10 @@ public final class RecoveryPlanning {
     /**
      * @param selection what the user selected; with {@link PartitionSelection.AllTopics} only offline partitions
      *                  are planned, an explicit selection plans (or skips, with the reason) every selected one
+     * @param probeMode which RPCs ask the brokers (native GetReplicaLogInfo, stock, or per broker)
      */
-    public record Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe) {
+    public record Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe,
+                          ProbeMode probeMode) {
     }
 
     /** The plan and everything it was made from, for the table the CLI prints. */
@@ -76,7 +77,7 @@ public final class RecoveryPlanning {
         RequestCounts requests = new RequestCounts();
         Duration probeTime = Duration.ZERO;
         if (!toProbe.isEmpty()) {
-            ProbeResult probed = probe(snapshot, toProbe, options.probe(), progress);
+            ProbeResult probed = probe(snapshot, toProbe, options.probe(), options.probeMode(), progress);
             evidence.putAll(probed.evidence());
             requests = probed.requests();
             probeTime = probed.elapsed();
@@ -100,7 +101,7 @@ public final class RecoveryPlanning {
 
     /** Every replica of the partitions, on the broker that holds it; unregistered brokers cannot be asked. */
     private ProbeResult probe(ClusterSnapshot snapshot, List<TopicPartitionState> partitions, ProbeSettings settings,
-                              Consumer<ProbeProgress> progress) {
+                              ProbeMode mode, Consumer<ProbeProgress> progress) {
         Set<Integer> registered = snapshot.brokersById().keySet();
         Map<Integer, List<PartitionToProbe>> byBroker = new LinkedHashMap<>();
         Map<TopicPartition, List<ReplicaEvidence>> unreachable = new HashMap<>();
@@ -110,13 +111,13 @@ public final class RecoveryPlanning {
             } else {
                 for (PartitionToProbe p : list) {
                     unreachable.computeIfAbsent(p.topicPartition(), k -> new ArrayList<>()).add(ReplicaEvidence.failed(
-                            p.topicPartition(), broker, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE,
+                            p.topicPartition(), broker, mode.unaskedSource(), EvidenceStatus.UNREACHABLE,
                             "broker " + broker + " is not registered with the controller (it is down)", Instant.now(clock)));
                 }
             }
         });
         BrokerConnections connections = discovery.connections(snapshot.brokers());
-        ProbeResult result = new ProbeFanOut(new StockLogInfoSource(connections), settings, connections::describe)
+        ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                 .run(byBroker, progress);
         Map<TopicPartition, List<ReplicaEvidence>> merged = new HashMap<>();
         result.evidence().forEach((tp, list) -> merged.put(tp, new ArrayList<>(list)));

@@ -1,0 +1,103 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What both electors check right before an election and verify right after it, so that native and
+ * stock elections are judged by the same rule: the designated replica leads at leader epoch + 1.
+ */
+final class ElectionVerification {
+
+    private ElectionVerification() {
+    }
+
+    /**
+     * Why the partition must not be elected now, or empty when it is ready: still leaderless, same
+     * leader epoch as the plan, designated broker registered and unfenced.
+     *
+     * @param designatedFirst also require the designated replica first in assignment order (the stock
+     *                        elector relies on UNCLEAN taking the first acceptable replica)
+     */
+    static Optional<String> notReady(ElectionTarget t, ClusterSnapshot ready, boolean designatedFirst) {
+        Optional<TopicPartitionState> state = ready.partition(t.topicPartition());
+        if (state.isEmpty()) {
+            return Optional.of("partition disappeared from the metadata");
+        }
+        TopicPartitionState p = state.get();
+        if (!p.isOffline()) {
+            return Optional.of("got a leader before the election (" + p.leader() + ", epoch " + p.leaderEpoch()
+                    + "); not touched");
+        }
+        if (p.leaderEpoch() >= 0 && p.leaderEpoch() != t.expectedLeaderEpoch()) {
+            return Optional.of("leader epoch moved to " + p.leaderEpoch() + " (plan " + t.expectedLeaderEpoch() + ")");
+        }
+        if (designatedFirst && (p.replicas().isEmpty() || p.replicas().get(0) != t.designatedLeader())) {
+            return Optional.of("designated replica is not first after the reorder (replicas " + p.replicas() + ")");
+        }
+        BrokerState designated = ready.brokersById().get(t.designatedLeader());
+        if (designated == null || designated.fenced()) {
+            return Optional.of("designated broker " + t.designatedLeader() + " is fenced or gone");
+        }
+        return Optional.empty();
+    }
+
+    /** The outcome from the partition as read after the election: ELECTED only for designated leader at epoch + 1. */
+    static PartitionOutcome verify(ElectionTarget t, TopicPartitionState now, String electionError,
+                                   TopicPartitionState before) {
+        if (now == null) {
+            return outcome(t, Outcome.FAILED, "could not read the partition after the election", before, null);
+        }
+        if (now.isOffline()) {
+            return outcome(t, Outcome.FAILED, "still offline after the election"
+                    + (electionError == null ? "" : ": " + electionError), before, now);
+        }
+        if (now.leader() != t.designatedLeader()) {
+            return outcome(t, Outcome.ELECTED_OTHER, "THE CONTROLLER ELECTED " + now.leader() + ", NOT the designated "
+                    + t.designatedLeader() + " (leader epoch " + now.leaderEpoch() + ")", before, now);
+        }
+        if (now.leaderEpoch() >= 0 && now.leaderEpoch() != t.expectedLeaderEpoch() + 1) {
+            return outcome(t, Outcome.ELECTED_OTHER, "designated " + t.designatedLeader() + " leads, but at leader epoch "
+                    + now.leaderEpoch() + " instead of " + (t.expectedLeaderEpoch() + 1)
+                    + ": another election happened in between", before, now);
+        }
+        return outcome(t, Outcome.ELECTED, "leader " + now.leader() + ", leader epoch " + t.expectedLeaderEpoch()
+                + " -> " + now.leaderEpoch(), before, now);
+    }
+
+    /** Reads the partitions until all have a leader or the timeout passes; returns the last read. */
+    static ClusterSnapshot awaitLeaders(PartitionStateReader reader, Collection<org.apache.kafka.common.TopicPartition> elected,
+                                        Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Set<org.apache.kafka.common.TopicPartition> set = Set.copyOf(elected);
+        while (true) {
+            ClusterSnapshot snapshot = reader.read(set);
+            boolean allLed = snapshot.partitions().stream().noneMatch(TopicPartitionState::isOffline);
+            if (allLed || System.nanoTime() > deadline) {
+                return snapshot;
+            }
+            sleep(200);
+        }
+    }
+
+    static PartitionOutcome outcome(ElectionTarget t, Outcome outcome, String detail,
+                                    TopicPartitionState before, TopicPartitionState after) {
+        return new PartitionOutcome(t.topicPartition(), t.designatedLeader(), outcome, detail, before, after);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}
