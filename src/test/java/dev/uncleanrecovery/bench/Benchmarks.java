@@ -1,0 +1,40 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The benchmarks' one entry point (not tests: the default build never runs them). Run with the {@code bench}
+ * Maven profile, e.g. {@code mvn -B -Pbench -DskipTests verify -Dbench.args="real --partitions 1000"}.
+ *
+ * <pre>
+ * real       [--partitions 1000,5000] [--contenders stock,tool] [--records-per-round 2]   real Kafka 4.4.0
+ * startup    [--runs 5]                                                                    CLI start-up
+ * simulated  [--brokers 60] [--partitions 100000] [--latency-ms 5]                         wire-protocol simulator
+ * </pre>
+ * Every benchmark prints a Markdown table and appends it to {@code target/bench/}.
+ */
+public final class Benchmarks {
+
+    private Benchmarks() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("usage: Benchmarks real|startup|simulated [--option value]...");
+            return;
+        }
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            options.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+        }
+        switch (args[0]) {
+            case "real" -> RealClusterBenchmark.run(options);
+            case "startup" -> StartupBenchmark.run(options);
+            case "simulated" -> SimulatedClusterBenchmark.run(options);
+            default -> System.err.println("unknown benchmark " + args[0] + "; pick real, startup or simulated");
+        }
+    }
+}

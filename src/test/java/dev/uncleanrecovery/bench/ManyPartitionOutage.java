@@ -1,0 +1,172 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.bench;
+
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.StopMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * KIP-966's "last replica standing" outage on many partitions at once, with the best log first in
+ * assignment order for half of them only:
+ *
+ * <ul>
+ *   <li>even partitions [1,3,2], odd partitions [1,2,3]; leader 1, min.insync.replicas=2, unclean off;</li>
+ *   <li>{@code perRound} records acks=all; kill -9 broker 3; {@code perRound} more acks=all (3 misses them);
+ *       kill -9 broker 2; {@code leaderOnly} records acks=1; kill -9 broker 1 (the sole LastKnownELR member);</li>
+ *   <li>restart 3 and 2: every partition is offline, 2 holds 2×perRound records, 3 holds perRound.</li>
+ * </ul>
+ *
+ * Kafka's UNCLEAN election picks the first live replica in assignment order: 3 on even partitions (losing
+ * perRound records each), 2 on odd ones. Waits are per topic (one describe for all partitions), so 5,000
+ * partitions cost no more round trips than 5.
+ */
+final class ManyPartitionOutage {
+
+    static final int LAST_LEADER = 1;
+    static final int LONGEST = 2;
+    static final int SHORTEST = 3;
+    private static final Duration STEP_TIMEOUT = Duration.ofSeconds(180);
+
+    /** What each surviving replica holds, per partition. */
+    record Outage(String topic, int partitions, long perRound) {
+        long logEndOffset(int broker) {
+            return broker == LONGEST ? 2 * perRound : broker == SHORTEST ? perRound : -1;
+        }
+
+        long bestLogEndOffset() {
+            return logEndOffset(LONGEST);
+        }
+    }
+
+    private ManyPartitionOutage() {
+    }
+
+    static List<Integer> assignment(int partition) {
+        return partition % 2 == 0 ? List.of(LAST_LEADER, SHORTEST, LONGEST) : List.of(LAST_LEADER, LONGEST, SHORTEST);
+    }
+
+    static Outage reproduce(LocalKafkaCluster cluster, String topic, int partitions, long perRound, long leaderOnly,
+                            Consumer<String> progress) {
+        try (Admin admin = cluster.createAdmin()) {
+            Map<Integer, List<Integer>> assignments = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                assignments.put(p, assignment(p));
+            }
+            admin.createTopics(List.of(new NewTopic(topic, assignments).configs(Map.of(
+                    TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
+                    TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
+            awaitAll(admin, topic, partitions, "leader 1 with a full ISR",
+                    p -> leaderOf(p) == LAST_LEADER && p.isr().size() == 3);
+
+            progress.accept(partitions + " partitions: " + perRound + " record(s) each, acks=all");
+            produce(cluster, topic, partitions, perRound, "all", "round-1");
+
+            progress.accept("kill -9 broker " + SHORTEST);
+            cluster.stopBroker(SHORTEST, StopMode.ABRUPT);
+            cluster.awaitBrokerFenced(SHORTEST);
+            awaitAll(admin, topic, partitions, "ISR without 3", p -> p.isr().stream().noneMatch(n -> n.id() == SHORTEST));
+            produce(cluster, topic, partitions, perRound, "all", "round-2");
+
+            progress.accept("kill -9 broker " + LONGEST);
+            cluster.stopBroker(LONGEST, StopMode.ABRUPT);
+            cluster.awaitBrokerFenced(LONGEST);
+            awaitAll(admin, topic, partitions, "ISR [1]", p -> p.isr().size() == 1 && p.isr().get(0).id() == LAST_LEADER);
+            if (leaderOnly > 0) {
+                produce(cluster, topic, partitions, leaderOnly, "1", "round-3");
+            }
+
+            progress.accept("kill -9 broker " + LAST_LEADER + " (its disk is lost); restarting 3 and 2");
+            cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
+            cluster.awaitBrokerFenced(LAST_LEADER);
+            cluster.startBroker(SHORTEST);
+            cluster.startBroker(LONGEST);
+            cluster.awaitBrokerUnfenced(SHORTEST, STEP_TIMEOUT);
+            cluster.awaitBrokerUnfenced(LONGEST, STEP_TIMEOUT);
+            awaitAll(admin, topic, partitions, "offline", p -> leaderOf(p) < 0);
+            return new Outage(topic, partitions, perRound);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("outage set-up failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    static int leaderOf(TopicPartitionInfo p) {
+        return p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id();
+    }
+
+    static List<TopicPartitionInfo> describe(Admin admin, String topic) throws ExecutionException, InterruptedException {
+        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+        return d.partitions();
+    }
+
+    private static void awaitAll(Admin admin, String topic, int partitions, String what, Predicate<TopicPartitionInfo> done)
+            throws ExecutionException, InterruptedException {
+        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
+        while (true) {
+            List<TopicPartitionInfo> all;
+            try {
+                all = describe(admin, topic);
+            } catch (ExecutionException e) {
+                all = List.of(); // just created: the brokers' metadata may not have it yet
+            }
+            long ok = all.stream().filter(done).count();
+            if (all.size() == partitions && ok == partitions) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + ok + " of " + partitions + " partitions reached '" + what
+                        + "' within " + STEP_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private static void produce(LocalKafkaCluster cluster, String topic, int partitions, long count, String acks,
+                                String round) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ProducerConfig.ACKS_CONFIG, acks);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            List<Future<RecordMetadata>> sends = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                for (long i = 0; i < count; i++) {
+                    sends.add(producer.send(new ProducerRecord<>(topic, p, round + "-" + i, round + " record " + i)));
+                }
+            }
+            for (Future<RecordMetadata> send : sends) {
+                send.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("producing " + round + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.bench;
+
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.NodeRole;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * N offline partitions on a real Kafka 4.4.0 cluster ({@link ManyPartitionOutage}), recovered by one contender
+ * per freshly broken cluster: Kafka's own {@code LeaderElectionCommand --election-type unclean
+ * --all-topic-partitions}, or {@code kafka-unclean-recovery recover --automated-recovery --strategy proactive}.
+ * Each runs as its own JVM; the benchmark measures it from outside and judges the result from what it produced.
+ */
+final class RealClusterBenchmark {
+
+    enum Contender { stock, tool }
+
+    record Row(int partitions, Contender contender, int exitCode, long wallMillis, long allLedMillis, long wrongLeaders,
+               long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib, String requests,
+               long outageSetupMillis) {
+
+        String line() {
+            return String.format("| %,d | %s | %d | %,d | %s | %d | %d | %,d | %,d | %d | %s |", partitions, contender,
+                    exitCode, wallMillis, allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders,
+                    leaderless, recordsLostByLeader, recordsLostByEndOffsets, peakRssMib, requests);
+        }
+
+        static String header() {
+            return "| partitions | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
+                    + " (by leader) | records lost (end offsets) | peak RSS MiB | requests sent (kind total {node:count}) |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|";
+        }
+    }
+
+    private RealClusterBenchmark() {
+    }
+
+    static void run(Map<String, String> options) throws Exception {
+        List<Integer> sizes = ints(options.getOrDefault("partitions", "1000"));
+        List<Contender> contenders = options.getOrDefault("contenders", "stock,tool").lines()
+                .flatMap(s -> List.of(s.split(",")).stream()).map(String::trim).map(Contender::valueOf).toList();
+        long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
+        Path jar = Path.of(options.getOrDefault("jar", "target/kafka-unclean-recovery.jar")).toAbsolutePath();
+        Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
+        Files.createDirectories(out);
+        Path results = out.resolve("real-cluster.md");
+        List<Row> rows = new ArrayList<>();
+        for (int n : sizes) {
+            for (Contender c : contenders) {
+                Row row = runOnce(n, c, perRound, jar, out.resolve(c + "-" + n));
+                rows.add(row);
+                System.out.println(Row.header());
+                rows.forEach(r -> System.out.println(r.line()));
+                Files.writeString(results, Instant.now() + " " + row.line() + "  (outage set-up " + row.outageSetupMillis()
+                        + " ms)\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            }
+        }
+        System.out.println("\nresults appended to " + results);
+    }
+
+    private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, Path dir) throws Exception {
+        Files.createDirectories(dir);
+        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
+                .startupTimeout(java.time.Duration.ofSeconds(240));
+        if (partitions > 2000) {
+            builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
+        }
+        try (LocalKafkaCluster cluster = builder.build().start(); Admin admin = cluster.createAdmin()) {
+            long setupStart = System.nanoTime();
+            ManyPartitionOutage.Outage outage = ManyPartitionOutage.reproduce(cluster, "bench", partitions, perRound, 1,
+                    s -> System.out.println("  [" + contender + " " + partitions + "] " + s));
+            long setupMillis = (System.nanoTime() - setupStart) / 1_000_000;
+            System.out.println("  [" + contender + " " + partitions + "] outage ready in " + setupMillis + " ms; running "
+                    + contender);
+
+            Path requestLog = dir.resolve("requests.log");
+            Files.deleteIfExists(requestLog);
+            List<String> command = command(contender, cluster, jar, dir, requestLog);
+            AtomicLong launchedAt = new AtomicLong();
+            AtomicLong allLedAt = new AtomicLong(-1);
+            Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
+            watcher.setDaemon(true);
+            MeasuredProcess.Measurement m = MeasuredProcess.run(command, dir.resolve(contender.name()), 600, launch -> {
+                launchedAt.set(launch);
+                watcher.start();
+            });
+            watcher.join(60_000);
+            watcher.interrupt();
+
+            List<TopicPartitionInfo> after = ManyPartitionOutage.describe(admin, outage.topic());
+            long wrong = 0;
+            long leaderless = 0;
+            long lostByLeader = 0;
+            for (TopicPartitionInfo p : after) {
+                int leader = ManyPartitionOutage.leaderOf(p);
+                if (leader < 0) {
+                    leaderless++;
+                } else if (leader != ManyPartitionOutage.LONGEST) {
+                    wrong++;
+                    lostByLeader += outage.bestLogEndOffset() - outage.logEndOffset(leader);
+                }
+            }
+            long lostByEnd = lostByEndOffsets(admin, outage);
+            long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
+            return new Row(partitions, contender, m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
+                    lostByEnd, m.peakRssKib() / 1024, RequestLog.format(RequestLog.count(requestLog)), setupMillis);
+        }
+    }
+
+    private static List<String> command(Contender contender, LocalKafkaCluster cluster, Path jar, Path dir, Path requestLog)
+            throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return switch (contender) {
+            // The flags of kafka-run-class.sh's small tools and of our own bin script alike: C1 only, serial GC.
+            case stock -> List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "-Dlog4j2.configurationFile=" + RequestLog.writeLog4j2Config(dir, requestLog),
+                    "-cp", Files.readString(Path.of(System.getProperty("kafka.server.classpath.file",
+                            "target/kafka-server-4.4.0.classpath"))).trim(),
+                    "org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", cluster.bootstrapServers(),
+                    "--election-type", "unclean", "--all-topic-partitions");
+            case tool -> List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss1m",
+                    "-Dlogback.configurationFile=" + RequestLog.writeLogbackConfig(dir, requestLog),
+                    "-jar", jar.toString(), "--bootstrap-server", cluster.bootstrapServers(),
+                    "recover", "--automated-recovery", "--strategy", "proactive",
+                    "--output-file", dir.resolve("plan.json").toString());
+        };
+    }
+
+    /** Polls the topic every 100 ms from launch until every partition has a leader (bounded: 10 minutes). */
+    private static void watchLeaders(Admin admin, ManyPartitionOutage.Outage outage, AtomicLong launchedAt, AtomicLong allLedAt) {
+        long deadline = System.nanoTime() + 600_000_000_000L;
+        while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+            try {
+                List<TopicPartitionInfo> all = ManyPartitionOutage.describe(admin, outage.topic());
+                long now = System.nanoTime();
+                if (all.stream().allMatch(p -> ManyPartitionOutage.leaderOf(p) >= 0)) {
+                    allLedAt.set(now);
+                    return;
+                }
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            } catch (ExecutionException e) {
+                // a transient metadata error; poll again
+            }
+        }
+    }
+
+    /** Sum over partitions of (best surviving log end − end offset now), once the end offsets stop moving. */
+    private static long lostByEndOffsets(Admin admin, ManyPartitionOutage.Outage outage) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < outage.partitions(); p++) {
+            request.put(new TopicPartition(outage.topic(), p), OffsetSpec.latest());
+        }
+        long previous = -1;
+        for (int attempt = 0; attempt < 30; attempt++) {
+            long lost = 0;
+            try {
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(request).all().get();
+                for (ListOffsetsResult.ListOffsetsResultInfo end : ends.values()) {
+                    lost += Math.max(0, outage.bestLogEndOffset() - end.offset());
+                }
+            } catch (ExecutionException e) {
+                lost = -1; // some partition has no leader (yet)
+            }
+            if (lost >= 0 && lost == previous) {
+                return lost;
+            }
+            previous = lost;
+            Thread.sleep(500);
+        }
+        return previous;
+    }
+
+    static List<Integer> ints(String csv) {
+        return List.of(csv.split(",")).stream().map(String::trim).map(Integer::parseInt).toList();
+    }
+}

@@ -1,0 +1,93 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.bench;
+
+import dev.uncleanrecovery.cluster.BrokerConnections;
+import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.cluster.ClientProperties;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.PartitionToProbe;
+import dev.uncleanrecovery.probe.ProbeFanOut;
+import dev.uncleanrecovery.probe.ProbeResult;
+import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.probe.StockLogInfoSource;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The tool's side of the simulated benchmark, in its own JVM (so its heap is the tool's alone): the real
+ * probe (ProbeFanOut + StockLogInfoSource + BrokerConnections, the tool's default settings) against the
+ * simulated brokers listed in a file ("id port" lines). Prints one "RESULT key=value ..." line.
+ */
+public final class SimulatedProbeDriver {
+
+    private SimulatedProbeDriver() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path brokersFile = Path.of(args[0]);
+        int partitions = Integer.parseInt(args[1]);
+        List<BrokerState> brokers = new ArrayList<>();
+        for (String line : Files.readAllLines(brokersFile)) {
+            String[] f = line.trim().split(" ");
+            brokers.add(new BrokerState(Integer.parseInt(f[0]), "127.0.0.1", Integer.parseInt(f[1]), null, false));
+        }
+        SimulatedLayout layout = new SimulatedLayout(brokers.size(), partitions);
+        Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
+        for (int t = 0; t < layout.topics(); t++) {
+            for (int p = 0; p < layout.partitionsOf(t); p++) {
+                PartitionToProbe probe = new PartitionToProbe(new TopicPartition(SimulatedLayout.topicName(t), p),
+                        SimulatedLayout.topicId(t), SimulatedLayout.METADATA_EPOCH);
+                for (int k = 0; k < SimulatedLayout.REPLICATION; k++) {
+                    byBroker.computeIfAbsent(layout.replica(t, p, k), b -> new ArrayList<>()).add(probe);
+                }
+            }
+        }
+        String bootstrap = "127.0.0.1:" + brokers.get(0).port();
+        ProbeSettings settings = ProbeSettings.defaults().withTimeout(java.time.Duration.ofSeconds(120));
+        long start = System.nanoTime();
+        ProbeResult result;
+        try (BrokerConnections connections = BrokerConnections.open(ClientProperties.load(bootstrap, null, 30_000), brokers)) {
+            result = new ProbeFanOut(new StockLogInfoSource(connections), settings, connections::describe).run(byBroker, null);
+        }
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+
+        long ok = 0;
+        long wrong = 0;
+        for (Map.Entry<TopicPartition, List<ReplicaEvidence>> e : result.evidence().entrySet()) {
+            int t = SimulatedLayout.topicIndex(e.getKey().topic());
+            for (ReplicaEvidence r : e.getValue()) {
+                if (r.status() == EvidenceStatus.OK
+                        && r.logEndOffset() == SimulatedLayout.logEndOffset(t, e.getKey().partition(), r.broker())
+                        && r.lastWrittenLeaderEpoch() == SimulatedLayout.latestEpoch(t, e.getKey().partition(), r.broker())) {
+                    ok++;
+                } else {
+                    wrong++;
+                }
+            }
+        }
+        long peakHeap = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                peakHeap += pool.getPeakUsage().getUsed();
+            }
+        }
+        System.gc();
+        Runtime rt = Runtime.getRuntime();
+        long liveAfterGc = rt.totalMemory() - rt.freeMemory();
+        System.out.printf("RESULT elapsedMs=%d replicasOk=%d replicasWrong=%d requests=%d listOffsets=%d fetch=%d"
+                        + " peakHeapMiB=%d liveHeapWithResultMiB=%d maxHeapMiB=%d evidence=%d%n",
+                elapsedMs, ok, wrong, result.requests().total(), result.requests().total("ListOffsets"),
+                result.requests().total("Fetch"), peakHeap >> 20, liveAfterGc >> 20, rt.maxMemory() >> 20,
+                result.evidence().size());
+    }
+}
