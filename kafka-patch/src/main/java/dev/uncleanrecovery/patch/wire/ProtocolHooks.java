@@ -33,14 +33,13 @@ import org.apache.kafka.common.requests.ElectLeadersResponse;
 /**
  * What the bytecode injected into Kafka's protocol classes calls. Each entry point is reached only
  * after a cheap check on the api key (and version), so stock requests pay one static call at most.
+ *
+ * <p>No static state that touches Kafka: {@code ApiMessageType}'s static initializer calls in
+ * here (for the schemas) while {@code ApiKeys} is still being initialized.
  */
 public final class ProtocolHooks {
 
-    private static final short ELECT_LEADERS = ApiKeys.ELECT_LEADERS.id;
     private static final short ELECT_LEADERS_V2 = 2;
-
-    /** ElectLeadersRequest's constructor is private; v3 builds the same request object around our data. */
-    private static final MethodHandle NEW_ELECT_LEADERS_REQUEST = electLeadersRequestConstructor();
 
     private ProtocolHooks() {
     }
@@ -92,7 +91,7 @@ public final class ProtocolHooks {
     // AbstractRequest.doParseRequest
 
     public static boolean ownsRequest(ApiKeys apiKey, short version) {
-        return apiKey.id == AgentMain.apiKey() || (apiKey.id == ELECT_LEADERS && version == ElectLeaders.DESIGNATED_LEADERS_VERSION);
+        return apiKey.id == AgentMain.apiKey() || (apiKey == ApiKeys.ELECT_LEADERS && version == ElectLeaders.DESIGNATED_LEADERS_VERSION);
     }
 
     public static AbstractRequest parseRequest(ApiKeys apiKey, short version, Readable readable) {
@@ -140,18 +139,25 @@ public final class ProtocolHooks {
             }
         }
         try {
-            return (ElectLeadersRequest) NEW_ELECT_LEADERS_REQUEST.invoke(data, version);
+            return (ElectLeadersRequest) ElectLeadersRequestConstructor.HANDLE.invoke(data, version);
         } catch (Throwable e) {
             throw new IllegalStateException("cannot build an ElectLeaders v3 request", e);
         }
     }
 
-    private static MethodHandle electLeadersRequestConstructor() {
-        try {
-            return MethodHandles.privateLookupIn(ElectLeadersRequest.class, MethodHandles.lookup())
-                    .findConstructor(ElectLeadersRequest.class, MethodType.methodType(void.class, ElectLeadersRequestData.class, short.class));
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("ElectLeadersRequest(ElectLeadersRequestData, short) not found", e);
+    /** ElectLeadersRequest's constructor is private; v3 builds the same request object around our data. */
+    private static final class ElectLeadersRequestConstructor {
+
+        static final MethodHandle HANDLE;
+
+        static {
+            try {
+                HANDLE = MethodHandles.privateLookupIn(ElectLeadersRequest.class, MethodHandles.lookup())
+                        .findConstructor(ElectLeadersRequest.class,
+                                MethodType.methodType(void.class, ElectLeadersRequestData.class, short.class));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
         }
     }
 
