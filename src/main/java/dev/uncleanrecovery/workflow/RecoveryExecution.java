@@ -9,6 +9,7 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.execute.BrokerRestart;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
 import dev.uncleanrecovery.execute.ExecutionResult;
@@ -19,7 +20,6 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
@@ -32,7 +32,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -88,8 +87,7 @@ public final class RecoveryExecution {
 
     /**
      * Probes each designated replica with the plan's probe mode, and notes every broker whose BrokerEpoch changed
-     * since the plan (native evidence only: stock brokers do not expose it): it restarted in between. Whether
-     * that matters is {@code Revalidation.logShrank}'s call; the note says why the log may have changed.
+     * since the plan ({@link BrokerRestart}); the note is appended to that partition's outcome.
      */
     private ReplicaReprobe reprobe(Plan plan, ProbeSettings settings, ProbeMode mode, Map<TopicPartition, String> restarts) {
         return designated -> {
@@ -108,21 +106,9 @@ public final class RecoveryExecution {
             designated.forEach((partition, broker) -> result.evidenceFor(partition.topicPartition()).stream()
                     .filter(e -> e.broker() == broker).findFirst()
                     .ifPresent(e -> answers.put(partition.topicPartition(), e)));
-            answers.forEach((tp, now) -> brokerRestart(plan, tp, now).ifPresent(note -> restarts.put(tp, note)));
+            plan.partitions().forEach(p -> BrokerRestart.note(p, answers.get(p.topicPartition()))
+                    .ifPresent(note -> restarts.put(p.topicPartition(), note)));
             return answers;
         };
-    }
-
-    /** A note when the designated broker's epoch in the plan and in the re-probe are both known and differ. */
-    static Optional<String> brokerRestart(Plan plan, TopicPartition tp, ReplicaEvidence reprobed) {
-        if (reprobed == null || reprobed.brokerEpoch() < 0) {
-            return Optional.empty();
-        }
-        return plan.partitions().stream().filter(p -> p.topicPartition().equals(tp)).findFirst()
-                .flatMap(p -> p.evidence().stream().filter(e -> e.broker() == reprobed.broker()).findFirst())
-                .map(PlanEvidence::brokerEpoch)
-                .filter(planned -> planned != reprobed.brokerEpoch())
-                .map(planned -> "broker " + reprobed.broker() + " restarted since the plan (broker epoch " + planned
-                        + " -> " + reprobed.brokerEpoch() + ")");
     }
 }
