@@ -51,7 +51,8 @@ class AgentOnBrokersAndControllerClusterTest {
     }
 
     @Test
-    void brokers_advertise_get_replica_log_info_v0_and_elect_leaders_v3(LocalKafkaCluster cluster) {
+    void brokers_advertise_get_replica_log_info_v0_and_elect_leaders_v3_the_controller_only_elect_leaders_v3(
+            LocalKafkaCluster cluster) throws Exception {
         try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(2, 3))) {
             for (int broker : List.of(2, 3)) {
                 BrokerApiVersions versions = brokers.connections().apiVersions(broker).join();
@@ -63,6 +64,12 @@ class AgentOnBrokersAndControllerClusterTest {
                 assertThat(versions.range(ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
                         assertThat(range.maxVersion()).isEqualTo((short) 3));
             }
+        }
+        try (PatchedBrokers controller = PatchedBrokers.openController(cluster)) {
+            BrokerApiVersions versions = controller.connections().apiVersions(cluster.controllerId()).join();
+            assertThat(versions.advertises(GetReplicaLogInfo.apiKey())).as("not on the controller listener").isFalse();
+            assertThat(versions.range(ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
+                    assertThat(range.maxVersion()).isEqualTo((short) 3));
         }
         assertThat(cluster.nodeLogSinceLastStart(cluster.controllerId()))
                 .contains("[kafka-unclean-recovery-agent] Kafka 4.4.0: GetReplicaLogInfo on api key " + GetReplicaLogInfo.apiKey());
@@ -133,6 +140,22 @@ class AgentOnBrokersAndControllerClusterTest {
         }
         PartitionView after = cluster.describePartition(orders1);
         assertThat(after.isLeaderless()).as("no other replica was elected: %s", after).isTrue();
+    }
+
+    @Test
+    void elect_leaders_v3_without_designated_leaders_answers_like_v2(LocalKafkaCluster cluster) {
+        // PREFERRED on a leaderless partition whose preferred replica (1) is down: refused either way, nothing changes
+        TopicPartition orders0 = new TopicPartition(TOPIC, 0);
+        var request = new dev.uncleanrecovery.protocol.ElectLeadersRequest(org.apache.kafka.common.ElectionType.PREFERRED,
+                List.of(new dev.uncleanrecovery.protocol.ElectLeadersRequest.TopicPartitions(TOPIC, List.of(0))), 30_000);
+        try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(2))) {
+            ElectLeadersResponse.PartitionResult v2 = brokers.electLeaders(2, request, (short) 2);
+            ElectLeadersResponse.PartitionResult v3 = brokers.electLeaders(2, request, (short) 3);
+
+            assertThat(v2.error()).isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);
+            assertThat(v3).isEqualTo(v2);
+        }
+        assertThat(cluster.describePartition(orders0).isLeaderless()).isTrue();
     }
 
     @Test

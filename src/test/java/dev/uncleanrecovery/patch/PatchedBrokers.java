@@ -16,6 +16,7 @@ import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
@@ -47,6 +48,22 @@ final class PatchedBrokers implements AutoCloseable {
         return new PatchedBrokers(BrokerConnections.open(ClientProperties.load(cluster.bootstrapServers(), null, 30_000), brokers));
     }
 
+    /**
+     * A connection to the controller's listener (the address in its {@code server.properties}),
+     * registered under the controller's node id; for ApiVersions.
+     */
+    static PatchedBrokers openController(LocalKafkaCluster cluster) throws java.io.IOException {
+        Properties server = new Properties();
+        try (var in = java.nio.file.Files.newBufferedReader(cluster.nodeDirectory(cluster.controllerId()).resolve("server.properties"))) {
+            server.load(in);
+        }
+        // listeners=CONTROLLER://127.0.0.1:PORT
+        String address = server.getProperty("listeners").replaceFirst("^[A-Z_]+://", "");
+        String[] hostPort = address.split(":");
+        BrokerState controller = new BrokerState(cluster.controllerId(), hostPort[0], Integer.parseInt(hostPort[1]), null, false);
+        return new PatchedBrokers(BrokerConnections.open(ClientProperties.load(cluster.bootstrapServers(), null, 30_000), List.of(controller)));
+    }
+
     BrokerConnections connections() {
         return connections;
     }
@@ -68,7 +85,11 @@ final class PatchedBrokers implements AutoCloseable {
     ElectLeadersResponse.PartitionResult electDesignated(int brokerId, TopicPartition partition, int designatedLeader) {
         ElectLeadersRequest request = new ElectLeadersRequest(ElectionType.UNCLEAN, List.of(new ElectLeadersRequest.TopicPartitions(
                 partition.topic(), List.of(partition.partition()), List.of(designatedLeader))), 30_000);
-        short version = ElectLeaders.DESIGNATED_LEADERS_VERSION;
+        return electLeaders(brokerId, request, ElectLeaders.DESIGNATED_LEADERS_VERSION);
+    }
+
+    /** One partition's result of an ElectLeaders request for one partition, sent raw in {@code version}. */
+    ElectLeadersResponse.PartitionResult electLeaders(int brokerId, ElectLeadersRequest request, short version) {
         var frame = connections.sendRawFrame(brokerId, ElectLeaders.API_KEY, version,
                 correlationId -> Frames.request(request, version, correlationId, "patch-test"), TIMEOUT).join();
         ElectLeadersResponse response = Frames.parseElectLeadersResponse(frame, version).body();
