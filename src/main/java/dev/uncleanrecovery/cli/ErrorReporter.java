@@ -5,9 +5,14 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.UserInputException;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParameterException;
@@ -15,6 +20,10 @@ import picocli.CommandLine.ParseResult;
 
 /** The one place that turns failures into one line (what, why, what next) and an exit code. */
 final class ErrorReporter implements IExecutionExceptionHandler {
+
+    // Kafka's text for a request a broker forwarded to the controller is a dump of the request:
+    // "Request Request(processor=1, connectionId=..., ...) needs DESCRIBE permission."
+    private static final Pattern NEEDS_PERMISSION = Pattern.compile("needs (\\w+) permission");
 
     @Override
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
@@ -25,13 +34,14 @@ final class ErrorReporter implements IExecutionExceptionHandler {
         if (cause instanceof UserInputException) {
             code = ExitCode.USAGE;
             line = cause.getMessage();
-        } else if (cause instanceof AuthorizationException) {
+        } else if (cause instanceof AuthorizationException refused) {
             code = ExitCode.USAGE;
-            line = "not authorized: " + cause.getMessage()
+            line = "not authorized: " + refusal(refused)
                     + " — grant the ACLs listed in README.md (Permissions) to this principal";
-        } else if (cause instanceof AuthenticationException) {
+        } else if (authenticationFailure(cause) != null) {
             code = ExitCode.USAGE;
-            line = "authentication failed: " + cause.getMessage() + " — check the --command-config properties";
+            line = "authentication failed: " + withoutKafkaPrefix(authenticationFailure(cause).getMessage())
+                    + " — check sasl.jaas.config (user name, password), sasl.mechanism and security.protocol in --command-config";
         } else if (cause instanceof TimeoutException) {
             code = ExitCode.USAGE;
             line = "timed out: " + cause.getMessage() + " — is --bootstrap-server reachable?";
@@ -55,6 +65,38 @@ final class ErrorReporter implements IExecutionExceptionHandler {
         err.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
         err.flush();
         return ExitCode.USAGE;
+    }
+
+    private static String refusal(AuthorizationException refused) {
+        if (refused instanceof TopicAuthorizationException topics && !topics.unauthorizedTopics().isEmpty()) {
+            return "refused on topic(s) " + topics.unauthorizedTopics().stream().sorted()
+                    .map(t -> "'" + t + "'").collect(Collectors.joining(", "));
+        }
+        String message = String.valueOf(refused.getMessage());
+        Matcher needs = NEEDS_PERMISSION.matcher(message);
+        if (needs.find()) {
+            String on = refused instanceof ClusterAuthorizationException ? " on the cluster"
+                    : refused instanceof TopicAuthorizationException ? " on the topic" : "";
+            return "the request needs " + needs.group(1) + " permission" + on;
+        }
+        return message;
+    }
+
+    /** An authentication failure anywhere in the chain: Admin throws it bare, broker connections wrap it. */
+    private static AuthenticationException authenticationFailure(Throwable t) {
+        for (Throwable cause = t; cause != null; cause = cause.getCause()) {
+            if (cause instanceof AuthenticationException failure) {
+                return failure;
+            }
+        }
+        return null;
+    }
+
+    // SASL/PLAIN says "Authentication failed: Invalid username or password"; our line already says it.
+    private static String withoutKafkaPrefix(String message) {
+        String text = String.valueOf(message);
+        String prefix = "authentication failed: ";
+        return text.regionMatches(true, 0, prefix, 0, prefix.length()) ? text.substring(prefix.length()) : text;
     }
 
     private static Throwable unwrap(Throwable t) {

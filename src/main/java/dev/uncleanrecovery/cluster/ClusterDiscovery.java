@@ -39,6 +39,8 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 public final class ClusterDiscovery implements AutoCloseable {
 
     public static final String ELR_FEATURE = "eligible.leader.replicas.version";
+    /** For calls any authenticated principal may make (DescribeCluster, Metadata); a refusal is unexpected. */
+    private static final String NO_ACL_NEEDED = null;
 
     private final Admin admin;
     private final Properties clientProperties;
@@ -73,9 +75,9 @@ public final class ClusterDiscovery implements AutoCloseable {
 
     public ClusterSnapshot describe(PartitionSelection selection) {
         DescribeClusterResult cluster = describeCluster();
-        String clusterId = await(cluster.clusterId(), "describe the cluster");
-        Node controller = await(cluster.controller(), "describe the cluster");
-        List<BrokerState> brokers = await(cluster.nodes(), "describe the cluster").stream()
+        String clusterId = await(cluster.clusterId(), "describe the cluster", NO_ACL_NEEDED);
+        Node controller = await(cluster.controller(), "describe the cluster", NO_ACL_NEEDED);
+        List<BrokerState> brokers = await(cluster.nodes(), "describe the cluster", NO_ACL_NEEDED).stream()
                 .map(n -> new BrokerState(n.id(), n.host(), n.port(), n.rack(), n.isFenced()))
                 .sorted(java.util.Comparator.comparingInt(BrokerState::id))
                 .toList();
@@ -105,7 +107,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                 // DescribeCluster v2 (fenced brokers) is 4.0+; 3.x brokers list only unfenced ones.
                 return admin.describeCluster();
             }
-            throw translate(e, "describe the cluster");
+            throw translate(e, "describe the cluster", NO_ACL_NEEDED);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -119,7 +121,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         if (selection instanceof PartitionSelection.Explicit explicit) {
             return explicit.partitions().stream().map(TopicPartition::topic).collect(Collectors.toCollection(TreeSet::new));
         }
-        return new TreeSet<>(await(admin.listTopics(new ListTopicsOptions().listInternal(true)).names(), "list topics"));
+        return new TreeSet<>(await(admin.listTopics(new ListTopicsOptions().listInternal(true)).names(), "list topics", NO_ACL_NEEDED));
     }
 
     /** DescribeTopicPartitions straight from a live broker; Admin's Metadata-based describe for 3.7 brokers. */
@@ -149,7 +151,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                     throw new UserInputException("unknown topic '" + entry.getKey() + "' (check the name with kafka-topics.sh --list)");
                 }
-                throw translate(e, "describe topic '" + entry.getKey() + "'");
+                throw translate(e, "describe topic '" + entry.getKey() + "'", "DESCRIBE on it");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -209,9 +211,11 @@ public final class ClusterDiscovery implements AutoCloseable {
     private Map<String, Integer> minInsyncReplicas(Set<String> topics) {
         List<ConfigResource> resources = topics.stream()
                 .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-        Map<ConfigResource, Config> configs = await(admin.describeConfigs(resources).all(), "describe topic configs");
+        Map<ConfigResource, KafkaFuture<Config>> configs = admin.describeConfigs(resources).values();
         Map<String, Integer> result = new HashMap<>();
-        configs.forEach((resource, config) -> {
+        // One topic at a time, so that a refusal names the topic that needs the ACL.
+        configs.forEach((resource, future) -> {
+            Config config = await(future, "describe the configs of topic '" + resource.name() + "'", "DESCRIBE_CONFIGS on it");
             var entry = config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
             result.put(resource.name(), entry == null || entry.value() == null ? 1 : Integer.parseInt(entry.value()));
         });
@@ -219,21 +223,25 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     private Set<TopicPartition> reassigning() {
-        return await(admin.listPartitionReassignments().reassignments(), "list partition reassignments").keySet();
+        return await(admin.listPartitionReassignments().reassignments(), "list partition reassignments", "DESCRIBE on the cluster").keySet();
     }
 
-    private <T> T await(KafkaFuture<T> future, String what) {
+    /**
+     * @param permission the ACL that lets this principal do {@code what} ("DESCRIBE on the cluster"),
+     *                   or {@link #NO_ACL_NEEDED}
+     */
+    private <T> T await(KafkaFuture<T> future, String what, String permission) {
         try {
             return future.get();
         } catch (ExecutionException e) {
-            throw translate(e, what);
+            throw translate(e, what, permission);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while trying to " + what, e);
         }
     }
 
-    private RuntimeException translate(ExecutionException e, String what) {
+    private RuntimeException translate(ExecutionException e, String what, String permission) {
         Throwable cause = e.getCause();
         if (cause instanceof TimeoutException) {
             return new UserInputException("could not " + what + ": no answer from --bootstrap-server "
@@ -241,8 +249,11 @@ public final class ClusterDiscovery implements AutoCloseable {
                     + " security.protocol right in --command-config?)", cause);
         }
         if (cause instanceof AuthorizationException) {
-            return new UserInputException("not authorized to " + what + ": " + cause.getMessage()
-                    + " (the tool needs DESCRIBE on the topics and DESCRIBE_CONFIGS; see README Permissions)", cause);
+            // Kafka's own text is useless here: for requests a broker forwards to the controller it
+            // is a dump of the request ("Request Request(processor=1, ...) needs DESCRIBE permission").
+            return new UserInputException("not authorized to " + what + ": " + (permission == null
+                    ? "grant this principal the ACLs listed in README Permissions"
+                    : "grant " + permission + " to this principal (see README Permissions)"), cause);
         }
         if (cause instanceof RuntimeException runtime) {
             return runtime;

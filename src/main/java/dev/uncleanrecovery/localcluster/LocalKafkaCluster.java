@@ -66,6 +66,12 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     public static final int DEFAULT_CONTROLLER_ID = 1000;
     public static final int DEFAULT_BROKERS = 3;
+    /** The super user of a {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS} cluster; the harness's own clients log in as it. */
+    public static final String ADMIN_USER = "admin";
+    /** A user of a secured cluster meant to receive the tool's ACLs. */
+    public static final String RECOVERY_USER = "recovery";
+    /** A user of a secured cluster with no ACLs at all. */
+    public static final String NOBODY_USER = "nobody";
 
     /** Tuned on a 2-core machine: ~130 MiB RSS per broker and a 1+3 cluster up in seconds. */
     static final List<String> SMALL_JVM_FLAGS = List.of(
@@ -91,6 +97,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final Duration startupTimeout;
     private final Duration cleanStopTimeout;
     private final ClassDataSharing classDataSharing;
+    private final ClusterSecurity security;
+    private final SaslPlainUsers saslUsers;
 
     private String clusterId;
     private Admin admin;
@@ -107,21 +115,25 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.cleanStopTimeout = builder.cleanStopTimeout;
         this.classDataSharing = builder.classDataSharing
                 ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
+        this.security = builder.security;
+        this.saslUsers = security == ClusterSecurity.SASL_PLAIN_WITH_ACLS ? new SaslPlainUsers(builder.saslUsers) : null;
 
         List<Integer> ports = LoopbackPorts.pickFree(1 + builder.brokers);
         String quorumVoters = builder.controllerId + "@" + LoopbackPorts.HOST + ":" + ports.get(0);
         Path controllerDirectory = baseDirectory.resolve("controller-" + builder.controllerId);
         this.controller = new KafkaNode(builder.controllerId, NodeRole.CONTROLLER, ports.get(0), controllerDirectory,
-                builder.propertiesOf(builder.controllerId, NodeRole.CONTROLLER, controllerDefaults(builder.controllerId,
-                        ports.get(0), quorumVoters, builder.brokers, controllerDirectory.resolve(KafkaNode.DATA))),
+                builder.propertiesOf(builder.controllerId, NodeRole.CONTROLLER, secured(controllerDefaults(builder.controllerId,
+                        ports.get(0), quorumVoters, builder.brokers, controllerDirectory.resolve(KafkaNode.DATA)),
+                        saslUsers == null ? Map.of() : saslUsers.controllerConfig())),
                 builder.jvmArgs.get(NodeRole.CONTROLLER));
         this.brokers = new TreeMap<>();
         for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
             int port = ports.get(brokerId);
             Path brokerDirectory = baseDirectory.resolve("broker-" + brokerId);
             brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
-                    builder.propertiesOf(brokerId, NodeRole.BROKER, brokerDefaults(brokerId, port, quorumVoters,
-                            builder.brokers, brokerDirectory.resolve(KafkaNode.DATA))),
+                    builder.propertiesOf(brokerId, NodeRole.BROKER, secured(brokerDefaults(brokerId, port, quorumVoters,
+                            builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
+                            saslUsers == null ? Map.of() : saslUsers.brokerConfig(port))),
                     builder.jvmArgs.get(NodeRole.BROKER)));
         }
     }
@@ -207,12 +219,64 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return brokers.values().stream().map(KafkaNode::address).collect(Collectors.joining(","));
     }
 
-    /** The minimal client configuration for this cluster (PLAINTEXT, loopback). */
-    public Map<String, Object> clientProperties() {
-        return Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    public ClusterSecurity security() {
+        return security;
     }
 
-    /** A new Admin client on this cluster; the caller closes it. */
+    /**
+     * The minimal client configuration for this cluster: PLAINTEXT on loopback, or, on a
+     * {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS} cluster, SASL/PLAIN as the super user {@value #ADMIN_USER}.
+     */
+    public Map<String, Object> clientProperties() {
+        return saslUsers == null
+                ? Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers())
+                : clientProperties(ADMIN_USER);
+    }
+
+    /** The client configuration of a secured cluster logged in as {@code user} with its password. */
+    public Map<String, Object> clientProperties(String user) {
+        return clientProperties(user, saslPassword(user));
+    }
+
+    /** Like {@link #clientProperties(String)} with any password, right or wrong. */
+    public Map<String, Object> clientProperties(String user, String password) {
+        Map<String, Object> config = new HashMap<>(requireSasl("log in as " + user).clientProperties(user, password));
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        return Map.copyOf(config);
+    }
+
+    /** The SASL users of a secured cluster, {@value #ADMIN_USER} first. */
+    public List<String> saslUsers() {
+        return saslUsers == null ? List.of() : saslUsers.users();
+    }
+
+    /** The user's password on a secured cluster (always {@code <user>-secret}). */
+    public String saslPassword(String user) {
+        return requireSasl("give a password of " + user).password(user);
+    }
+
+    /**
+     * Writes a {@code --command-config} file that logs in as {@code user} (security.protocol,
+     * sasl.mechanism, sasl.jaas.config; no bootstrap servers) into the cluster's directory.
+     */
+    public Path writeCommandConfig(String user) {
+        return writeCommandConfig(user, saslPassword(user), baseDirectory.resolve("command-config-" + user + ".properties"));
+    }
+
+    /** Writes a {@code --command-config} file for {@code user} with the given password (right or wrong) to {@code file}. */
+    public Path writeCommandConfig(String user, String password, Path file) {
+        java.util.Properties properties = new java.util.Properties();
+        requireSasl("write a --command-config for " + user).clientProperties(user, password)
+                .forEach((key, value) -> properties.setProperty(key, String.valueOf(value)));
+        try (var writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            properties.store(writer, "SASL/PLAIN login as " + user + " on the local cluster " + clusterId);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write " + file, e);
+        }
+        return file;
+    }
+
+    /** A new Admin client on this cluster (as {@value #ADMIN_USER} on a secured cluster); the caller closes it. */
     public Admin createAdmin() {
         Map<String, Object> config = new HashMap<>(clientProperties());
         config.put(AdminClientConfig.CLIENT_ID_CONFIG, "local-cluster-test");
@@ -810,6 +874,20 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return config;
     }
 
+    private static Map<String, String> secured(Map<String, String> defaults, Map<String, String> security) {
+        Map<String, String> config = new HashMap<>(defaults);
+        config.putAll(security);
+        return config;
+    }
+
+    private SaslPlainUsers requireSasl(String action) {
+        if (saslUsers == null) {
+            throw new IllegalStateException("cannot " + action + ": this cluster has no SASL users; build it with"
+                    + " security(ClusterSecurity.SASL_PLAIN_WITH_ACLS)");
+        }
+        return saslUsers;
+    }
+
     private static int internalTopicReplication(int brokerCount) {
         return Math.max(1, Math.min(3, brokerCount));
     }
@@ -824,6 +902,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
         private Duration startupTimeout = Duration.ofSeconds(90);
         private Duration cleanStopTimeout = Duration.ofSeconds(60);
         private boolean classDataSharing = true;
+        private ClusterSecurity security = ClusterSecurity.NONE;
+        private final List<String> saslUsers = new ArrayList<>(List.of(ADMIN_USER, RECOVERY_USER, NOBODY_USER));
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
         private final Map<String, String> controllerProperties = new LinkedHashMap<>();
         private final Map<Integer, Map<String, String>> nodeProperties = new HashMap<>();
@@ -915,6 +995,24 @@ public final class LocalKafkaCluster implements AutoCloseable {
          */
         public Builder classDataSharing(boolean enabled) {
             this.classDataSharing = enabled;
+            return this;
+        }
+
+        /** How clients authenticate and what they may do; {@link ClusterSecurity#NONE} by default. */
+        public Builder security(ClusterSecurity security) {
+            this.security = java.util.Objects.requireNonNull(security, "security");
+            return this;
+        }
+
+        /**
+         * Adds a SASL user (password {@code <user>-secret}, no ACLs) to those of a
+         * {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS} cluster: {@value #ADMIN_USER},
+         * {@value #RECOVERY_USER}, {@value #NOBODY_USER}.
+         */
+        public Builder saslUser(String user) {
+            if (!saslUsers.contains(user)) {
+                saslUsers.add(user);
+            }
             return this;
         }
 

@@ -65,9 +65,9 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
         try {
             long began = System.nanoTime();
             cluster.start();
-            System.out.printf("local Kafka cluster for %s: controller %d + brokers %s up in %d ms on %s%n",
+            System.out.printf("local Kafka cluster for %s: controller %d + brokers %s up in %d ms on %s (security %s)%n",
                     testClass.getSimpleName(), cluster.controllerId(), cluster.brokerIds(),
-                    (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers());
+                    (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers(), cluster.security());
             return new RunningCluster(cluster);
         } catch (RuntimeException startFailure) {
             Path kept = NodeLogArchive.keep(cluster, NodeLogArchive.directoryFor(testClass.getSimpleName(), "cluster-start"));
@@ -78,7 +78,11 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
     }
 
     private static LocalKafkaCluster.Builder configure(KafkaClusterTest wanted) {
-        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers());
+        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
+                .security(wanted.security());
+        for (String user : wanted.saslUsers()) {
+            builder.saslUser(user);
+        }
         for (String property : wanted.brokerProperties()) {
             String[] keyValue = keyValue(property);
             builder.brokerProperty(keyValue[0], keyValue[1]);

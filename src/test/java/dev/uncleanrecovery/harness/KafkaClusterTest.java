@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.harness;
 
+import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -45,4 +46,15 @@ public @interface KafkaClusterTest {
 
     /** Options passed to the agent ({@code -javaagent:jar=options}). */
     String patchAgentOptions() default "";
+
+    /**
+     * PLAINTEXT and no authorizer by default. {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS}: SASL/PLAIN
+     * broker listener, StandardAuthorizer, users {@code admin} (super user, the cluster's default
+     * client), {@code recovery}, {@code nobody} and {@link #saslUsers()}; see
+     * {@code LocalKafkaCluster.clientProperties(user)} and {@code writeCommandConfig(user)}.
+     */
+    ClusterSecurity security() default ClusterSecurity.NONE;
+
+    /** More SASL users (password {@code <user>-secret}, no ACLs) for a secured cluster. */
+    String[] saslUsers() default {};
 }

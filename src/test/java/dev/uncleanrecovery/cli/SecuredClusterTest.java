@@ -1,0 +1,238 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.cluster.ClientProperties;
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.cluster.PartitionSelection;
+import dev.uncleanrecovery.election.ElectionOptions;
+import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.ClusterSecurity;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.ProbeMode;
+import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.workflow.RecoveryPlanning;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tool on a SASL/PLAIN cluster with ACLs (StandardAuthorizer, nothing allowed without an ACL), after
+ * the KIP-966 outage left orders-0 offline with replicas [1,3,2] (2 holds the longest log). Credentials
+ * reach the tool only through {@code --command-config}: the broker listener accepts nothing else, so a
+ * plan that probes brokers 2 and 3 proves that Admin and the per-broker connections both log in.
+ */
+@KafkaClusterTest(security = ClusterSecurity.SASL_PLAIN_WITH_ACLS,
+        saslUsers = {SecuredClusterTest.DESCRIBER, SecuredClusterTest.CONFIGLESS, SecuredClusterTest.CLUSTERLESS})
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SecuredClusterTest {
+
+    /** May DESCRIBE the topic but not READ it: ListOffsets works, the stock probe's Fetch does not. */
+    static final String DESCRIBER = "describer";
+    /** The README ACLs but DESCRIBE_CONFIGS on the topic. */
+    static final String CONFIGLESS = "configless";
+    /** The README ACLs but DESCRIBE on the cluster. */
+    static final String CLUSTERLESS = "clusterless";
+    private static final String TOPIC = "orders";
+    private static final TopicPartition ORDERS_0 = new TopicPartition(TOPIC, 0);
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void breakTheClusterAndGrantTheReadmeAcls(LocalKafkaCluster cluster) throws Exception {
+        // Created and written as admin, the cluster's default client.
+        LastReplicaStandingOutage.reproduce(cluster, TOPIC, 1, 50, 10, s -> { });
+        List<AclBinding> acls = new ArrayList<>();
+        // README "Permissions" for status and plan, exactly.
+        acls.addAll(topicAcls(LocalKafkaCluster.RECOVERY_USER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
+                AclOperation.READ));
+        acls.add(clusterAcl(LocalKafkaCluster.RECOVERY_USER, AclOperation.DESCRIBE));
+        acls.addAll(topicAcls(DESCRIBER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS));
+        acls.add(clusterAcl(DESCRIBER, AclOperation.DESCRIBE));
+        acls.addAll(topicAcls(CONFIGLESS, AclOperation.DESCRIBE, AclOperation.READ));
+        acls.add(clusterAcl(CONFIGLESS, AclOperation.DESCRIBE));
+        acls.addAll(topicAcls(CLUSTERLESS, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS, AclOperation.READ));
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createAcls(acls).all().get();
+        }
+        awaitAclsServed(cluster);
+    }
+
+    @Test
+    @Order(1)
+    void a_principal_without_describe_is_told_which_permission_to_grant(LocalKafkaCluster cluster) {
+        CliRun oneTopic = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC,
+                "--command-config", commandConfig(cluster, LocalKafkaCluster.NOBODY_USER));
+        CliRun allTopics = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status",
+                "--command-config", commandConfig(cluster, LocalKafkaCluster.NOBODY_USER));
+
+        assertThat(oneTopic.exitCode()).as(oneTopic.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(oneTopic.err().strip()).isEqualTo("error: not authorized to describe topic 'orders':"
+                + " grant DESCRIBE on it to this principal (see README Permissions)");
+        assertThat(allTopics.exitCode()).as(allTopics.err()).isEqualTo(ExitCode.USAGE);
+        // Without DESCRIBE on any topic, listing topics shows none; DESCRIBE on the cluster is what fails.
+        assertThat(allTopics.err().strip()).isEqualTo("error: not authorized to list partition reassignments:"
+                + " grant DESCRIBE on the cluster to this principal (see README Permissions)");
+    }
+
+    @Test
+    @Order(2)
+    void every_acl_the_readme_lists_for_status_is_needed_and_named_when_missing(LocalKafkaCluster cluster) {
+        CliRun configless = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC,
+                "--command-config", commandConfig(cluster, CONFIGLESS));
+        CliRun clusterless = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC,
+                "--command-config", commandConfig(cluster, CLUSTERLESS));
+
+        assertThat(configless.exitCode()).as(configless.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(configless.err().strip()).isEqualTo("error: not authorized to describe the configs of topic 'orders':"
+                + " grant DESCRIBE_CONFIGS on it to this principal (see README Permissions)");
+        assertThat(clusterless.exitCode()).as(clusterless.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(clusterless.err().strip()).isEqualTo("error: not authorized to list partition reassignments:"
+                + " grant DESCRIBE on the cluster to this principal (see README Permissions)");
+    }
+
+    @Test
+    @Order(3)
+    void status_with_the_readme_acls_shows_the_offline_partition(LocalKafkaCluster cluster) {
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status",
+                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(run.out()).containsPattern("(?m)^orders\\s+0\\s+none\\s");
+    }
+
+    @Test
+    @Order(4)
+    void proactive_plan_with_the_readme_acls_probes_over_sasl_and_designates_the_longest_log(LocalKafkaCluster cluster)
+            throws Exception {
+        Path file = dir.resolve("recovery-plan.json");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "10000", "--output-file", file.toString(),
+                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+
+        assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.OK);
+        PlannedElection election = PlanFile.read(file).partitions().get(0);
+        assertThat(election.topicPartition()).isEqualTo(ORDERS_0);
+        assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        assertThat(election.evidence()).filteredOn(e -> e.status() == EvidenceStatus.OK).hasSize(2);
+    }
+
+    @Test
+    @Order(5)
+    void without_read_the_stock_probe_reports_an_authorization_error_per_replica_and_the_plan_skips(
+            LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("describer-plan.json");
+        Path describer = Path.of(commandConfig(cluster, DESCRIBER));
+
+        RecoveryPlanning.Result planned;
+        try (ClusterDiscovery discovery = new ClusterDiscovery(
+                ClientProperties.load(cluster.bootstrapServers(), describer, 30_000), 30_000)) {
+            planned = new RecoveryPlanning(discovery, Clock.systemUTC(), "test").plan(new RecoveryPlanning.Options(
+                    new PartitionSelection.OneTopic(TOPIC, List.of()), ElectionOptions.defaults().withStrategy(Strategy.PROACTIVE),
+                    ProbeSettings.defaults().withTimeout(Duration.ofSeconds(10)), ProbeMode.STOCK), p -> { });
+        }
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "10000", "--output-file", file.toString(), "--command-config", describer.toString());
+
+        List<ReplicaEvidence> survivors = planned.evidence().get(ORDERS_0).stream()
+                .filter(e -> e.broker() != LastReplicaStandingOutage.LAST_LEADER).toList();
+        assertThat(survivors).hasSize(2).allSatisfy(e -> {
+            assertThat(e.status()).isEqualTo(EvidenceStatus.ERROR);
+            assertThat(e.error()).contains("answered Fetch for orders-0 with TOPIC_AUTHORIZATION_FAILED",
+                    "needs DESCRIBE (ListOffsets) and READ (Fetch) on the topic");
+        });
+        assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.ATTENTION);
+        Plan plan = PlanFile.read(file);
+        assertThat(plan.partitions()).isEmpty();
+        assertThat(plan.skipped()).singleElement().satisfies(s -> {
+            assertThat(s.topicPartition()).isEqualTo(ORDERS_0);
+            assertThat(s.reason()).contains("TOPIC_AUTHORIZATION_FAILED");
+        });
+    }
+
+    @Test
+    @Order(6)
+    void a_wrong_password_is_one_line_about_authentication(LocalKafkaCluster cluster) {
+        Path wrong = cluster.writeCommandConfig(LocalKafkaCluster.RECOVERY_USER, "not-the-password",
+                dir.resolve("wrong-password.properties"));
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status",
+                "--command-config", wrong.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).isEqualTo("error: authentication failed: Invalid username or password"
+                + " — check sasl.jaas.config (user name, password), sasl.mechanism and security.protocol in --command-config");
+    }
+
+    @Test
+    @Order(7)
+    void a_client_without_sasl_settings_times_out_with_a_hint_at_security_protocol(LocalKafkaCluster cluster) {
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--admin-timeout-ms", "3000");
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).startsWith("error: could not describe the cluster: no answer from --bootstrap-server")
+                .endsWith("security.protocol right in --command-config?)").doesNotContain("\n");
+    }
+
+    private static String commandConfig(LocalKafkaCluster cluster, String user) {
+        return cluster.writeCommandConfig(user).toString();
+    }
+
+    private static List<AclBinding> topicAcls(String user, AclOperation... operations) {
+        List<AclBinding> acls = new ArrayList<>();
+        for (AclOperation operation : operations) {
+            acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, TOPIC, PatternType.LITERAL), allow(user, operation)));
+        }
+        return acls;
+    }
+
+    private static AclBinding clusterAcl(String user, AclOperation operation) {
+        return new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                allow(user, operation));
+    }
+
+    private static AccessControlEntry allow(String user, AclOperation operation) {
+        return new AccessControlEntry("User:" + user, "*", operation, AclPermissionType.ALLOW);
+    }
+
+    // ACLs are metadata records: each broker authorizes with them once it has replayed them.
+    private static void awaitAclsServed(LocalKafkaCluster cluster) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            CliRun probe = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC,
+                    "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+            if (probe.exitCode() == ExitCode.ATTENTION || System.nanoTime() > deadline) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+    }
+}
