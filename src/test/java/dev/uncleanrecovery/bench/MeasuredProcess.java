@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class MeasuredProcess {
 
-    record Measurement(int exitCode, long launchNanos, long wallMillis, long peakRssKib, Path stdout, Path stderr) {
+    /** @param cpuMillis user + system CPU time of the process, as last read before it exited (10 ms ticks) */
+    record Measurement(int exitCode, long launchNanos, long wallMillis, long peakRssKib, long cpuMillis, Path stdout,
+                       Path stderr) {
     }
 
     private MeasuredProcess() {
@@ -37,10 +39,13 @@ final class MeasuredProcess {
         onLaunch.accept(launch);
         process.getOutputStream().close();
         Path status = Path.of("/proc", String.valueOf(process.pid()), "status");
+        Path stat = Path.of("/proc", String.valueOf(process.pid()), "stat");
         long peak = 0;
+        long cpu = 0;
         long deadline = launch + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (process.isAlive() && System.nanoTime() < deadline) {
             peak = Math.max(peak, vmHwmKib(status));
+            cpu = Math.max(cpu, cpuMillis(stat));
             process.waitFor(20, TimeUnit.MILLISECONDS);
         }
         if (process.isAlive()) {
@@ -49,7 +54,18 @@ final class MeasuredProcess {
                     + " s; see " + stderr);
         }
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launch);
-        return new Measurement(process.exitValue(), launch, wall, peak, stdout, stderr);
+        return new Measurement(process.exitValue(), launch, wall, peak, cpu, stdout, stderr);
+    }
+
+    /** Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 10 ms. */
+    private static long cpuMillis(Path stat) {
+        try {
+            String text = Files.readString(stat);
+            String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     private static long vmHwmKib(Path status) {

@@ -30,20 +30,20 @@ final class RealClusterBenchmark {
 
     enum Contender { stock, tool }
 
-    record Row(int partitions, Contender contender, int exitCode, long wallMillis, long allLedMillis, long wrongLeaders,
-               long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib, String requests,
+    record Row(int partitions, String contender, int exitCode, long wallMillis, long allLedMillis, long wrongLeaders,
+               long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib, long cpuMillis, String requests,
                long outageSetupMillis) {
 
         String line() {
-            return String.format("| %,d | %s | %d | %,d | %s | %d | %d | %,d | %,d | %d | %s |", partitions, contender,
+            return String.format("| %,d | %s | %d | %,d | %s | %d | %d | %,d | %,d | %d | %,d | %s |", partitions, contender,
                     exitCode, wallMillis, allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders,
-                    leaderless, recordsLostByLeader, recordsLostByEndOffsets, peakRssMib, requests);
+                    leaderless, recordsLostByLeader, recordsLostByEndOffsets, peakRssMib, cpuMillis, requests);
         }
 
         static String header() {
             return "| partitions | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
-                    + " (by leader) | records lost (end offsets) | peak RSS MiB | requests sent (kind total {node:count}) |\n"
-                    + "|---|---|---|---|---|---|---|---|---|---|---|";
+                    + " (by leader) | records lost (end offsets) | peak RSS MiB | CPU ms | requests sent (kind total {node:count}) |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|";
         }
     }
 
@@ -57,12 +57,13 @@ final class RealClusterBenchmark {
         long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
         Path jar = Path.of(options.getOrDefault("jar", "target/kafka-unclean-recovery.jar")).toAbsolutePath();
         Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
+        List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
         Files.createDirectories(out);
         Path results = out.resolve("real-cluster.md");
         List<Row> rows = new ArrayList<>();
         for (int n : sizes) {
             for (Contender c : contenders) {
-                Row row = runOnce(n, c, perRound, jar, out.resolve(c + "-" + n));
+                Row row = runOnce(n, c, perRound, jar, toolArgs, out.resolve(c + "-" + n + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args")));
                 rows.add(row);
                 System.out.println(Row.header());
                 rows.forEach(r -> System.out.println(r.line()));
@@ -73,7 +74,7 @@ final class RealClusterBenchmark {
         System.out.println("\nresults appended to " + results);
     }
 
-    private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, Path dir) throws Exception {
+    private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, List<String> toolArgs, Path dir) throws Exception {
         Files.createDirectories(dir);
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
                 .startupTimeout(java.time.Duration.ofSeconds(240));
@@ -90,7 +91,10 @@ final class RealClusterBenchmark {
 
             Path requestLog = dir.resolve("requests.log");
             Files.deleteIfExists(requestLog);
-            List<String> command = command(contender, cluster, jar, dir, requestLog);
+            List<String> command = new ArrayList<>(command(contender, cluster, jar, dir, requestLog));
+            if (contender == Contender.tool) {
+                command.addAll(toolArgs);
+            }
             AtomicLong launchedAt = new AtomicLong();
             AtomicLong allLedAt = new AtomicLong(-1);
             Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
@@ -117,8 +121,9 @@ final class RealClusterBenchmark {
             }
             long lostByEnd = lostByEndOffsets(admin, outage);
             long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
-            return new Row(partitions, contender, m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
-                    lostByEnd, m.peakRssKib() / 1024, RequestLog.format(RequestLog.count(requestLog)), setupMillis);
+            return new Row(partitions, contender + (contender == Contender.tool && !toolArgs.isEmpty()
+                    ? " " + String.join(" ", toolArgs) : ""), m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
+                    lostByEnd, m.peakRssKib() / 1024, m.cpuMillis(), RequestLog.format(RequestLog.count(requestLog)), setupMillis);
         }
     }
 

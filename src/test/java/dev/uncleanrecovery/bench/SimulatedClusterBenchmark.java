@@ -97,14 +97,14 @@ final class SimulatedClusterBenchmark {
                     "| brokers | partitions × RF | latency ms | probe wall ms | lower bound ms (rounds) | ratio"
                             + " | replicas right / wrong | requests (ListOffsets + Fetch) | minimum requests | frames served"
                             + " | peak heap MiB (sum of pool peaks) | live heap with result MiB | -Xmx | driver JVM wall ms"
-                            + " | driver peak RSS MiB |",
-                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+                            + " | driver peak RSS MiB | driver CPU ms |",
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                     String.format("| %d | %,d × 3 | %d | %,d | %,d (%d) | %.2f | %s / %s | %s (%s + %s) | %,d | %,d | %s | %s | %d MiB"
-                                    + " | %,d | %d |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
+                                    + " | %,d | %d | %,d |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
                             waves * roundsPerBatch, elapsed / (double) lowerBoundMs, r.get("replicasOk"),
                             r.get("replicasWrong"), r.get("requests"), r.get("listOffsets"), r.get("fetch"), minRequests,
                             served, r.get("peakHeapMiB"), r.get("liveHeapWithResultMiB"), heapMib, m.wallMillis(),
-                            m.peakRssKib() / 1024));
+                            m.peakRssKib() / 1024, m.cpuMillis()));
             System.out.println(table);
             Files.writeString(out.resolve("simulated.md"), Instant.now() + "\n" + table + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
