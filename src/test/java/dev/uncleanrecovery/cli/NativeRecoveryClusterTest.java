@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -31,8 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  * replicas [1,3,2], 1 down, 3 holding 50 records and 2 holding 100. The tool probes with GetReplicaLogInfo and
  * elects with ElectLeaders v3 DesignatedLeaders — no reorder, no stock fallback.
  */
-@Disabled("blocked by the kafka-patch agent at fcb6685: Kafka nodes with it exit at start-up"
-        + " (ProtocolHooks.<clinit> reads ApiKeys.ELECT_LEADERS while ApiKeys is initializing: NPE); enable once fixed")
 @KafkaClusterTest(brokers = 3, patchAgentOn = {NodeRole.BROKER, NodeRole.CONTROLLER})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NativeRecoveryClusterTest {
