@@ -53,7 +53,7 @@ public class PlanCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RecoveryPlanning.Options options = new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
-                planning.probeMode());
+                planning.probeMode(), planning.diskEvidence());
         RecoveryPlanning.Result result;
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             result = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));

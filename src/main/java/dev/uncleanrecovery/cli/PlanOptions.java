@@ -43,6 +43,11 @@ class PlanOptions {
                     + " elsewhere; native: GetReplicaLogInfo only; stock: ListOffsets and Fetch only.")
     String probeMode;
 
+    @Option(names = "--evidence", paramLabel = "FILE", split = ",",
+            description = "Evidence files written by 'inspect' on stopped brokers: their logs count (truncation,"
+                    + " balanced waiting) although those brokers cannot be elected.")
+    List<Path> evidenceFiles;
+
     @Option(names = "--output-file", paramLabel = "FILE",
             description = "Where to write the plan (default: plan-<UTC timestamp>.json). Never overwrites.")
     Path outputFile;
@@ -79,6 +84,16 @@ class PlanOptions {
     static ProbeMode probeMode(String value) {
         return ProbeMode.parse(value).orElseThrow(() -> new UserInputException("--probe-mode must be one of "
                 + ProbeMode.choices() + ", not '" + value + "'"));
+    }
+
+    List<dev.uncleanrecovery.plan.EvidenceFile> diskEvidence() throws java.io.IOException {
+        List<dev.uncleanrecovery.plan.EvidenceFile> files = new java.util.ArrayList<>();
+        if (evidenceFiles != null) {
+            for (Path file : evidenceFiles) {
+                files.add(dev.uncleanrecovery.plan.EvidenceFile.read(file));
+            }
+        }
+        return files;
     }
 
     Path outputFile(java.time.Instant now) {

@@ -50,7 +50,7 @@ public class RecoverCommand implements Callable<Integer> {
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
                     .plan(new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
-                            planning.probeMode()),
+                            planning.probeMode(), planning.diskEvidence()),
                             new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             int planCode = PlanCommand.report(planned, planFile, root.global, out, err);

@@ -49,6 +49,6 @@ public final class ClientProperties {
 
     /** How long one request to one broker may take within a call bounded by {@code timeoutMs}. */
     public static int requestTimeoutMs(int timeoutMs) {
-        return Math.max(1000, Math.min(timeoutMs / 3, 30_000));
+        return Math.max(1000, Math.min(timeoutMs / 5, 30_000));
     }
 }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.workflow;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
@@ -11,6 +12,7 @@ import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.SkipCause;
+import dev.uncleanrecovery.plan.EvidenceFile;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
 import dev.uncleanrecovery.probe.EvidenceStatus;
@@ -45,7 +47,15 @@ public final class RecoveryPlanning {
      * @param probeMode which RPCs ask the brokers (native GetReplicaLogInfo, stock, or per broker)
      */
     public record Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe,
-                          ProbeMode probeMode) {
+                          ProbeMode probeMode, List<EvidenceFile> diskEvidence) {
+
+        public Options {
+            diskEvidence = List.copyOf(diskEvidence);
+        }
+
+        public Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe, ProbeMode probeMode) {
+            this(selection, election, probe, probeMode, List.of());
+        }
     }
 
     /** The plan and everything it was made from, for the table the CLI prints. */
@@ -82,6 +92,7 @@ public final class RecoveryPlanning {
             requests = probed.requests();
             probeTime = probed.elapsed();
         }
+        mergeDiskEvidence(options.diskEvidence(), snapshot, considered, evidence);
 
         Set<Integer> fenced = snapshot.fencedBrokers();
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
@@ -97,6 +108,36 @@ public final class RecoveryPlanning {
             plan.add(partition, known, decision);
         }
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+    }
+
+    /**
+     * Adds what {@code inspect} read from stopped brokers' disks. It counts as that replica's log (for the
+     * truncation estimates and for balanced waiting), but never makes a down broker electable; a live answer
+     * from the same broker wins (see LeaderChoice).
+     */
+    private static void mergeDiskEvidence(List<EvidenceFile> files, ClusterSnapshot snapshot,
+                                          List<TopicPartitionState> considered,
+                                          Map<TopicPartition, List<ReplicaEvidence>> evidence) {
+        Map<TopicPartition, TopicPartitionState> byPartition = new HashMap<>();
+        considered.forEach(p -> byPartition.put(p.topicPartition(), p));
+        for (EvidenceFile file : files) {
+            if (file.clusterId() != null && !file.clusterId().equals(snapshot.clusterId())) {
+                throw new UserInputException("evidence file of broker " + file.brokerId() + " is from cluster "
+                        + file.clusterId() + ", but --bootstrap-server is cluster " + snapshot.clusterId());
+            }
+            for (ReplicaEvidence disk : file.toReplicaEvidence()) {
+                TopicPartitionState partition = byPartition.get(disk.topicPartition());
+                if (partition == null) {
+                    continue; // a partition this plan does not cover (healthy, or not selected)
+                }
+                if (!partition.replicas().contains(disk.broker())) {
+                    throw new UserInputException("evidence file of broker " + disk.broker() + " has "
+                            + disk.topicPartition() + ", but broker " + disk.broker() + " is not one of its replicas "
+                            + partition.replicas() + " (reassigned since?); drop that file or inspect again");
+                }
+                evidence.computeIfAbsent(disk.topicPartition(), k -> new ArrayList<>()).add(disk);
+            }
+        }
     }
 
     /** Every replica of the partitions, on the broker that holds it; unregistered brokers cannot be asked. */
