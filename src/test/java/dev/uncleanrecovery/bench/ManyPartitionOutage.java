@@ -150,7 +150,7 @@ final class ManyPartitionOutage {
         props.put(ProducerConfig.ACKS_CONFIG, acks);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             List<Future<RecordMetadata>> sends = new ArrayList<>();

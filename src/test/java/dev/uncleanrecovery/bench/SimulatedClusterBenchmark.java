@@ -56,8 +56,10 @@ final class SimulatedClusterBenchmark {
             MeasuredProcess.run(List.of(javaBinary, "-cp", classpath, SimulatedProbeDriver.class.getName(),
                     brokersFile.toString(), String.valueOf(Math.min(partitions, 2000))), out.resolve("simulated-warmup"), 600);
             brokers.forEach(b -> b.requests.set(0));
-            List<String> driver = new ArrayList<>(List.of(javaBinary, "-Xmx" + heapMib + "m", "-XX:TieredStopAtLevel=1",
-                    "-XX:+UseSerialGC", "-cp", classpath));
+            // The bin script's JVM flags by default; --driver-opts replaces them (e.g. "-XX:+UseSerialGC" for C2 too).
+            List<String> driver = new ArrayList<>(List.of(javaBinary, "-Xmx" + heapMib + "m"));
+            driver.addAll(List.of(options.getOrDefault("driver-opts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split("\\s+")));
+            driver.addAll(List.of("-cp", classpath));
             String driverLogback = System.getProperty("bench.driver.logback");
             if (driverLogback != null) {
                 driver.add(2, "-Dlogback.configurationFile=" + driverLogback); // to debug the driver's client
