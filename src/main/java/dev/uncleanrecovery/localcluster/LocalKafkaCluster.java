@@ -42,6 +42,13 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +57,9 @@ import org.slf4j.LoggerFactory;
  * separate {@code kafka.Kafka} JVM with a small heap, listening on 127.0.0.1 only, each in its own
  * directory. Made to be broken: nodes can be killed ({@link StopMode#ABRUPT}) or stopped cleanly,
  * restarted on the same port with the same data, and a stopped broker's replica log can be cut on
- * disk to simulate writes that never reached it.
+ * disk to simulate writes that never reached it. With {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS}
+ * clients must log in ({@link #clientProperties(String)}, {@link #writeCommandConfig(String)}) and
+ * may do only what {@link #allow} granted them.
  *
  * <p>Every JVM it starts is killed by PID on {@link #close()}, and a watchdog kills it if this JVM
  * dies first, even by {@code kill -9}.
@@ -274,6 +283,28 @@ public final class LocalKafkaCluster implements AutoCloseable {
             throw new UncheckedIOException("could not write " + file, e);
         }
         return file;
+    }
+
+    /**
+     * Grants {@code user} the operations on one resource (a literal name; the cluster is
+     * {@code kafka-cluster}), as {@value #ADMIN_USER}. Returns once the controller has committed the
+     * ACLs; brokers authorize with them a moment later, when they have replayed the records.
+     */
+    public void allow(String user, ResourceType resourceType, String resourceName, AclOperation... operations) {
+        requireSasl("grant ACLs to " + user);
+        List<AclBinding> acls = Arrays.stream(operations)
+                .map(operation -> new AclBinding(new ResourcePattern(resourceType, resourceName, PatternType.LITERAL),
+                        new AccessControlEntry("User:" + user, "*", operation, AclPermissionType.ALLOW)))
+                .toList();
+        try {
+            admin().createAcls(acls).all().get();
+        } catch (ExecutionException e) {
+            throw new LocalClusterException("could not grant " + Arrays.toString(operations) + " on " + resourceType
+                    + " " + resourceName + " to " + user + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while granting ACLs", e);
+        }
     }
 
     /** A new Admin client on this cluster (as {@value #ADMIN_USER} on a secured cluster); the caller closes it. */

@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE_CONFIGS;
+import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.ClientProperties;
@@ -24,16 +27,8 @@ import dev.uncleanrecovery.workflow.RecoveryPlanning;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.acl.AccessControlEntry;
-import org.apache.kafka.common.acl.AclBinding;
-import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.acl.AclPermissionType;
-import org.apache.kafka.common.resource.PatternType;
-import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -60,6 +55,7 @@ class SecuredClusterTest {
     /** The README ACLs but DESCRIBE on the cluster. */
     static final String CLUSTERLESS = "clusterless";
     private static final String TOPIC = "orders";
+    private static final String KAFKA_CLUSTER = "kafka-cluster";
     private static final TopicPartition ORDERS_0 = new TopicPartition(TOPIC, 0);
 
     @TempDir
@@ -69,19 +65,14 @@ class SecuredClusterTest {
     static void breakTheClusterAndGrantTheReadmeAcls(LocalKafkaCluster cluster) throws Exception {
         // Created and written as admin, the cluster's default client.
         LastReplicaStandingOutage.reproduce(cluster, TOPIC, 1, 50, 10, s -> { });
-        List<AclBinding> acls = new ArrayList<>();
-        // README "Permissions" for status and plan, exactly.
-        acls.addAll(topicAcls(LocalKafkaCluster.RECOVERY_USER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
-                AclOperation.READ));
-        acls.add(clusterAcl(LocalKafkaCluster.RECOVERY_USER, AclOperation.DESCRIBE));
-        acls.addAll(topicAcls(DESCRIBER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS));
-        acls.add(clusterAcl(DESCRIBER, AclOperation.DESCRIBE));
-        acls.addAll(topicAcls(CONFIGLESS, AclOperation.DESCRIBE, AclOperation.READ));
-        acls.add(clusterAcl(CONFIGLESS, AclOperation.DESCRIBE));
-        acls.addAll(topicAcls(CLUSTERLESS, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS, AclOperation.READ));
-        try (Admin admin = cluster.createAdmin()) {
-            admin.createAcls(acls).all().get();
-        }
+        cluster.allow(DESCRIBER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS);
+        cluster.allow(DESCRIBER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
+        cluster.allow(CONFIGLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, READ);
+        cluster.allow(CONFIGLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
+        cluster.allow(CLUSTERLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        // README "Permissions" for status and plan, exactly; granted last, so awaitAclsServed covers every grant.
+        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         awaitAclsServed(cluster);
     }
 
@@ -204,23 +195,6 @@ class SecuredClusterTest {
 
     private static String commandConfig(LocalKafkaCluster cluster, String user) {
         return cluster.writeCommandConfig(user).toString();
-    }
-
-    private static List<AclBinding> topicAcls(String user, AclOperation... operations) {
-        List<AclBinding> acls = new ArrayList<>();
-        for (AclOperation operation : operations) {
-            acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, TOPIC, PatternType.LITERAL), allow(user, operation)));
-        }
-        return acls;
-    }
-
-    private static AclBinding clusterAcl(String user, AclOperation operation) {
-        return new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
-                allow(user, operation));
-    }
-
-    private static AccessControlEntry allow(String user, AclOperation operation) {
-        return new AccessControlEntry("User:" + user, "*", operation, AclPermissionType.ALLOW);
     }
 
     // ACLs are metadata records: each broker authorizes with them once it has replayed them.

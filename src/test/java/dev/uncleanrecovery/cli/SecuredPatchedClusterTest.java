@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import static org.apache.kafka.common.acl.AclOperation.ALTER;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE_CONFIGS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.BrokerConnections;
@@ -27,19 +30,11 @@ import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.acl.AccessControlEntry;
-import org.apache.kafka.common.acl.AclBinding;
-import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.acl.AclPermissionType;
-import org.apache.kafka.common.resource.PatternType;
-import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -62,6 +57,7 @@ class SecuredPatchedClusterTest {
     /** May plan (DESCRIBE, DESCRIBE_CONFIGS on the topic, DESCRIBE on the cluster) but not elect (no ALTER). */
     static final String PLANNER = "planner";
     private static final String TOPIC = "orders";
+    private static final String KAFKA_CLUSTER = "kafka-cluster";
     private static final TopicPartition ORDERS_0 = new TopicPartition(TOPIC, 0);
     private static final List<Integer> SURVIVORS =
             List.of(LastReplicaStandingOutage.LONGEST_SURVIVOR, LastReplicaStandingOutage.SHORTEST_SURVIVOR);
@@ -72,16 +68,11 @@ class SecuredPatchedClusterTest {
     @BeforeAll
     static void breakTheClusterAndGrantAcls(LocalKafkaCluster cluster) throws Exception {
         LastReplicaStandingOutage.reproduce(cluster, TOPIC, 1, 50, 10, s -> { });
-        List<AclBinding> acls = new ArrayList<>();
         for (String user : List.of(PLANNER, LocalKafkaCluster.RECOVERY_USER)) {
-            acls.add(acl(user, ResourceType.TOPIC, TOPIC, AclOperation.DESCRIBE));
-            acls.add(acl(user, ResourceType.TOPIC, TOPIC, AclOperation.DESCRIBE_CONFIGS));
-            acls.add(acl(user, ResourceType.CLUSTER, "kafka-cluster", AclOperation.DESCRIBE));
+            cluster.allow(user, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS);
+            cluster.allow(user, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         }
-        acls.add(acl(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, "kafka-cluster", AclOperation.ALTER));
-        try (Admin admin = cluster.createAdmin()) {
-            admin.createAcls(acls).all().get();
-        }
+        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, ALTER);
         // ACLs are metadata records: wait until the brokers authorize with them.
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC, "--command-config",
@@ -156,10 +147,5 @@ class SecuredPatchedClusterTest {
                     .run(survivors, progress -> { });
             return result.evidence();
         }
-    }
-
-    private static AclBinding acl(String user, ResourceType type, String name, AclOperation operation) {
-        return new AclBinding(new ResourcePattern(type, name, PatternType.LITERAL),
-                new AccessControlEntry("User:" + user, "*", operation, AclPermissionType.ALLOW));
     }
 }
