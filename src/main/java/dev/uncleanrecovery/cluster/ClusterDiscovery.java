@@ -74,6 +74,19 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     public ClusterSnapshot describe(PartitionSelection selection) {
+        return describe(selection, true);
+    }
+
+    /**
+     * Only brokers and partition metadata (DescribeCluster + DescribeTopicPartitions): what the electors need
+     * while they poll for a reorder or a new leader. Features, min.insync.replicas and reassignments are left
+     * empty, so such a snapshot must not be used to re-validate a plan.
+     */
+    public ClusterSnapshot describePartitionsOnly(PartitionSelection selection) {
+        return describe(selection, false);
+    }
+
+    private ClusterSnapshot describe(PartitionSelection selection, boolean everything) {
         DescribeClusterResult cluster = describeCluster();
         String clusterId = await(cluster.clusterId(), "describe the cluster", NO_ACL_NEEDED);
         Node controller = await(cluster.controller(), "describe the cluster", NO_ACL_NEEDED);
@@ -93,6 +106,10 @@ public final class ClusterDiscovery implements AutoCloseable {
         partitions.sort(java.util.Comparator.comparing(TopicPartitionState::topic)
                 .thenComparingInt(TopicPartitionState::partition));
 
+        if (!everything) {
+            return new ClusterSnapshot(clusterId, controller == null ? -1 : controller.id(), brokers, (short) -1,
+                    partitions, Map.of(), Set.of());
+        }
         return new ClusterSnapshot(clusterId, controller == null ? -1 : controller.id(), brokers,
                 elrFeatureLevel(), partitions, minInsyncReplicas(topics), reassigning());
     }

@@ -59,6 +59,31 @@ public final class StockElector implements DesignatedElector {
         this.whyStock = whyStock;
     }
 
+    /**
+     * AlterPartitionReassignments returns once the controller committed the new order; the brokers whose
+     * metadata we read learn it a moment later. Wait (bounded) until they show it, or the partition got a leader.
+     */
+    private ClusterSnapshot awaitReorder(java.util.Set<TopicPartition> partitions, Map<TopicPartition, List<Integer>> reorders,
+                                         java.util.Set<TopicPartition> failed) {
+        long deadline = System.nanoTime() + verifyTimeout.toNanos();
+        while (true) {
+            ClusterSnapshot snapshot = reader.read(partitions);
+            boolean visible = reorders.entrySet().stream()
+                    .filter(e -> !failed.contains(e.getKey()))
+                    .allMatch(e -> snapshot.partition(e.getKey())
+                            .map(p -> !p.isOffline() || p.replicas().equals(e.getValue())).orElse(true));
+            if (visible || System.nanoTime() > deadline) {
+                return snapshot;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the reorder", e);
+            }
+        }
+    }
+
     @Override
     public String describe() {
         return "stock elector" + (whyStock == null ? "" : " (" + whyStock + ")")
@@ -91,7 +116,7 @@ public final class StockElector implements DesignatedElector {
                     "reorder refused by the controller: " + error + "; nothing changed", before.get(tp), null)));
 
             // 2. Re-check right before electing: still leaderless, same epoch, designated first and unfenced.
-            ClusterSnapshot ready = reader.read(byPartition.keySet());
+            ClusterSnapshot ready = awaitReorder(byPartition.keySet(), reorders, reorderFailures.keySet());
             List<TopicPartition> toElect = new ArrayList<>();
             for (ElectionTarget t : byPartition.values()) {
                 if (outcomes.containsKey(t.topicPartition())) {

@@ -86,8 +86,18 @@ public final class ProbeFanOut {
      * @param progress           called on the engine thread after each change; must be quick
      */
     public ProbeResult run(Map<Integer, List<PartitionToProbe>> partitionsByBroker, Consumer<ProbeProgress> progress) {
+        return run(partitionsByBroker, Map.of(), progress);
+    }
+
+    /**
+     * @param shorterDeadlines brokers given less time than the run's timeout (e.g. fenced brokers, which serve no
+     *                         request until the controller unfences them); their unanswered replicas become
+     *                         UNREACHABLE at their own deadline, so the run ends as soon as the rest is known
+     */
+    public ProbeResult run(Map<Integer, List<PartitionToProbe>> partitionsByBroker, Map<Integer, Duration> shorterDeadlines,
+                           Consumer<ProbeProgress> progress) {
         try {
-            return start(partitionsByBroker, progress).get();
+            return start(partitionsByBroker, shorterDeadlines, progress).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while probing replicas", e);
@@ -98,7 +108,19 @@ public final class ProbeFanOut {
 
     public CompletableFuture<ProbeResult> start(Map<Integer, List<PartitionToProbe>> partitionsByBroker,
                                                 Consumer<ProbeProgress> progress) {
+        return start(partitionsByBroker, Map.of(), progress);
+    }
+
+    public CompletableFuture<ProbeResult> start(Map<Integer, List<PartitionToProbe>> partitionsByBroker,
+                                                Map<Integer, Duration> shorterDeadlines, Consumer<ProbeProgress> progress) {
         Run run = new Run(partitionsByBroker, progress == null ? p -> { } : progress);
+        shorterDeadlines.forEach((brokerId, timeout) -> {
+            BrokerRun broker = run.brokers.get(brokerId);
+            if (broker != null && timeout.compareTo(settings.timeout()) < 0) {
+                broker.timeout = timeout;
+                broker.deadlineNanos = run.startNanos + timeout.toNanos();
+            }
+        });
         run.begin();
         return run.result;
     }
@@ -162,6 +184,13 @@ public final class ProbeFanOut {
             onThread.execute(() -> {
                 deadlineTask = thread.schedule(this::expire, Math.max(0, deadlineNanos - System.nanoTime()),
                         TimeUnit.NANOSECONDS);
+                for (BrokerRun broker : brokers.values()) {
+                    if (broker.deadlineNanos != 0) {
+                        Runnable expireBroker = () -> expireBroker(broker);
+                        thread.schedule(expireBroker, Math.max(0, broker.deadlineNanos - System.nanoTime()),
+                                TimeUnit.NANOSECONDS);
+                    }
+                }
                 reportProgress();
                 brokers.values().forEach(this::pump);
                 finishIfComplete();
@@ -185,7 +214,7 @@ public final class ProbeFanOut {
                 broker.inFlight++;
                 CompletableFuture<ProbeBatchAnswer> answer;
                 try {
-                    answer = source.probe(new ProbeBatch(broker.id, batch, deadlineNanos, settings.requestTimeout(), requests));
+                    answer = source.probe(new ProbeBatch(broker.id, batch, deadlineOf(broker), settings.requestTimeout(), requests));
                 } catch (RuntimeException e) {
                     answer = CompletableFuture.failedFuture(e);
                 }
@@ -273,8 +302,24 @@ public final class ProbeFanOut {
             }
         }
 
+        long deadlineOf(BrokerRun broker) {
+            return broker.deadlineNanos != 0 ? broker.deadlineNanos : deadlineNanos;
+        }
+
+        /** A broker's own, shorter deadline passed: what it has not answered is UNREACHABLE. */
+        void expireBroker(BrokerRun broker) {
+            if (finished) {
+                return;
+            }
+            for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
+                settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
+            }
+            reportProgress();
+            finishIfComplete();
+        }
+
         void askAgainLater(BrokerRun broker, List<PartitionToProbe> partitions, long delayMs) {
-            long leftMs = (deadlineNanos - System.nanoTime()) / 1_000_000;
+            long leftMs = (deadlineOf(broker) - System.nanoTime()) / 1_000_000;
             if (delayMs > leftMs - LAST_USEFUL_RETRY_MS) {
                 return; // the deadline settles them, with the last error seen
             }
@@ -321,7 +366,7 @@ public final class ProbeFanOut {
                 last = last.substring(who.length() + 1);
             }
             return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kindFor(broker.id), EvidenceStatus.UNREACHABLE,
-                    who + " did not answer within " + settings.timeout().toMillis() + " ms: "
+                    who + " did not answer within " + (broker.timeout != null ? broker.timeout : settings.timeout()).toMillis() + " ms: "
                             + (last == null ? "no answer yet (still connecting or waiting for the broker)" : last),
                     Instant.now());
         }
@@ -385,6 +430,9 @@ public final class ProbeFanOut {
         int inFlight;
         int consecutiveFailures;
         String lastError;
+        /** Set when this broker has a shorter deadline than the run's; 0 / null otherwise. */
+        long deadlineNanos;
+        Duration timeout;
 
         BrokerRun(int id) {
             this.id = id;

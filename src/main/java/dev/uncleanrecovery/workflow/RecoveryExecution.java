@@ -61,6 +61,8 @@ public final class RecoveryExecution {
 
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
+        // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
+        PartitionStateReader polling = partitions -> discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
         Set<TopicPartition> planned = plan.partitions().stream().map(PlannedElection::topicPartition).collect(Collectors.toSet());
         DesignatedElector elector = new ElectorChoice(
                 () -> {
@@ -69,8 +71,8 @@ public final class RecoveryExecution {
                     return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
                 },
                 // The connections exist by now: the survey above opened them with the live brokers.
-                via -> NativeElector.of(discovery.connections(List.of()), via, reader, options.verifyTimeout(), progress),
-                whyStock -> new StockElector(discovery.admin(), reader, options.verifyTimeout(), progress, whyStock));
+                via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
+                whyStock -> new StockElector(discovery.admin(), polling, options.verifyTimeout(), progress, whyStock));
         Map<TopicPartition, String> restarts = new ConcurrentHashMap<>();
         ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode(), restarts),
                 elector, options.allowUnprobedLeader(), progress).run(plan, planFile);

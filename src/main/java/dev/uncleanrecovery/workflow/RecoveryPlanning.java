@@ -63,6 +63,9 @@ public final class RecoveryPlanning {
                          List<Decision> decisions, RequestCounts requests, Duration probeTime) {
     }
 
+    /** How long a fenced broker may take to answer (it normally cannot: it serves requests only once unfenced). */
+    static final Duration FENCED_BROKER_PROBE_TIMEOUT = Duration.ofSeconds(5);
+
     private final ClusterDiscovery discovery;
     private final Clock clock;
     private final String tool;
@@ -158,8 +161,12 @@ public final class RecoveryPlanning {
             }
         });
         BrokerConnections connections = discovery.connections(snapshot.brokers());
+        // A fenced broker serves no request until the controller unfences it: waiting the whole deadline for it
+        // would only delay the plan (its replicas cannot be elected, and balanced skips what it would need).
+        Map<Integer, Duration> fencedDeadlines = new HashMap<>();
+        snapshot.fencedBrokers().forEach(b -> fencedDeadlines.put(b, FENCED_BROKER_PROBE_TIMEOUT));
         ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
-                .run(byBroker, progress);
+                .run(byBroker, fencedDeadlines, progress);
         Map<TopicPartition, List<ReplicaEvidence>> merged = new HashMap<>();
         result.evidence().forEach((tp, list) -> merged.put(tp, new ArrayList<>(list)));
         unreachable.forEach((tp, list) -> merged.computeIfAbsent(tp, k -> new ArrayList<>()).addAll(list));

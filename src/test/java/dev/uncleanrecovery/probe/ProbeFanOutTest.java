@@ -202,6 +202,26 @@ class ProbeFanOutTest {
     }
 
     @Test
+    void a_broker_with_a_shorter_deadline_does_not_hold_up_the_others() {
+        ScriptedSource source = new ScriptedSource(call -> call.broker == 3
+                ? CompletableFuture.failedFuture(new BrokerRequestException(3, true,
+                        "cannot connect to broker 3 (127.0.0.1:9093): connection refused"))
+                : answerAll(call));
+        long start = System.nanoTime();
+
+        ProbeResult result = new ProbeFanOut(source, fast(Duration.ofSeconds(20)), ProbeFanOutTest::describe)
+                .run(Map.of(1, partitions("orders", 2), 3, partitions("orders", 2)), Map.of(3, Duration.ofMillis(300)), null);
+
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertThat(tookMs).as("ends at the fenced broker's deadline, not the run's").isLessThan(10_000L);
+        for (List<ReplicaEvidence> replicas : result.evidence().values()) {
+            assertThat(replicas.get(0).status()).isEqualTo(EvidenceStatus.OK);
+            assertThat(replicas.get(1).status()).isEqualTo(EvidenceStatus.UNREACHABLE);
+            assertThat(replicas.get(1).error()).startsWith("broker 3 (127.0.0.1:9093) did not answer within 300 ms: ");
+        }
+    }
+
+    @Test
     void a_broker_whose_answer_never_comes_is_unreachable_at_the_deadline() {
         ScriptedSource source = new ScriptedSource(call -> new CompletableFuture<>());
 
