@@ -143,7 +143,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
                     builder.propertiesOf(brokerId, NodeRole.BROKER, secured(brokerDefaults(brokerId, port, quorumVoters,
                             builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
                             saslUsers == null ? Map.of() : saslUsers.brokerConfig(port))),
-                    builder.jvmArgs.get(NodeRole.BROKER)));
+                    builder.brokersWithoutAgents.contains(brokerId)
+                            ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
+                            : builder.jvmArgs.get(NodeRole.BROKER)));
         }
     }
 
@@ -939,6 +941,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         private final Map<String, String> controllerProperties = new LinkedHashMap<>();
         private final Map<Integer, Map<String, String>> nodeProperties = new HashMap<>();
         private final Map<NodeRole, List<String>> jvmArgs = new EnumMap<>(NodeRole.class);
+        private final java.util.Set<Integer> brokersWithoutAgents = new java.util.HashSet<>();
 
         private Builder() {
             jvmArgs.put(NodeRole.CONTROLLER, new ArrayList<>());
@@ -1006,6 +1009,12 @@ public final class LocalKafkaCluster implements AutoCloseable {
             for (NodeRole role : roles) {
                 jvmArgs.get(role).add(flag);
             }
+            return this;
+        }
+
+        /** These brokers run without the Java agents given to the broker role (a mixed, half-upgraded cluster). */
+        public Builder withoutJavaAgentsOn(int... brokerIds) {
+            Arrays.stream(brokerIds).forEach(brokersWithoutAgents::add);
             return this;
         }
 

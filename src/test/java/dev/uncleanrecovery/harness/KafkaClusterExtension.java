@@ -98,6 +98,7 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
                         + PATCH_AGENT_PROPERTY + " (surefire sets it to kafka-patch/target/kafka-unclean-recovery-agent.jar)");
             }
             builder.javaAgent(Path.of(agent), wanted.patchAgentOptions(), wanted.patchAgentOn());
+            builder.withoutJavaAgentsOn(wanted.brokersWithoutPatchAgent());
         }
         return builder;
     }

@@ -44,6 +44,9 @@ public @interface KafkaClusterTest {
      */
     NodeRole[] patchAgentOn() default {};
 
+    /** Brokers that run WITHOUT the agent although {@link #patchAgentOn()} names the broker role (mixed clusters). */
+    int[] brokersWithoutPatchAgent() default {};
+
     /** Options passed to the agent ({@code -javaagent:jar=options}). */
     String patchAgentOptions() default "";
 
