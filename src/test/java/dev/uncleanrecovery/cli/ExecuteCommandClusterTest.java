@@ -71,7 +71,9 @@ class ExecuteCommandClusterTest {
         assertThat(before.isr()).doesNotContain(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
-        assertThat(after.replicas()).as("original order restored").isEqualTo(before.replicas());
+        // The restore is committed before the tool returns; the broker we ask may learn it a moment later.
+        assertThat(cluster.awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()), Duration.ofSeconds(30))
+                .replicas()).as("original order restored").isEqualTo(before.replicas());
 
         ResultFile result = ResultFile.read(dir.resolve("orders-0-result.json"));
         ResultFile.Partition outcome = result.partitions().get(0);
@@ -104,7 +106,10 @@ class ExecuteCommandClusterTest {
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("again.json")).partitions().get(0).outcome()).isEqualTo("ALREADY_RECOVERED");
-        assertThat(cluster.describePartition(ORDERS_0)).isEqualTo(before);
+        // Same leader and assignment (the ISR may still grow as replica 3 catches up: that is not our doing).
+        PartitionView now = cluster.describePartition(ORDERS_0);
+        assertThat(now.leader()).isEqualTo(before.leader());
+        assertThat(now.replicas()).isEqualTo(before.replicas());
     }
 
     @Test

@@ -16,13 +16,10 @@ import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A half-upgraded cluster: the controller and brokers 1 and 2 run the kafka-patch agent, broker 3 does not.
@@ -30,17 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KafkaClusterTest(brokers = 3, patchAgentOn = {NodeRole.BROKER, NodeRole.CONTROLLER}, brokersWithoutPatchAgent = 3)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class NativeMixedClusterTest {
-
-    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
-
-    @TempDir
-    static Path dir;
-
-    @BeforeAll
-    static void killEveryIsrMember(LocalKafkaCluster cluster) {
-        LastReplicaStandingOutage.reproduce(cluster, "orders", 1, 50, 10, s -> { });
-    }
+class NativeMixedClusterTest extends OfflineOrdersPartition {
 
     @Test
     @Order(1)
@@ -82,7 +69,4 @@ class NativeMixedClusterTest {
                 .isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
     }
 
-    private static PlanEvidence evidence(PlannedElection election, int broker) {
-        return election.evidence().stream().filter(e -> e.broker() == broker).findFirst().orElseThrow();
-    }
 }

@@ -17,13 +17,10 @@ import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The KIP-966 outage on a cluster where brokers and controller run the kafka-patch agent: orders-0 offline with
@@ -32,17 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KafkaClusterTest(brokers = 3, patchAgentOn = {NodeRole.BROKER, NodeRole.CONTROLLER})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class NativeRecoveryClusterTest {
-
-    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
-
-    @TempDir
-    static Path dir;
-
-    @BeforeAll
-    static void killEveryIsrMember(LocalKafkaCluster cluster) {
-        LastReplicaStandingOutage.reproduce(cluster, "orders", 1, 50, 10, s -> { });
-    }
+class NativeRecoveryClusterTest extends OfflineOrdersPartition {
 
     @Test
     @Order(1)
@@ -107,7 +94,4 @@ class NativeRecoveryClusterTest {
         });
     }
 
-    private static PlanEvidence evidence(PlannedElection election, int broker) {
-        return election.evidence().stream().filter(e -> e.broker() == broker).findFirst().orElseThrow();
-    }
 }
