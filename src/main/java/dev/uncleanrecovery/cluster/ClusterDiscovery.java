@@ -111,7 +111,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                     partitions, Map.of(), Set.of());
         }
         return new ClusterSnapshot(clusterId, controller == null ? -1 : controller.id(), brokers,
-                elrFeatureLevel(), partitions, minInsyncReplicas(topics), reassigning());
+                elrFeatureLevel(), partitions, minInsyncReplicas(topics), reassigning(brokers));
     }
 
     private DescribeClusterResult describeCluster() {
@@ -239,8 +239,53 @@ public final class ClusterDiscovery implements AutoCloseable {
         return result;
     }
 
-    private Set<TopicPartition> reassigning() {
-        return await(admin.listPartitionReassignments().reassignments(), "list partition reassignments", "DESCRIBE on the cluster").keySet();
+    /**
+     * ListPartitionReassignments sent straight to live brokers in turn (each forwards it to the controller).
+     * Admin would send it to the one broker its metadata names as "controller" — a random broker in KRaft —
+     * and keep retrying that broker if it hangs.
+     */
+    private Set<TopicPartition> reassigning(List<BrokerState> brokers) {
+        java.time.Duration requestTimeout = java.time.Duration.ofMillis(ClientProperties.requestTimeoutMs(timeoutMs));
+        long deadline = System.nanoTime() + java.time.Duration.ofMillis(timeoutMs).toNanos();
+        Throwable last = null;
+        List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
+        for (int attempt = 0; System.nanoTime() < deadline && !live.isEmpty(); attempt++) {
+            int broker = live.get(attempt % live.size());
+            try {
+                var response = connections(brokers).send(broker,
+                        new org.apache.kafka.common.requests.ListPartitionReassignmentsRequest.Builder(
+                                new org.apache.kafka.common.message.ListPartitionReassignmentsRequestData().setTopics(null)),
+                        org.apache.kafka.common.requests.ListPartitionReassignmentsResponse.class, requestTimeout).get();
+                org.apache.kafka.common.protocol.Errors error =
+                        org.apache.kafka.common.protocol.Errors.forCode(response.data().errorCode());
+                if (error == org.apache.kafka.common.protocol.Errors.CLUSTER_AUTHORIZATION_FAILED) {
+                    throw new UserInputException("not authorized to list partition reassignments: grant DESCRIBE on the"
+                            + " cluster to this principal (see README Permissions)");
+                }
+                if (error != org.apache.kafka.common.protocol.Errors.NONE) {
+                    throw error.exception("listing partition reassignments failed: " + response.data().errorMessage());
+                }
+                Set<TopicPartition> result = new java.util.HashSet<>();
+                response.data().topics().forEach(t -> t.partitions().forEach(
+                        p -> result.add(new TopicPartition(t.name(), p.partitionIndex()))));
+                return result;
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnsupportedVersionException) {
+                    break;
+                }
+                last = e.getCause();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while listing partition reassignments", e);
+            }
+        }
+        if (last == null) {
+            // No live broker, or brokers too old for a direct request: let Admin try.
+            return await(admin.listPartitionReassignments().reassignments(), "list partition reassignments",
+                    "DESCRIBE on the cluster").keySet();
+        }
+        throw new UserInputException("could not list partition reassignments: no live broker answered within " + timeoutMs
+                + " ms (last error: " + last.getMessage() + ")", last);
     }
 
     /**
