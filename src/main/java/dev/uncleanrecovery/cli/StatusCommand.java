@@ -65,13 +65,13 @@ public class StatusCommand implements Callable<Integer> {
      *
      * @param nativeRpcs which live brokers advertise the companion patch's RPCs
      */
-    record StatusReport(String clusterId, int controllerId, boolean elrEnabled, short elrFeatureLevel,
+    record StatusReport(String clusterId, boolean elrEnabled, short elrFeatureLevel,
                         List<BrokerState> brokers, List<Integer> fencedBrokers,
                         List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
                         List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs) {
 
         static StatusReport of(ClusterSnapshot s, BrokerNativeSupport nativeRpcs) {
-            return new StatusReport(s.clusterId(), s.controllerId(), s.isElrEnabled(), s.elrFeatureLevel(),
+            return new StatusReport(s.clusterId(), s.isElrEnabled(), s.elrFeatureLevel(),
                     s.brokers(), s.fencedBrokers().stream().sorted().toList(),
                     s.offlinePartitions(), s.atRiskPartitions(),
                     s.reassigning().stream().map(TopicPartition::toString).sorted().toList(),

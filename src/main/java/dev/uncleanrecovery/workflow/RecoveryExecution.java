@@ -6,9 +6,7 @@ import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
-import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
-import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.execute.BrokerRestart;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
@@ -96,12 +94,12 @@ public final class RecoveryExecution {
             if (designated.isEmpty()) {
                 return Map.of();
             }
-            ClusterSnapshot snapshot = discovery.describe(new PartitionSelection.Explicit(
-                    designated.keySet().stream().map(TopicPartitionState::topicPartition).collect(Collectors.toSet())));
             Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
             designated.forEach((partition, broker) ->
                     byBroker.computeIfAbsent(broker, b -> new ArrayList<>()).add(PartitionToProbe.of(partition)));
-            BrokerConnections connections = discovery.connections(snapshot.brokers());
+            // The plan's partitions were just re-read (PlanExecution), which opened the broker connections: the
+            // designated states come from that read, so no second discovery round is needed here.
+            BrokerConnections connections = discovery.connections(List.of());
             ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                     .run(byBroker, p -> { });
             Map<TopicPartition, ReplicaEvidence> answers = new HashMap<>();
