@@ -114,7 +114,9 @@ abstract class Kip966Conformance {
         try (Admin admin = cluster.createAdmin()) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 3))).all().get();
             assertThat(admin.describeCluster().nodes().get()).hasSize(3);
-            assertThat(admin.listTopics().names().get()).contains(topic);
+            // CreateTopics returns when the controller committed the topic; the broker Admin asks may learn it later.
+            org.awaitility.Awaitility.await().atMost(STATE_TIMEOUT)
+                    .untilAsserted(() -> assertThat(admin.listTopics().names().get()).contains(topic));
         }
         cluster.awaitPartition(new TopicPartition(topic, 1), view -> view.isr().size() == 3, STATE_TIMEOUT);
         produce(cluster, topic, "all", 10);
