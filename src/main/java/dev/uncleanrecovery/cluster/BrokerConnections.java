@@ -103,7 +103,7 @@ public final class BrokerConnections implements AutoCloseable {
         for (BrokerState b : brokers) {
             nodes.put(b.id(), new Node(b.id(), b.host(), b.port(), b.rack(), b.fenced()));
         }
-        this.brokers = Map.copyOf(nodes);
+        this.brokers = new ConcurrentHashMap<>(nodes);
         this.settings = settings;
         this.config = new AdminClientConfig(clientProperties);
         String configuredClientId = config.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
@@ -136,12 +136,25 @@ public final class BrokerConnections implements AutoCloseable {
     }
 
     public Set<Integer> brokerIds() {
-        return brokers.keySet();
+        return brokers.keySet().stream().filter(id -> id >= 0).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * Makes more brokers askable, or updates their address. Bootstrap addresses are opened as brokers
+     * with ids -1, -2, …, before DescribeCluster names the real ones.
+     */
+    public void addBrokers(Collection<BrokerState> more) {
+        for (BrokerState b : more) {
+            brokers.put(b.id(), new Node(b.id(), b.host(), b.port(), b.rack(), b.fenced()));
+        }
     }
 
     /** {@code broker 3 (10.0.0.3:9092)}, the way every message of the tool names a broker. */
     public String describe(int brokerId) {
         Node node = brokers.get(brokerId);
+        if (node != null && brokerId < 0) {
+            return "bootstrap server " + node.host() + ":" + node.port();
+        }
         return node == null ? "broker " + brokerId : "broker " + brokerId + " (" + node.host() + ":" + node.port() + ")";
     }
 

@@ -9,7 +9,8 @@ package dev.uncleanrecovery.cluster;
  */
 public record BrokerState(int id, String host, int port, String rack, boolean fenced) {
 
+    /** {@code host:port}, an IPv6 host in brackets, as bootstrap.servers takes it. */
     public String address() {
-        return host + ":" + port;
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 }

@@ -3,24 +3,23 @@
 package dev.uncleanrecovery.cluster;
 
 import dev.uncleanrecovery.UserInputException;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.DescribeClusterOptions;
-import org.apache.kafka.clients.admin.DescribeClusterResult;
-import org.apache.kafka.clients.admin.FeatureMetadata;
-import org.apache.kafka.clients.admin.FinalizedVersionRange;
-import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -31,10 +30,31 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.DescribeClusterRequest;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.utils.Utils;
 
 /**
- * Reads the cluster's view of brokers and partitions through Admin (DescribeCluster, DescribeTopicPartitions,
- * DescribeFeatures, DescribeConfigs, ListPartitionReassignments). Read-only.
+ * Reads the cluster's view of brokers and partitions: DescribeCluster, Metadata (topic names),
+ * DescribeTopicPartitions, ApiVersions (finalized features), DescribeConfigs and
+ * ListPartitionReassignments, each sent straight to one live broker at a time through
+ * {@link BrokerRotation}, so a hung broker is skipped after one request timeout instead of
+ * stalling every call. Read-only. Admin is kept for the elections (and Kafka 3.7's topic describe).
  */
 public final class ClusterDiscovery implements AutoCloseable {
 
@@ -42,34 +62,72 @@ public final class ClusterDiscovery implements AutoCloseable {
     /** For calls any authenticated principal may make (DescribeCluster, Metadata); a refusal is unexpected. */
     private static final String NO_ACL_NEEDED = null;
 
-    private final Admin admin;
     private final Properties clientProperties;
-    private BrokerConnections connections;
     private final String bootstrapServers;
     private final int timeoutMs;
+    private final Duration requestTimeout;
+    /** The --bootstrap-server addresses as brokers -1, -2, …: whom to ask before DescribeCluster names the brokers. */
+    private final List<BrokerState> bootstrap;
+    private final BrokerConnections connections;
+    private final BrokerRotation rotation;
+    private volatile List<BrokerState> knownBrokers = List.of();
+    private Admin admin;
 
     public ClusterDiscovery(Properties clientProperties, int timeoutMs) {
-        try {
-            this.admin = Admin.create(clientProperties);
-        } catch (org.apache.kafka.common.KafkaException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new UserInputException("cannot connect to --bootstrap-server "
-                    + clientProperties.getProperty("bootstrap.servers") + ": " + cause.getMessage(), e);
-        }
         this.clientProperties = clientProperties;
-        this.bootstrapServers = clientProperties.getProperty("bootstrap.servers");
+        this.bootstrapServers = clientProperties.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
         this.timeoutMs = timeoutMs;
+        this.requestTimeout = Duration.ofMillis(ClientProperties.requestTimeoutMs(timeoutMs));
+        try {
+            this.bootstrap = bootstrapAddresses(clientProperties);
+            this.connections = BrokerConnections.open(clientProperties, bootstrap);
+        } catch (KafkaException e) {
+            throw cannotConnect(e);
+        }
+        this.rotation = new BrokerRotation(requestTimeout, Duration.ofMillis(timeoutMs), bootstrapServers);
     }
 
-    public Admin admin() {
+    /** Validates the addresses as Admin would (a port, a resolvable host) and numbers them -1, -2, …. */
+    private static List<BrokerState> bootstrapAddresses(Properties clientProperties) {
+        AdminClientConfig config = new AdminClientConfig(clientProperties);
+        List<String> urls = config.getList(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+        ClientUtils.parseAndValidateAddresses(urls, config.getString(CommonClientConfigs.CLIENT_DNS_LOOKUP_CONFIG));
+        List<BrokerState> addresses = new ArrayList<>();
+        for (String url : urls) {
+            addresses.add(new BrokerState(-(addresses.size() + 1), Utils.getHost(url), Utils.getPort(url), null, false));
+        }
+        return List.copyOf(addresses);
+    }
+
+    private UserInputException cannotConnect(KafkaException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        return new UserInputException("cannot connect to --bootstrap-server " + bootstrapServers + ": " + cause.getMessage(), e);
+    }
+
+    /**
+     * Admin for the elections, created on first use. It bootstraps from the live brokers that answered
+     * discovery, so its first Metadata request does not land on a hung one.
+     */
+    public synchronized Admin admin() {
+        if (admin == null) {
+            Properties properties = new Properties();
+            properties.putAll(clientProperties);
+            List<String> answering = rotation.answering(live(knownBrokers)).stream().map(BrokerState::address).toList();
+            if (!answering.isEmpty()) {
+                properties.setProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", answering));
+            }
+            try {
+                admin = Admin.create(properties);
+            } catch (KafkaException e) {
+                throw cannotConnect(e);
+            }
+        }
         return admin;
     }
 
-    /** Connections to single brokers with the same client properties; opened on first use. */
-    public synchronized BrokerConnections connections(List<BrokerState> brokers) {
-        if (connections == null) {
-            connections = BrokerConnections.open(clientProperties, brokers);
-        }
+    /** Connections to single brokers with the same client properties; {@code brokers} become askable. */
+    public BrokerConnections connections(List<BrokerState> brokers) {
+        connections.addBrokers(brokers);
         return connections;
     }
 
@@ -87,15 +145,16 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     private ClusterSnapshot describe(PartitionSelection selection, boolean everything) {
-        DescribeClusterResult cluster = describeCluster();
-        String clusterId = await(cluster.clusterId(), "describe the cluster", NO_ACL_NEEDED);
-        Node controller = await(cluster.controller(), "describe the cluster", NO_ACL_NEEDED);
-        List<BrokerState> brokers = await(cluster.nodes(), "describe the cluster", NO_ACL_NEEDED).stream()
-                .map(n -> new BrokerState(n.id(), n.host(), n.port(), n.rack(), n.isFenced()))
+        DescribeClusterResponseData cluster = describeCluster();
+        List<BrokerState> brokers = cluster.brokers().stream()
+                .map(b -> new BrokerState(b.brokerId(), b.host(), b.port(), b.rack(), b.isFenced()))
                 .sorted(java.util.Comparator.comparingInt(BrokerState::id))
                 .toList();
+        connections.addBrokers(brokers);
+        knownBrokers = brokers;
+        List<BrokerState> live = live(brokers);
 
-        Set<String> topics = topicsOf(selection);
+        Set<String> topics = topicsOf(selection, live);
         List<TopicPartitionState> partitions = new ArrayList<>();
         for (TopicPartitionState p : readPartitions(topics, brokers)) {
             if (selection.includes(p.topic(), p.partition())) {
@@ -107,38 +166,62 @@ public final class ClusterDiscovery implements AutoCloseable {
                 .thenComparingInt(TopicPartitionState::partition));
 
         if (!everything) {
-            return new ClusterSnapshot(clusterId, controller == null ? -1 : controller.id(), brokers, (short) -1,
+            return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1,
                     partitions, Map.of(), Set.of());
         }
-        return new ClusterSnapshot(clusterId, controller == null ? -1 : controller.id(), brokers,
-                elrFeatureLevel(), partitions, minInsyncReplicas(topics), reassigning(brokers));
+        return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers,
+                elrFeatureLevel(live), partitions, minInsyncReplicas(topics, live), reassigning(live));
     }
 
-    private DescribeClusterResult describeCluster() {
-        DescribeClusterResult withFenced = admin.describeCluster(new DescribeClusterOptions().includeFencedBrokers(true));
+    private static List<BrokerState> live(List<BrokerState> brokers) {
+        return brokers.stream().filter(b -> !b.fenced()).toList();
+    }
+
+    /** Asks the live brokers of the last answer first, then the --bootstrap-server addresses not among them. */
+    private DescribeClusterResponseData describeCluster() {
+        List<BrokerState> candidates = new ArrayList<>(live(knownBrokers));
+        Set<String> known = candidates.stream().map(BrokerState::address).collect(Collectors.toSet());
+        bootstrap.stream().filter(b -> !known.contains(b.address())).forEach(candidates::add);
         try {
-            withFenced.nodes().get();
-            return withFenced;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnsupportedVersionException) {
-                // DescribeCluster v2 (fenced brokers) is 4.0+; 3.x brokers list only unfenced ones.
-                return admin.describeCluster();
-            }
-            throw translate(e, "describe the cluster", NO_ACL_NEEDED);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+            return describeCluster(candidates, true);
+        } catch (UnsupportedVersionException e) {
+            // DescribeCluster v2 (fenced brokers) is 4.0+; 3.x brokers list only unfenced ones.
+            return describeCluster(candidates, false);
         }
     }
 
-    private Set<String> topicsOf(PartitionSelection selection) {
+    private DescribeClusterResponseData describeCluster(List<BrokerState> candidates, boolean withFenced) {
+        BrokerRotation.AsyncRequestToOne<DescribeClusterResponseData> request = (broker, timeout) -> connections.send(broker.id(),
+                        new DescribeClusterRequest.Builder(new DescribeClusterRequestData().setIncludeFencedBrokers(withFenced)),
+                        DescribeClusterResponse.class, timeout)
+                .thenApply(response -> {
+                    checkAnswer(response.data().errorCode(), response.data().errorMessage(), "describe the cluster", NO_ACL_NEEDED);
+                    return response.data();
+                });
+        if (knownBrokers.isEmpty()) {
+            // First contact: every --bootstrap-server address at once, so a hung one costs nothing.
+            return rotation.race(candidates, "describe the cluster", request);
+        }
+        return rotation.ask(candidates, "describe the cluster", (broker, timeout) -> BrokerRotation.await(request.send(broker, timeout)));
+    }
+
+    private Set<String> topicsOf(PartitionSelection selection, List<BrokerState> live) {
         if (selection instanceof PartitionSelection.OneTopic one) {
             return Set.of(one.topic());
         }
         if (selection instanceof PartitionSelection.Explicit explicit) {
             return explicit.partitions().stream().map(TopicPartition::topic).collect(Collectors.toCollection(TreeSet::new));
         }
-        return new TreeSet<>(await(admin.listTopics(new ListTopicsOptions().listInternal(true)).names(), "list topics", NO_ACL_NEEDED));
+        // Metadata for all topics lists those this principal may DESCRIBE, internal ones included.
+        MetadataResponse response = rotation.ask(live, "list topics", (broker, timeout) -> BrokerRotation.await(
+                connections.send(broker.id(), MetadataRequest.Builder.allTopics(), MetadataResponse.class, timeout)));
+        Set<String> names = new TreeSet<>();
+        for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
+            if (topic.errorCode() == Errors.NONE.code() && topic.name() != null) {
+                names.add(topic.name());
+            }
+        }
+        return names;
     }
 
     /** DescribeTopicPartitions straight from a live broker; Admin's Metadata-based describe for 3.7 brokers. */
@@ -146,10 +229,8 @@ public final class ClusterDiscovery implements AutoCloseable {
         if (topics.isEmpty()) {
             return List.of();
         }
-        List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
         try {
-            return new TopicPartitionsReader(connections(brokers),
-                    java.time.Duration.ofMillis(ClientProperties.requestTimeoutMs(timeoutMs))).read(topics, live);
+            return new TopicPartitionsReader(connections, rotation).read(topics, live(brokers));
         } catch (UnsupportedVersionException e) {
             return describeTopicsThroughMetadata(topics, brokers);
         }
@@ -159,7 +240,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         Set<Integer> fenced = brokers.stream().filter(BrokerState::fenced).map(BrokerState::id).collect(Collectors.toSet());
         Set<Integer> registered = brokers.stream().map(BrokerState::id).collect(Collectors.toSet());
         List<TopicPartitionState> result = new ArrayList<>();
-        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
+        Map<String, KafkaFuture<TopicDescription>> futures = admin().describeTopics(topics).topicNameValues();
         for (Map.Entry<String, KafkaFuture<TopicDescription>> entry : futures.entrySet()) {
             TopicDescription description;
             try {
@@ -212,80 +293,97 @@ public final class ClusterDiscovery implements AutoCloseable {
         return nodes == null ? List.of() : nodes.stream().map(Node::id).toList();
     }
 
-    private short elrFeatureLevel() {
+    /** The finalized eligible.leader.replicas.version, from any live broker's ApiVersions; -1 when unknown. */
+    private short elrFeatureLevel(List<BrokerState> live) {
         try {
-            FeatureMetadata features = admin.describeFeatures().featureMetadata().get();
-            FinalizedVersionRange range = features.finalizedFeatures().get(ELR_FEATURE);
-            return range == null ? 0 : range.maxVersionLevel();
-        } catch (ExecutionException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            ApiVersionsResponse response = rotation.ask(live, "read the cluster's finalized features",
+                    (broker, timeout) -> BrokerRotation.await(connections.send(broker.id(), new ApiVersionsRequest.Builder(),
+                            ApiVersionsResponse.class, timeout)));
+            var level = response.data().finalizedFeatures().find(ELR_FEATURE);
+            return level == null ? 0 : level.maxVersionLevel();
+        } catch (UserInputException | KafkaException e) {
             return -1;
         }
     }
 
-    private Map<String, Integer> minInsyncReplicas(Set<String> topics) {
-        List<ConfigResource> resources = topics.stream()
-                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-        Map<ConfigResource, KafkaFuture<Config>> configs = admin.describeConfigs(resources).values();
-        Map<String, Integer> result = new HashMap<>();
-        // One topic at a time, so that a refusal names the topic that needs the ACL.
-        configs.forEach((resource, future) -> {
-            Config config = await(future, "describe the configs of topic '" + resource.name() + "'", "DESCRIBE_CONFIGS on it");
-            var entry = config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
-            result.put(resource.name(), entry == null || entry.value() == null ? 1 : Integer.parseInt(entry.value()));
-        });
+    private Map<String, Integer> minInsyncReplicas(Set<String> topics, List<BrokerState> live) {
+        if (topics.isEmpty()) {
+            return Map.of();
+        }
+        DescribeConfigsRequestData request = new DescribeConfigsRequestData()
+                .setIncludeSynonyms(false)
+                .setIncludeDocumentation(false)
+                .setResources(topics.stream().map(topic -> new DescribeConfigsRequestData.DescribeConfigsResource()
+                        .setResourceType(ConfigResource.Type.TOPIC.id())
+                        .setResourceName(topic)
+                        .setConfigurationKeys(List.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG))).toList());
+        DescribeConfigsResponse response = rotation.ask(live, "describe topic configs", (broker, timeout) -> BrokerRotation.await(
+                connections.send(broker.id(), new DescribeConfigsRequest.Builder(request), DescribeConfigsResponse.class, timeout)));
+        Map<String, Integer> result = new TreeMap<>();
+        // In topic order, so that a refusal names the first topic that needs the ACL.
+        List<DescribeConfigsResponseData.DescribeConfigsResult> results = new ArrayList<>(response.data().results());
+        results.sort(java.util.Comparator.comparing(DescribeConfigsResponseData.DescribeConfigsResult::resourceName));
+        for (DescribeConfigsResponseData.DescribeConfigsResult topic : results) {
+            checkAnswer(topic.errorCode(), topic.errorMessage(), "describe the configs of topic '" + topic.resourceName() + "'",
+                    "DESCRIBE_CONFIGS on it");
+            String value = topic.configs().stream()
+                    .filter(c -> TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG.equals(c.name()))
+                    .map(DescribeConfigsResponseData.DescribeConfigsResourceResult::value)
+                    .filter(java.util.Objects::nonNull)
+                    .findFirst().orElse("1");
+            result.put(topic.resourceName(), Integer.parseInt(value));
+        }
         return result;
     }
 
     /**
-     * ListPartitionReassignments sent straight to live brokers in turn (each forwards it to the controller).
-     * Admin would send it to the one broker its metadata names as "controller" — a random broker in KRaft —
-     * and keep retrying that broker if it hangs.
+     * ListPartitionReassignments, which each broker forwards to the controller. (Admin would send it to the
+     * broker its metadata names as "controller" — a random one in KRaft — and keep retrying it if it hangs.)
      */
-    private Set<TopicPartition> reassigning(List<BrokerState> brokers) {
-        java.time.Duration requestTimeout = java.time.Duration.ofMillis(ClientProperties.requestTimeoutMs(timeoutMs));
-        long deadline = System.nanoTime() + java.time.Duration.ofMillis(timeoutMs).toNanos();
-        Throwable last = null;
-        List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
-        for (int attempt = 0; System.nanoTime() < deadline && !live.isEmpty(); attempt++) {
-            int broker = live.get(attempt % live.size());
-            try {
-                var response = connections(brokers).send(broker,
-                        new org.apache.kafka.common.requests.ListPartitionReassignmentsRequest.Builder(
-                                new org.apache.kafka.common.message.ListPartitionReassignmentsRequestData().setTopics(null)),
-                        org.apache.kafka.common.requests.ListPartitionReassignmentsResponse.class, requestTimeout).get();
-                org.apache.kafka.common.protocol.Errors error =
-                        org.apache.kafka.common.protocol.Errors.forCode(response.data().errorCode());
-                if (error == org.apache.kafka.common.protocol.Errors.CLUSTER_AUTHORIZATION_FAILED) {
-                    throw new UserInputException("not authorized to list partition reassignments: grant DESCRIBE on the"
-                            + " cluster to this principal (see README Permissions)");
-                }
-                if (error != org.apache.kafka.common.protocol.Errors.NONE) {
-                    throw error.exception("listing partition reassignments failed: " + response.data().errorMessage());
-                }
-                Set<TopicPartition> result = new java.util.HashSet<>();
-                response.data().topics().forEach(t -> t.partitions().forEach(
-                        p -> result.add(new TopicPartition(t.name(), p.partitionIndex()))));
-                return result;
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof UnsupportedVersionException) {
-                    break;
-                }
-                last = e.getCause();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while listing partition reassignments", e);
-            }
-        }
-        if (last == null) {
-            // No live broker, or brokers too old for a direct request: let Admin try.
-            return await(admin.listPartitionReassignments().reassignments(), "list partition reassignments",
+    private Set<TopicPartition> reassigning(List<BrokerState> live) {
+        ListPartitionReassignmentsResponse response;
+        try {
+            response = rotation.ask(live, "list partition reassignments", (broker, timeout) -> BrokerRotation.await(
+                    connections.send(broker.id(), new ListPartitionReassignmentsRequest.Builder(
+                            new ListPartitionReassignmentsRequestData().setTopics(null)),
+                            ListPartitionReassignmentsResponse.class, timeout)));
+        } catch (UnsupportedVersionException e) {
+            // Brokers too old to take it directly: Admin sends it to the controller.
+            return await(admin().listPartitionReassignments().reassignments(), "list partition reassignments",
                     "DESCRIBE on the cluster").keySet();
         }
-        throw new UserInputException("could not list partition reassignments: no live broker answered within " + timeoutMs
-                + " ms (last error: " + last.getMessage() + ")", last);
+        checkAnswer(response.data().errorCode(), response.data().errorMessage(), "list partition reassignments",
+                "DESCRIBE on the cluster");
+        Set<TopicPartition> result = new HashSet<>();
+        response.data().topics().forEach(t -> t.partitions().forEach(
+                p -> result.add(new TopicPartition(t.name(), p.partitionIndex()))));
+        return result;
+    }
+
+    /**
+     * Turns an error code in a broker's answer into the exception the user sees.
+     *
+     * @param permission the ACL that lets this principal do {@code what} ("DESCRIBE on the cluster"),
+     *                   or {@link #NO_ACL_NEEDED}
+     */
+    private static void checkAnswer(short errorCode, String errorMessage, String what, String permission) {
+        Errors error = Errors.forCode(errorCode);
+        if (error == Errors.NONE) {
+            return;
+        }
+        if (error.exception() instanceof AuthorizationException) {
+            throw notAuthorized(what, permission, error.exception());
+        }
+        throw error.exception("could not " + what + ": " + (errorMessage == null || errorMessage.isBlank()
+                ? error.message() : errorMessage));
+    }
+
+    private static UserInputException notAuthorized(String what, String permission, Throwable cause) {
+        // Kafka's own text is useless here: for requests a broker forwards to the controller it
+        // is a dump of the request ("Request Request(processor=1, ...) needs DESCRIBE permission").
+        return new UserInputException("not authorized to " + what + ": " + (permission == null
+                ? "grant this principal the ACLs listed in README Permissions"
+                : "grant " + permission + " to this principal (see README Permissions)"), cause);
     }
 
     /**
@@ -311,11 +409,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                     + " security.protocol right in --command-config?)", cause);
         }
         if (cause instanceof AuthorizationException) {
-            // Kafka's own text is useless here: for requests a broker forwards to the controller it
-            // is a dump of the request ("Request Request(processor=1, ...) needs DESCRIBE permission").
-            return new UserInputException("not authorized to " + what + ": " + (permission == null
-                    ? "grant this principal the ACLs listed in README Permissions"
-                    : "grant " + permission + " to this principal (see README Permissions)"), cause);
+            return notAuthorized(what, permission, cause);
         }
         if (cause instanceof RuntimeException runtime) {
             return runtime;
@@ -325,9 +419,11 @@ public final class ClusterDiscovery implements AutoCloseable {
 
     @Override
     public void close() {
-        if (connections != null) {
-            connections.close();
+        connections.close();
+        synchronized (this) {
+            if (admin != null) {
+                admin.close(Duration.ofSeconds(5));
+            }
         }
-        admin.close(java.time.Duration.ofSeconds(5));
     }
 }

@@ -28,36 +28,22 @@ final class TopicPartitionsReader {
     private static final int PARTITIONS_PER_PAGE = 2000;
 
     private final BrokerConnections connections;
-    private final Duration timeout;
+    private final BrokerRotation rotation;
 
-    TopicPartitionsReader(BrokerConnections connections, Duration timeout) {
+    TopicPartitionsReader(BrokerConnections connections, BrokerRotation rotation) {
         this.connections = connections;
-        this.timeout = timeout;
+        this.rotation = rotation;
     }
 
     /**
-     * @param brokers live brokers to ask, in order of preference; the next is tried when one fails
+     * @param brokers live brokers to ask; the next is tried when one does not answer
      * @throws UnsupportedVersionException when the brokers are older than 3.8
      */
-    List<TopicPartitionState> read(Collection<String> topics, List<Integer> brokers) {
-        RuntimeException lastFailure = null;
-        for (int broker : brokers) {
-            try {
-                return readFrom(broker, topics);
-            } catch (UnsupportedVersionException | UserInputException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                if (e.getCause() instanceof UnsupportedVersionException unsupported) {
-                    throw unsupported;
-                }
-                lastFailure = e;
-            }
-        }
-        throw lastFailure != null ? lastFailure
-                : new IllegalStateException("no live broker to read partition metadata from");
+    List<TopicPartitionState> read(Collection<String> topics, List<BrokerState> brokers) {
+        return rotation.ask(brokers, "describe topics", (broker, timeout) -> readFrom(broker.id(), topics, timeout));
     }
 
-    private List<TopicPartitionState> readFrom(int broker, Collection<String> topics) {
+    private List<TopicPartitionState> readFrom(int broker, Collection<String> topics, Duration timeout) {
         List<TopicPartitionState> result = new ArrayList<>();
         DescribeTopicPartitionsRequestData.Cursor cursor = null;
         do {
@@ -65,7 +51,7 @@ final class TopicPartitionsReader {
                     .setResponsePartitionLimit(PARTITIONS_PER_PAGE)
                     .setCursor(cursor)
                     .setTopics(topics.stream().map(t -> new DescribeTopicPartitionsRequestData.TopicRequest().setName(t)).toList());
-            DescribeTopicPartitionsResponse response = await(connections.send(broker,
+            DescribeTopicPartitionsResponse response = BrokerRotation.await(connections.send(broker,
                     new DescribeTopicPartitionsRequest.Builder(request), DescribeTopicPartitionsResponse.class, timeout));
             for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : response.data().topics()) {
                 checkTopicError(topic);
@@ -102,19 +88,5 @@ final class TopicPartitionsReader {
 
     private static List<Integer> orEmpty(List<Integer> ids) {
         return ids == null ? List.of() : ids;
-    }
-
-    private static <T> T await(java.util.concurrent.CompletableFuture<T> future) {
-        try {
-            return future.get();
-        } catch (ExecutionException | CompletionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

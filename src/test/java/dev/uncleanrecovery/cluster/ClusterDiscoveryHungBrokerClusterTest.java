@@ -1,0 +1,53 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.StopMode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hung broker (SIGSTOP: it accepts connections and never answers) is the first --bootstrap-server
+ * address while another broker is dead. Admin used to wait a request timeout each time it picked the
+ * hung one, and a describe could run out of its whole call timeout (CI saw it).
+ */
+@KafkaClusterTest
+class ClusterDiscoveryHungBrokerClusterTest {
+
+    /** Call timeout 1.5 s with 1 s per request (the floor): a single wait on the hung broker leaves too little. */
+    private static final int TIGHT_TIMEOUT_MS = 1500;
+
+    @Test
+    void discovery_skips_a_hung_bootstrap_broker_within_a_tight_call_timeout(LocalKafkaCluster cluster) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic("orders", 3, (short) 3)
+                    .configs(Map.of("min.insync.replicas", "2")))).all().get();
+        }
+        cluster.awaitPartition(new TopicPartition("orders", 2), p -> p.isr().size() == 3, Duration.ofSeconds(30));
+        cluster.stopBroker(3, StopMode.ABRUPT);
+        cluster.pauseBroker(1);
+        try {
+            for (int run = 0; run < 8; run++) {
+                try (ClusterDiscovery discovery = new ClusterDiscovery(
+                        ClientProperties.load(cluster.bootstrapServers(), null, TIGHT_TIMEOUT_MS), TIGHT_TIMEOUT_MS)) {
+                    ClusterSnapshot snapshot = discovery.describe(new PartitionSelection.OneTopic("orders", List.of()));
+
+                    assertThat(snapshot.brokers()).extracting(BrokerState::id).containsExactly(1, 2, 3);
+                    assertThat(snapshot.partitions()).hasSize(3);
+                    assertThat(snapshot.minInsyncReplicas()).containsEntry("orders", 2);
+                }
+            }
+        } finally {
+            cluster.resumeBroker(1);
+        }
+    }
+}
