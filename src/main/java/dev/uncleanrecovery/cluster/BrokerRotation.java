@@ -5,12 +5,16 @@ package dev.uncleanrecovery.cluster;
 import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 /**
@@ -115,9 +119,10 @@ final class BrokerRotation {
             }
             Duration timeout = Duration.ofMillis(Math.min(remainingMs, requestTimeout.toMillis()));
             CompletableFuture<R> first = new CompletableFuture<>();
-            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-            java.util.concurrent.atomic.AtomicInteger pending = new java.util.concurrent.atomic.AtomicInteger(candidates.size());
-            for (BrokerState broker : inOrder(candidates)) {
+            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+            List<BrokerState> order = inOrder(candidates);
+            AtomicInteger pending = new AtomicInteger(order.size());
+            for (BrokerState broker : order) {
                 request.send(broker, timeout).whenComplete((answer, error) -> {
                     if (error == null) {
                         synchronized (first) {
@@ -140,8 +145,8 @@ final class BrokerRotation {
                 });
             }
             try {
-                return first.get(remainingMs, java.util.concurrent.TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+                return first.get(remainingMs, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
                 throw noAnswer(what, last);
             } catch (ExecutionException e) {
                 // Every candidate failed this round: a refusal ends the call, silence is asked again.

@@ -5,9 +5,11 @@ package dev.uncleanrecovery.cluster;
 import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -148,7 +150,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         DescribeClusterResponseData cluster = describeCluster();
         List<BrokerState> brokers = cluster.brokers().stream()
                 .map(b -> new BrokerState(b.brokerId(), b.host(), b.port(), b.rack(), b.isFenced()))
-                .sorted(java.util.Comparator.comparingInt(BrokerState::id))
+                .sorted(Comparator.comparingInt(BrokerState::id))
                 .toList();
         connections.addBrokers(brokers);
         knownBrokers = brokers;
@@ -162,7 +164,7 @@ public final class ClusterDiscovery implements AutoCloseable {
             }
         }
         checkRequestedPartitionsExist(selection, partitions);
-        partitions.sort(java.util.Comparator.comparing(TopicPartitionState::topic)
+        partitions.sort(Comparator.comparing(TopicPartitionState::topic)
                 .thenComparingInt(TopicPartitionState::partition));
 
         if (!everything) {
@@ -322,14 +324,14 @@ public final class ClusterDiscovery implements AutoCloseable {
         Map<String, Integer> result = new TreeMap<>();
         // In topic order, so that a refusal names the first topic that needs the ACL.
         List<DescribeConfigsResponseData.DescribeConfigsResult> results = new ArrayList<>(response.data().results());
-        results.sort(java.util.Comparator.comparing(DescribeConfigsResponseData.DescribeConfigsResult::resourceName));
+        results.sort(Comparator.comparing(DescribeConfigsResponseData.DescribeConfigsResult::resourceName));
         for (DescribeConfigsResponseData.DescribeConfigsResult topic : results) {
             checkAnswer(topic.errorCode(), topic.errorMessage(), "describe the configs of topic '" + topic.resourceName() + "'",
                     "DESCRIBE_CONFIGS on it");
             String value = topic.configs().stream()
                     .filter(c -> TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG.equals(c.name()))
                     .map(DescribeConfigsResponseData.DescribeConfigsResourceResult::value)
-                    .filter(java.util.Objects::nonNull)
+                    .filter(Objects::nonNull)
                     .findFirst().orElse("1");
             result.put(topic.resourceName(), Integer.parseInt(value));
         }
