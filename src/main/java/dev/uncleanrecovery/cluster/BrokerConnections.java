@@ -355,7 +355,7 @@ public final class BrokerConnections implements AutoCloseable {
             BrokerRequestException failure = authFailure != null
                     ? new BrokerRequestException(brokerId, false, "authentication to " + describe(brokerId) + " failed: "
                             + authFailure.getMessage() + "; check security.protocol, sasl.* and ssl.* in --command-config", authFailure)
-                    : new BrokerRequestException(brokerId, true, "cannot connect to " + describe(brokerId)
+                    : BrokerRequestException.refused(brokerId, "cannot connect to " + describe(brokerId)
                             + ": connection refused or closed during setup (is the broker running and is this its listener?)");
             while (!queue.isEmpty()) {
                 queue.poll().fail(failure);

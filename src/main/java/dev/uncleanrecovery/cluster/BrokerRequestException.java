@@ -15,11 +15,22 @@ public class BrokerRequestException extends KafkaException {
 
     private final int brokerId;
     private final boolean retriable;
+    private final boolean refused;
 
     public BrokerRequestException(int brokerId, boolean retriable, String message, Throwable cause) {
+        this(brokerId, retriable, false, message, cause);
+    }
+
+    private BrokerRequestException(int brokerId, boolean retriable, boolean refused, String message, Throwable cause) {
         super(message, cause);
         this.brokerId = brokerId;
         this.retriable = retriable;
+        this.refused = refused;
+    }
+
+    /** No connection: refused (nothing listens there) or closed before TLS/SASL finished. Worth asking again. */
+    public static BrokerRequestException refused(int brokerId, String message) {
+        return new BrokerRequestException(brokerId, true, true, message, null);
     }
 
     public BrokerRequestException(int brokerId, boolean retriable, String message) {
@@ -36,5 +47,10 @@ public class BrokerRequestException extends KafkaException {
      */
     public boolean isRetriable() {
         return retriable;
+    }
+
+    /** True when no connection could be made at all (see {@link #refused}). */
+    public boolean isConnectionRefused() {
+        return refused;
     }
 }

@@ -90,14 +90,16 @@ public final class ProbeFanOut {
     }
 
     /**
-     * @param shorterDeadlines brokers given less time than the run's timeout (e.g. fenced brokers, which serve no
-     *                         request until the controller unfences them); their unanswered replicas become
-     *                         UNREACHABLE at their own deadline, so the run ends as soon as the rest is known
+     * @param fencedBrokers brokers the controller has fenced, with the time each may take: a fenced broker serves
+     *                      no request until it is unfenced, so it gets less than the run's timeout, and a refused
+     *                      connection settles it at once (nothing listens there, and a broker that starts now is
+     *                      not unfenced for many seconds). Their unanswered replicas become UNREACHABLE, so the
+     *                      run ends as soon as the rest is known
      */
-    public ProbeResult run(Map<Integer, List<PartitionToProbe>> partitionsByBroker, Map<Integer, Duration> shorterDeadlines,
+    public ProbeResult run(Map<Integer, List<PartitionToProbe>> partitionsByBroker, Map<Integer, Duration> fencedBrokers,
                            Consumer<ProbeProgress> progress) {
         try {
-            return start(partitionsByBroker, shorterDeadlines, progress).get();
+            return start(partitionsByBroker, fencedBrokers, progress).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while probing replicas", e);
@@ -112,13 +114,16 @@ public final class ProbeFanOut {
     }
 
     public CompletableFuture<ProbeResult> start(Map<Integer, List<PartitionToProbe>> partitionsByBroker,
-                                                Map<Integer, Duration> shorterDeadlines, Consumer<ProbeProgress> progress) {
+                                                Map<Integer, Duration> fencedBrokers, Consumer<ProbeProgress> progress) {
         Run run = new Run(partitionsByBroker, progress == null ? p -> { } : progress);
-        shorterDeadlines.forEach((brokerId, timeout) -> {
+        fencedBrokers.forEach((brokerId, timeout) -> {
             BrokerRun broker = run.brokers.get(brokerId);
-            if (broker != null && timeout.compareTo(settings.timeout()) < 0) {
-                broker.timeout = timeout;
-                broker.deadlineNanos = run.startNanos + timeout.toNanos();
+            if (broker != null) {
+                broker.fenced = true;
+                if (timeout.compareTo(settings.timeout()) < 0) {
+                    broker.timeout = timeout;
+                    broker.deadlineNanos = run.startNanos + timeout.toNanos();
+                }
             }
         });
         run.begin();
@@ -239,8 +244,13 @@ public final class ProbeFanOut {
 
         void onBrokerFailure(BrokerRun broker, List<PartitionToProbe> batch, Throwable cause) {
             broker.lastError = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-            if (cause instanceof BrokerRequestException failure && !failure.isRetriable()) {
-                // Asking again cannot help (authentication, unregistered broker, no usable version).
+            boolean fencedAndDown = broker.fenced && cause instanceof BrokerRequestException refused
+                    && refused.isConnectionRefused();
+            if (fencedAndDown) {
+                broker.lastError = broker.lastError + " (fenced by the controller and not listening: not waiting for it)";
+            }
+            if (fencedAndDown || cause instanceof BrokerRequestException failure && !failure.isRetriable()) {
+                // Asking again cannot help (authentication, unregistered broker, no usable version, fenced and down).
                 for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
                     settle(broker, p.topicPartition(), ReplicaEvidence.failed(p.topicPartition(), broker.id,
                             source.kindFor(broker.id), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
@@ -430,6 +440,8 @@ public final class ProbeFanOut {
         int inFlight;
         int consecutiveFailures;
         String lastError;
+        /** Fenced by the controller: a refused connection settles it at once. */
+        boolean fenced;
         /** Set when this broker has a shorter deadline than the run's; 0 / null otherwise. */
         long deadlineNanos;
         Duration timeout;

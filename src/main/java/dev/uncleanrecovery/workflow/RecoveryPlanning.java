@@ -163,6 +163,7 @@ public final class RecoveryPlanning {
         BrokerConnections connections = discovery.connections(snapshot.brokers());
         // A fenced broker serves no request until the controller unfences it: waiting the whole deadline for it
         // would only delay the plan (its replicas cannot be elected, and balanced skips what it would need).
+        // It gets a few seconds in case it is being unfenced right now, none if it refuses connections.
         Map<Integer, Duration> fencedDeadlines = new HashMap<>();
         snapshot.fencedBrokers().forEach(b -> fencedDeadlines.put(b, FENCED_BROKER_PROBE_TIMEOUT));
         ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)

@@ -222,6 +222,27 @@ class ProbeFanOutTest {
     }
 
     @Test
+    void a_fenced_broker_that_refuses_connections_is_given_up_at_once_but_a_live_one_is_asked_again() {
+        ScriptedSource source = new ScriptedSource(call -> call.broker == 1 ? answerAll(call)
+                : CompletableFuture.failedFuture(BrokerRequestException.refused(call.broker,
+                        "cannot connect to broker " + call.broker + ": connection refused")));
+
+        // Broker 3 is fenced, broker 2 is not (it may be restarting): only 2 is asked again until the deadline.
+        ProbeResult result = new ProbeFanOut(source, fast(Duration.ofMillis(1500)), ProbeFanOutTest::describe)
+                .run(Map.of(1, partitions("orders", 2), 2, partitions("orders", 2), 3, partitions("orders", 2)),
+                        Map.of(3, Duration.ofSeconds(5)), null);
+
+        assertThat(source.callsTo(3)).hasSize(1);
+        assertThat(source.callsTo(2)).hasSizeGreaterThan(1);
+        for (List<ReplicaEvidence> replicas : result.evidence().values()) {
+            assertThat(replicas).extracting(ReplicaEvidence::status)
+                    .containsExactly(EvidenceStatus.OK, EvidenceStatus.UNREACHABLE, EvidenceStatus.UNREACHABLE);
+            assertThat(replicas.get(2).error()).isEqualTo("cannot connect to broker 3: connection refused"
+                    + " (fenced by the controller and not listening: not waiting for it)");
+        }
+    }
+
+    @Test
     void a_broker_whose_answer_never_comes_is_unreachable_at_the_deadline() {
         ScriptedSource source = new ScriptedSource(call -> new CompletableFuture<>());
 
