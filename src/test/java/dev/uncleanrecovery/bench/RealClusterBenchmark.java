@@ -76,6 +76,10 @@ final class RealClusterBenchmark {
 
     private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, List<String> toolArgs, Path dir) throws Exception {
         Files.createDirectories(dir);
+        // The tool never overwrites a plan: a previous run's files would make this one fail.
+        for (String previous : List.of("plan.json", "plan-result.json")) {
+            Files.deleteIfExists(dir.resolve(previous));
+        }
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
                 .startupTimeout(java.time.Duration.ofSeconds(240));
         if (partitions > 2000) {
