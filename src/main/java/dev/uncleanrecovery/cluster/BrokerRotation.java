@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ final class BrokerRotation {
         BrokerRequestException last = null;
         while (true) {
             for (BrokerState broker : inOrder(candidates)) {
-                long remainingMs = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+                long remainingMs = remainingMs(deadline);
                 if (remainingMs <= 0) {
                     throw noAnswer(what, last);
                 }
@@ -90,11 +91,11 @@ final class BrokerRotation {
                     last = e;
                 }
             }
-            long remainingMs = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+            long remainingMs = remainingMs(deadline);
             if (remainingMs <= 0) {
                 throw noAnswer(what, last);
             }
-            sleep(Math.min(PAUSE_BETWEEN_ROUNDS_MS, remainingMs));
+            Pause.millis(Math.min(PAUSE_BETWEEN_ROUNDS_MS, remainingMs), "an answer to " + what);
         }
     }
 
@@ -113,7 +114,7 @@ final class BrokerRotation {
         long deadline = System.nanoTime() + callTimeout.toNanos();
         BrokerRequestException last = null;
         while (true) {
-            long remainingMs = Duration.ofNanos(deadline - System.nanoTime()).toMillis();
+            long remainingMs = remainingMs(deadline);
             if (remainingMs <= 0) {
                 throw noAnswer(what, last);
             }
@@ -164,7 +165,7 @@ final class BrokerRotation {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
             }
-            sleep(Math.min(PAUSE_BETWEEN_ROUNDS_MS, Math.max(0, Duration.ofNanos(deadline - System.nanoTime()).toMillis())));
+            Pause.millis(Math.min(PAUSE_BETWEEN_ROUNDS_MS, Math.max(0, remainingMs(deadline))), "an answer to " + what);
         }
     }
 
@@ -200,6 +201,10 @@ final class BrokerRotation {
                 + " in --command-config?)", last);
     }
 
+    private static long remainingMs(long deadlineNanos) {
+        return Duration.ofNanos(deadlineNanos - System.nanoTime()).toMillis();
+    }
+
     /** The answer of one request, or the exception it failed with, unwrapped. */
     static <R> R await(CompletableFuture<R> future) {
         try {
@@ -209,15 +214,6 @@ final class BrokerRotation {
                 throw runtime;
             }
             throw new IllegalStateException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);

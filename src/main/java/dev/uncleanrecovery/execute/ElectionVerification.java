@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
@@ -83,21 +84,12 @@ final class ElectionVerification {
             if (allLed || System.nanoTime() > deadline) {
                 return snapshot;
             }
-            sleep(200);
+            Pause.millis(200, "the elected leaders");
         }
     }
 
     static PartitionOutcome outcome(ElectionTarget t, Outcome outcome, String detail,
                                     TopicPartitionState before, TopicPartitionState after) {
         return new PartitionOutcome(t.topicPartition(), t.designatedLeader(), outcome, detail, before, after);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
     }
 }

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.execute;
 
 import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
 
+import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import java.time.Duration;
@@ -75,12 +76,7 @@ public final class StockElector implements DesignatedElector {
             if (visible || System.nanoTime() > deadline) {
                 return snapshot;
             }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the reorder", e);
-            }
+            Pause.millis(100, "the reorder");
         }
     }
 
