@@ -161,23 +161,29 @@ public final class StockElector implements DesignatedElector {
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
         Map<TopicPartition, String> failures = new HashMap<>();
         List<TopicPartition> all = new ArrayList<>(orders.keySet());
+        // Every batch is sent before any answer is awaited: the controller works through them back to back.
+        List<Map<TopicPartition, KafkaFuture<Void>>> sent = new ArrayList<>();
         for (int i = 0; i < all.size(); i += PARTITIONS_PER_REQUEST) {
             Map<TopicPartition, Optional<NewPartitionReassignment>> batch = new LinkedHashMap<>();
             for (TopicPartition tp : all.subList(i, Math.min(all.size(), i + PARTITIONS_PER_REQUEST))) {
                 batch.put(tp, Optional.of(new NewPartitionReassignment(orders.get(tp))));
             }
-            admin.alterPartitionReassignments(batch).values().forEach((tp, f) -> errorOf(f).ifPresent(e -> failures.put(tp, e)));
+            sent.add(admin.alterPartitionReassignments(batch).values());
         }
+        sent.forEach(batch -> batch.forEach((tp, f) -> errorOf(f).ifPresent(e -> failures.put(tp, e))));
         return failures;
     }
 
     private Map<TopicPartition, String> electUnclean(List<TopicPartition> partitions) {
         Map<TopicPartition, String> errors = new HashMap<>();
+        List<KafkaFuture<Map<TopicPartition, Optional<Throwable>>>> sent = new ArrayList<>();
         for (int i = 0; i < partitions.size(); i += PARTITIONS_PER_REQUEST) {
             Set<TopicPartition> batch = Set.copyOf(partitions.subList(i, Math.min(partitions.size(), i + PARTITIONS_PER_REQUEST)));
+            sent.add(admin.electLeaders(ElectionType.UNCLEAN, batch).partitions());
+        }
+        for (KafkaFuture<Map<TopicPartition, Optional<Throwable>>> batch : sent) {
             try {
-                admin.electLeaders(ElectionType.UNCLEAN, batch).partitions().get()
-                        .forEach((tp, error) -> error.ifPresent(e -> errors.put(tp, e.getMessage())));
+                batch.get().forEach((tp, error) -> error.ifPresent(e -> errors.put(tp, e.getMessage())));
             } catch (ExecutionException e) {
                 throw new IllegalStateException("ElectLeaders failed: " + e.getCause().getMessage(), e.getCause());
             } catch (InterruptedException e) {
