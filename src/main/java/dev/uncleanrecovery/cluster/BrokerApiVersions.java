@@ -2,16 +2,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 
 /**
  * Every api key one broker advertised in its ApiVersions answer, including keys this client's
  * kafka-clients does not know (kafka-clients' own {@code NodeApiVersions} hides those, and the
- * companion patch's GetReplicaLogInfo travels under such a private key).
+ * companion patch's GetReplicaLogInfo travels under such a private key), and the cluster's finalized
+ * feature levels the same answer carries.
+ *
+ * @param finalizedFeatures finalized max version level per feature name ("eligible.leader.replicas.version")
  */
-public record BrokerApiVersions(int brokerId, List<ApiRange> apis) {
+public record BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, Short> finalizedFeatures) {
 
     /** One advertised api key and the versions the broker accepts for it. */
     public record ApiRange(short apiKey, short minVersion, short maxVersion) {
@@ -23,12 +28,24 @@ public record BrokerApiVersions(int brokerId, List<ApiRange> apis) {
 
     public BrokerApiVersions {
         apis = List.copyOf(apis);
+        finalizedFeatures = Map.copyOf(finalizedFeatures);
+    }
+
+    public BrokerApiVersions(int brokerId, List<ApiRange> apis) {
+        this(brokerId, apis, Map.of());
     }
 
     static BrokerApiVersions from(int brokerId, ApiVersionsResponseData data) {
+        Map<String, Short> features = new HashMap<>();
+        data.finalizedFeatures().forEach(f -> features.put(f.name(), f.maxVersionLevel()));
         return new BrokerApiVersions(brokerId, data.apiKeys().stream()
                 .map(v -> new ApiRange(v.apiKey(), v.minVersion(), v.maxVersion()))
-                .toList());
+                .toList(), features);
+    }
+
+    /** The finalized level of a feature; 0 when it is not finalized (off). */
+    public short finalizedLevel(String feature) {
+        return finalizedFeatures.getOrDefault(feature, (short) 0);
     }
 
     public Optional<ApiRange> range(short apiKey) {

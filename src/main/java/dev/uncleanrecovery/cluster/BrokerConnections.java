@@ -203,11 +203,16 @@ public final class BrokerConnections implements AutoCloseable {
      * unknown keys); a failed ask is not cached, so the next call asks again.
      */
     public CompletableFuture<BrokerApiVersions> apiVersions(int brokerId) {
+        return apiVersions(brokerId, settings.defaultRequestTimeout());
+    }
+
+    /** {@link #apiVersions(int)}, waiting at most {@code timeout} when the broker has not been asked yet. */
+    public CompletableFuture<BrokerApiVersions> apiVersions(int brokerId, Duration timeout) {
         return apiVersions.compute(brokerId, (id, cached) -> {
             if (cached != null && !cached.isCompletedExceptionally()) {
                 return cached;
             }
-            return send(id, new ApiVersionsRequest.Builder(), ApiVersionsResponse.class)
+            return send(id, new ApiVersionsRequest.Builder(), ApiVersionsResponse.class, timeout)
                     .thenApply(response -> {
                         Errors error = Errors.forCode(response.data().errorCode());
                         if (error != Errors.NONE) {

@@ -39,8 +39,6 @@ import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.ApiVersionsRequest;
-import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
@@ -295,14 +293,14 @@ public final class ClusterDiscovery implements AutoCloseable {
         return nodes == null ? List.of() : nodes.stream().map(Node::id).toList();
     }
 
-    /** The finalized eligible.leader.replicas.version, from any live broker's ApiVersions; -1 when unknown. */
+    /**
+     * The finalized eligible.leader.replicas.version, from a live broker's ApiVersions answer (the one the
+     * native-RPC survey reads too, asked once per broker); -1 when unknown.
+     */
     private short elrFeatureLevel(List<BrokerState> live) {
         try {
-            ApiVersionsResponse response = rotation.ask(live, "read the cluster's finalized features",
-                    (broker, timeout) -> BrokerRotation.await(connections.send(broker.id(), new ApiVersionsRequest.Builder(),
-                            ApiVersionsResponse.class, timeout)));
-            var level = response.data().finalizedFeatures().find(ELR_FEATURE);
-            return level == null ? 0 : level.maxVersionLevel();
+            return rotation.ask(live, "read the cluster's finalized features", (broker, timeout) ->
+                    BrokerRotation.await(connections.apiVersions(broker.id(), timeout))).finalizedLevel(ELR_FEATURE);
         } catch (UserInputException | KafkaException e) {
             return -1;
         }
