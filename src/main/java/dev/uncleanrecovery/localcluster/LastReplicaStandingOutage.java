@@ -7,19 +7,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Reproduces KIP-966's "last replica standing" outage on a local 3-broker cluster, with replicas that end
@@ -141,30 +134,6 @@ public final class LastReplicaStandingOutage {
     }
 
     private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round) {
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ProducerConfig.ACKS_CONFIG, acks);
-        // acks=1 with an idempotent producer is refused; plain at-least-once is what the outage needs.
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
-            List<Future<RecordMetadata>> sends = new ArrayList<>();
-            for (TopicPartition tp : tps) {
-                for (long i = 0; i < count; i++) {
-                    sends.add(producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), round + "-" + i,
-                            "record " + i + " of " + round + " (acks=" + acks + ")")));
-                }
-            }
-            for (Future<RecordMetadata> send : sends) {
-                send.get();
-            }
-        } catch (ExecutionException e) {
-            throw new LocalClusterException("producing " + round + " with acks=" + acks + " failed: " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LocalClusterException("interrupted", e);
-        }
+        RoundProducer.produce(cluster, tps, count, acks, round, Duration.ofSeconds(30));
     }
 }

@@ -3,27 +3,22 @@
 package dev.uncleanrecovery.bench;
 
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * KIP-966's "last replica standing" outage on many partitions at once, with the best log first in
@@ -145,28 +140,11 @@ final class ManyPartitionOutage {
 
     private static void produce(LocalKafkaCluster cluster, String topic, int partitions, long count, String acks,
                                 String round) {
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ProducerConfig.ACKS_CONFIG, acks);
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
-            List<Future<RecordMetadata>> sends = new ArrayList<>();
-            for (int p = 0; p < partitions; p++) {
-                for (long i = 0; i < count; i++) {
-                    sends.add(producer.send(new ProducerRecord<>(topic, p, round + "-" + i, round + " record " + i)));
-                }
-            }
-            for (Future<RecordMetadata> send : sends) {
-                send.get();
-            }
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("producing " + round + " failed: " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
+        List<TopicPartition> tps = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            tps.add(new TopicPartition(topic, p));
         }
+        // Thousands of partitions at once on a small machine: batches need minutes, not the outage's 30 s.
+        RoundProducer.produce(cluster, tps, count, acks, round, Duration.ofMinutes(5));
     }
 }

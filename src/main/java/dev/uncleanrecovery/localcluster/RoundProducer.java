@@ -1,0 +1,56 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.localcluster;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Writes one round of records to every given partition and waits until each is acknowledged. */
+public final class RoundProducer {
+
+    private RoundProducer() {
+    }
+
+    /**
+     * @param acks            "all" (idempotent) or "1" (plain at-least-once: acks=1 with idempotence is refused)
+     * @param round           names the records ("round-2-7") and the failure message
+     * @param deliveryTimeout how long one record may take; thousands of partitions on a small machine need minutes
+     */
+    public static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round,
+                               Duration deliveryTimeout) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ProducerConfig.ACKS_CONFIG, acks);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "10");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis() / 3));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            List<Future<RecordMetadata>> sends = new ArrayList<>();
+            for (TopicPartition tp : tps) {
+                for (long i = 0; i < count; i++) {
+                    sends.add(producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), round + "-" + i,
+                            "record " + i + " of " + round + " (acks=" + acks + ")")));
+                }
+            }
+            for (Future<RecordMetadata> send : sends) {
+                send.get();
+            }
+        } catch (ExecutionException e) {
+            throw new LocalClusterException("producing " + round + " with acks=" + acks + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted", e);
+        }
+    }
+}
