@@ -30,8 +30,10 @@ if [ ! -f "$jar" ] || [ ! -f "$server_classpath" ]; then
   rm -f "$build_log"
 fi
 
-# A short-lived CLI: the client compiler and serial GC start fastest.
-jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss1m)
+# A short-lived CLI: the client compiler starts fastest. The parallel GC starts as fast as the serial one
+# and keeps a probe of 100,000 partitions from pausing for seconds: hundreds of batches in flight at once
+# outgrow the serial collector's survivor space, and it copies them into the old generation over and over.
+jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Xss1m)
 
 # Class-data sharing (AppCDS): a dynamic archive of the classes a run loads (picocli, kafka-clients' Admin
 # and network stack) saves about a third of the start-up CPU. It is made once, in the background, by a

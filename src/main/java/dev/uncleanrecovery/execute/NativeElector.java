@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
@@ -118,12 +119,24 @@ public final class NativeElector implements DesignatedElector {
             }
         }
 
-        // 2. Elect, a request per batch.
+        // 2. Elect, a request per batch; every batch is sent before any answer is awaited, so the controller
+        //    works through them back to back.
         progress.accept("electing " + toElect.size() + " partition(s) (ElectLeaders v3 with DesignatedLeaders)");
-        Map<TopicPartition, ControllerAnswer> answers = new HashMap<>();
+        List<CompletableFuture<Map<TopicPartition, ControllerAnswer>>> sent = new ArrayList<>();
         for (int i = 0; i < toElect.size(); i += ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST) {
-            answers.putAll(electBatch(toElect.subList(i, Math.min(toElect.size(),
+            sent.add(electBatch(toElect.subList(i, Math.min(toElect.size(),
                     i + ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST))));
+        }
+        Map<TopicPartition, ControllerAnswer> answers = new HashMap<>();
+        for (CompletableFuture<Map<TopicPartition, ControllerAnswer>> batch : sent) {
+            try {
+                answers.putAll(batch.get());
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("ElectLeaders v3 failed: " + e.getCause().getMessage(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted during ElectLeaders", e);
+            }
         }
 
         // 3. Verify. Only partitions the controller accepted are waited for; the others are read once.
@@ -180,7 +193,7 @@ public final class NativeElector implements DesignatedElector {
                 + (now == null ? "in an unknown state (could not read it)" : "still offline"), before, now);
     }
 
-    private Map<TopicPartition, ControllerAnswer> electBatch(List<ElectionTarget> batch) {
+    private CompletableFuture<Map<TopicPartition, ControllerAnswer>> electBatch(List<ElectionTarget> batch) {
         Map<String, List<ElectionTarget>> byTopic = new LinkedHashMap<>();
         batch.forEach(t -> byTopic.computeIfAbsent(t.topicPartition().topic(), k -> new ArrayList<>()).add(t));
         List<ElectLeadersRequest.TopicPartitions> topics = new ArrayList<>();
@@ -191,23 +204,36 @@ public final class NativeElector implements DesignatedElector {
         ElectLeadersRequest request = new ElectLeadersRequest(ElectionType.UNCLEAN, topics,
                 (int) CONTROLLER_TIMEOUT.toMillis());
         List<TopicPartition> partitions = batch.stream().map(ElectionTarget::topicPartition).toList();
-        List<String> failures = new ArrayList<>();
-        for (int broker : viaBrokers) {
-            try {
-                return answers(partitions, exchange.send(broker, request, CONTROLLER_TIMEOUT.plus(ANSWER_SLACK)).get());
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                failures.add(cause.getMessage() == null ? cause.toString() : cause.getMessage());
-                if (!(cause instanceof BrokerRequestException)) {
-                    break;
-                }
-                // No answer through this broker: the next one forwards the same request. Asking twice is
-                // harmless: a partition elected the first time is refused the second time and verified anyway.
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during ElectLeaders", e);
-            }
+        return through(0, request, partitions, new ArrayList<>());
+    }
+
+    /**
+     * Sends the request through {@code viaBrokers[index]}; without an answer, through the next one. Asking twice
+     * is harmless: a partition elected the first time is refused the second time and verified anyway.
+     */
+    private CompletableFuture<Map<TopicPartition, ControllerAnswer>> through(int index, ElectLeadersRequest request,
+                                                                             List<TopicPartition> partitions,
+                                                                             List<String> failures) {
+        if (index == viaBrokers.size()) {
+            return CompletableFuture.completedFuture(noAnswer(partitions, failures));
         }
+        CompletableFuture<ElectLeadersResponse> answer;
+        try {
+            answer = exchange.send(viaBrokers.get(index), request, CONTROLLER_TIMEOUT.plus(ANSWER_SLACK));
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        return answer.thenApply(response -> answers(partitions, response))
+                .exceptionallyCompose(error -> {
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                    failures.add(cause.getMessage() == null ? cause.toString() : cause.getMessage());
+                    return cause instanceof BrokerRequestException
+                            ? through(index + 1, request, partitions, failures)
+                            : CompletableFuture.completedFuture(noAnswer(partitions, failures));
+                });
+    }
+
+    private static Map<TopicPartition, ControllerAnswer> noAnswer(List<TopicPartition> partitions, List<String> failures) {
         ControllerAnswer failed = ControllerAnswer.failed("ElectLeaders v3 got no answer (" + String.join("; ", failures)
                 + "); check the brokers, then run execute again (it re-checks every partition)");
         Map<TopicPartition, ControllerAnswer> result = new HashMap<>();

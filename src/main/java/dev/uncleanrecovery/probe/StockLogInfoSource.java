@@ -6,21 +6,23 @@ import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.cluster.BrokerRequestException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
 import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
@@ -48,6 +50,8 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     private static final short LAST_FETCH_VERSION_WITH_TOPIC_NAMES = 12;
     /** The epoch ceiling when neither the caller nor ListOffsets (v4+) told the leader epoch. */
     private static final int UNKNOWN_EPOCH_CEILING = 1 << 20;
+    /** In a round's table of probes: a position not asked about in that round, or already answered. */
+    private static final int NOT_ASKED = Integer.MIN_VALUE;
 
     private final BrokerConnections connections;
 
@@ -62,13 +66,93 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     @Override
     public CompletableFuture<ProbeBatchAnswer> probe(ProbeBatch batch) {
-        CompletableFuture<Map<TopicPartition, LogEnd>> logEnds = listLogEndOffsets(batch);
+        BatchPositions positions = new BatchPositions(batch.partitions());
+        CompletableFuture<LogEnd[]> logEnds = listLogEndOffsets(batch, positions);
         boolean epochsKnown = batch.partitions().stream().allMatch(p -> p.metadataLeaderEpoch() >= 0);
-        CompletableFuture<Map<TopicPartition, EpochOutcome>> epochs = epochsKnown
-                ? searchLatestEpochs(batch, Map.of())
+        CompletableFuture<EpochOutcome[]> epochs = epochsKnown
+                ? searchLatestEpochs(batch, positions, null)
                 // Without the caller's epoch the search ceiling comes from the broker's ListOffsets answer.
-                : logEnds.thenCompose(ends -> searchLatestEpochs(batch, ends));
+                : logEnds.thenCompose(ends -> searchLatestEpochs(batch, positions, ends));
         return logEnds.thenCombine(epochs, (ends, found) -> answer(batch, ends, found));
+    }
+
+    /**
+     * Where each partition sits in its batch. Per-partition state lives in arrays indexed by that position
+     * rather than in maps keyed by partition: a broker answers in the order it was asked, so matching an answer
+     * to its partition is a comparison, not a hash lookup (a map is built only for an answer out of order).
+     * With hundreds of batches of 1,000 partitions in flight at once, this keeps the probe's memory and CPU low.
+     */
+    static final class BatchPositions {
+        final List<PartitionToProbe> partitions;
+        private Map<TopicPartition, Integer> index;
+
+        BatchPositions(List<PartitionToProbe> partitions) {
+            this.partitions = partitions;
+        }
+
+        int size() {
+            return partitions.size();
+        }
+
+        /** The position of (topic, partition); {@code expected} is tried first. -1 when not in the batch. */
+        int find(String topic, int partition, int expected) {
+            if (expected >= 0 && expected < partitions.size()) {
+                TopicPartition tp = partitions.get(expected).topicPartition();
+                if (tp.partition() == partition && tp.topic().equals(topic)) {
+                    return expected;
+                }
+            }
+            Integer position = index().get(new TopicPartition(topic, partition));
+            return position == null ? -1 : position;
+        }
+
+        private synchronized Map<TopicPartition, Integer> index() {
+            if (index == null) {
+                index = new HashMap<>();
+                for (int i = 0; i < partitions.size(); i++) {
+                    index.put(partitions.get(i).topicPartition(), i);
+                }
+            }
+            return index;
+        }
+
+        /**
+         * The positions to ask about grouped by topic, in the order a request lists them, and the request's
+         * topics in that order.
+         */
+        int[] groupByTopic(int[] positions, List<String> topicsOut) {
+            Map<String, Integer> rank = new HashMap<>();
+            for (int position : positions) {
+                String topic = partitions.get(position).topicPartition().topic();
+                if (rank.putIfAbsent(topic, rank.size()) == null) {
+                    topicsOut.add(topic);
+                }
+            }
+            if (rank.size() == 1) {
+                return positions.clone();
+            }
+            // A stable counting sort by the topic's first appearance.
+            int[] topicOf = new int[positions.length];
+            int[] start = new int[rank.size() + 1];
+            for (int k = 0; k < positions.length; k++) {
+                topicOf[k] = rank.get(partitions.get(positions[k]).topicPartition().topic());
+                start[topicOf[k] + 1]++;
+            }
+            for (int t = 1; t < start.length; t++) {
+                start[t] += start[t - 1];
+            }
+            int[] grouped = new int[positions.length];
+            for (int k = 0; k < positions.length; k++) {
+                grouped[start[topicOf[k]]++] = positions[k];
+            }
+            return grouped;
+        }
+
+        int[] all() {
+            int[] all = new int[partitions.size()];
+            Arrays.setAll(all, i -> i);
+            return all;
+        }
     }
 
     // ---- ListOffsets -----------------------------------------------------------------------------
@@ -76,29 +160,42 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     private record LogEnd(Errors error, long logEndOffset, int brokerLeaderEpoch) {
     }
 
-    private CompletableFuture<Map<TopicPartition, LogEnd>> listLogEndOffsets(ProbeBatch batch) {
-        Map<String, ListOffsetsTopic> topics = new LinkedHashMap<>();
-        for (PartitionToProbe p : batch.partitions()) {
-            topics.computeIfAbsent(p.topicPartition().topic(), name -> new ListOffsetsTopic().setName(name))
-                    .partitions().add(new ListOffsetsPartition()
-                            .setPartitionIndex(p.topicPartition().partition())
-                            .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)
-                            // -1: no fencing check, so a broker with other metadata still answers (and we compare).
-                            .setCurrentLeaderEpoch(-1));
+    private CompletableFuture<LogEnd[]> listLogEndOffsets(ProbeBatch batch, BatchPositions positions) {
+        List<String> topicOrder = new ArrayList<>();
+        int[] order = positions.groupByTopic(positions.all(), topicOrder);
+        List<ListOffsetsTopic> topics = new ArrayList<>();
+        ListOffsetsTopic topic = null;
+        for (int position : order) {
+            TopicPartition tp = positions.partitions.get(position).topicPartition();
+            if (topic == null || !topic.name().equals(tp.topic())) {
+                topic = new ListOffsetsTopic().setName(tp.topic());
+                topics.add(topic);
+            }
+            topic.partitions().add(new ListOffsetsPartition()
+                    .setPartitionIndex(tp.partition())
+                    .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)
+                    // -1: no fencing check, so a broker with other metadata still answers (and we compare).
+                    .setCurrentLeaderEpoch(-1));
         }
         int timeoutMs = (int) batch.requestTimeout().toMillis();
         ListOffsetsRequest.Builder request = ListOffsetsRequest.Builder
                 .forReplica(ApiKeys.LIST_OFFSETS.latestVersion(), ListOffsetsRequest.DEBUGGING_REPLICA_ID)
-                .setTargetTimes(new ArrayList<>(topics.values()))
+                .setTargetTimes(topics)
                 .setTimeoutMs(timeoutMs);
         batch.countRequest(ApiKeys.LIST_OFFSETS.name);
         return connections.send(batch.brokerId(), request, ListOffsetsResponse.class, batch.requestTimeout())
                 .thenApply(response -> {
-                    Map<TopicPartition, LogEnd> ends = new HashMap<>();
-                    for (ListOffsetsResponseData.ListOffsetsTopicResponse topic : response.data().topics()) {
-                        for (ListOffsetsResponseData.ListOffsetsPartitionResponse partition : topic.partitions()) {
-                            ends.put(new TopicPartition(topic.name(), partition.partitionIndex()),
-                                    new LogEnd(Errors.forCode(partition.errorCode()), partition.offset(), partition.leaderEpoch()));
+                    LogEnd[] ends = new LogEnd[positions.size()];
+                    int k = 0;
+                    for (ListOffsetsResponseData.ListOffsetsTopicResponse answered : response.data().topics()) {
+                        for (ListOffsetsResponseData.ListOffsetsPartitionResponse partition : answered.partitions()) {
+                            int position = positions.find(answered.name(), partition.partitionIndex(),
+                                    k < order.length ? order[k] : -1);
+                            k++;
+                            if (position >= 0) {
+                                ends[position] = new LogEnd(Errors.forCode(partition.errorCode()), partition.offset(),
+                                        partition.leaderEpoch());
+                            }
                         }
                     }
                     return ends;
@@ -111,116 +208,173 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     private record EpochOutcome(LatestEpochSearch search, Errors error, String problem) {
     }
 
-    private CompletableFuture<Map<TopicPartition, EpochOutcome>> searchLatestEpochs(ProbeBatch batch,
-                                                                                     Map<TopicPartition, LogEnd> logEnds) {
-        Map<TopicPartition, PartitionToProbe> partitions = new LinkedHashMap<>();
-        Map<TopicPartition, LatestEpochSearch> searches = new LinkedHashMap<>();
-        Map<TopicPartition, EpochOutcome> stopped = new HashMap<>();
-        for (PartitionToProbe p : batch.partitions()) {
-            TopicPartition tp = p.topicPartition();
-            partitions.put(tp, p);
-            int ceiling = p.metadataLeaderEpoch();
+    /** @param logEnds the ListOffsets answer when some metadata epoch is unknown, else null */
+    private CompletableFuture<EpochOutcome[]> searchLatestEpochs(ProbeBatch batch, BatchPositions positions,
+                                                                 LogEnd[] logEnds) {
+        LatestEpochSearch[] searches = new LatestEpochSearch[positions.size()];
+        EpochOutcome[] stopped = new EpochOutcome[positions.size()];
+        for (int i = 0; i < positions.size(); i++) {
+            int ceiling = positions.partitions.get(i).metadataLeaderEpoch();
             if (ceiling < 0) {
-                LogEnd end = logEnds.get(tp);
+                LogEnd end = logEnds[i];
                 if (end == null || end.error() != Errors.NONE) {
                     continue; // ListOffsets already failed for it; that error is reported.
                 }
                 ceiling = end.brokerLeaderEpoch() >= 0 ? end.brokerLeaderEpoch() : UNKNOWN_EPOCH_CEILING;
             }
-            searches.put(tp, new LatestEpochSearch(ceiling));
+            searches[i] = new LatestEpochSearch(ceiling);
         }
-        return nextRound(batch, partitions, searches, stopped);
+        return nextRound(batch, positions, searches, stopped);
     }
 
-    private CompletableFuture<Map<TopicPartition, EpochOutcome>> nextRound(ProbeBatch batch,
-                                                                           Map<TopicPartition, PartitionToProbe> partitions,
-                                                                           Map<TopicPartition, LatestEpochSearch> searches,
-                                                                           Map<TopicPartition, EpochOutcome> stopped) {
-        Map<TopicPartition, Integer> probes = new LinkedHashMap<>();
-        searches.forEach((tp, search) -> {
-            if (!search.isDone() && !stopped.containsKey(tp)) {
-                probes.put(tp, search.nextProbe());
+    private CompletableFuture<EpochOutcome[]> nextRound(ProbeBatch batch, BatchPositions positions,
+                                                        LatestEpochSearch[] searches, EpochOutcome[] stopped) {
+        int[] searching = IntStream.range(0, searches.length)
+                .filter(i -> searches[i] != null && !searches[i].isDone() && stopped[i] == null).toArray();
+        if (searching.length == 0) {
+            EpochOutcome[] outcomes = stopped.clone();
+            for (int i = 0; i < outcomes.length; i++) {
+                if (outcomes[i] == null && searches[i] != null) {
+                    outcomes[i] = new EpochOutcome(searches[i], Errors.NONE, null);
+                }
             }
-        });
-        if (probes.isEmpty()) {
-            Map<TopicPartition, EpochOutcome> outcomes = new HashMap<>(stopped);
-            searches.forEach((tp, search) -> outcomes.putIfAbsent(tp, new EpochOutcome(search, Errors.NONE, null)));
             return CompletableFuture.completedFuture(outcomes);
         }
-        Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
-        Map<Uuid, String> topicNames = new HashMap<>();
-        boolean everyTopicIdKnown = true;
-        for (Map.Entry<TopicPartition, Integer> probe : probes.entrySet()) {
-            PartitionToProbe p = partitions.get(probe.getKey());
-            everyTopicIdKnown &= !Uuid.ZERO_UUID.equals(p.topicId());
-            topicNames.put(p.topicId(), p.topicPartition().topic());
-            // FetchOffset past any log end: the broker runs the divergence check and returns no records.
-            fetchData.put(probe.getKey(), new FetchRequest.PartitionData(p.topicId(), Long.MAX_VALUE,
-                    FetchRequest.INVALID_LOG_START_OFFSET, 0, Optional.empty(), Optional.of(probe.getValue())));
-        }
-        short maxVersion = everyTopicIdKnown ? ApiKeys.FETCH.latestVersion() : LAST_FETCH_VERSION_WITH_TOPIC_NAMES;
-        // ReplicaId -2 at v11+: a follower or a leaderless replica serves it. MaxWait 0, MinBytes 0:
-        // answer at once. The default FetchMetadata is sessionless, so no broker fetch session is created.
-        FetchRequest.Builder request = new FetchRequest.Builder(MIN_FETCH_VERSION, maxVersion,
-                ListOffsetsRequest.DEBUGGING_REPLICA_ID, -1L, 0, 0, fetchData);
+        DivergenceFetch request = new DivergenceFetch(positions, searching, searches);
         batch.countRequest(ApiKeys.FETCH.name);
         return connections.send(batch.brokerId(), request, FetchResponse.class, batch.requestTimeout())
                 .thenCompose(response -> {
-                    record(batch, response, probes, topicNames, searches, stopped);
-                    return nextRound(batch, partitions, searches, stopped);
+                    record(batch, response, request, positions, searches, stopped);
+                    return nextRound(batch, positions, searches, stopped);
                 });
     }
 
-    private void record(ProbeBatch batch, FetchResponse response, Map<TopicPartition, Integer> probes,
-                        Map<Uuid, String> topicNames, Map<TopicPartition, LatestEpochSearch> searches,
-                        Map<TopicPartition, EpochOutcome> stopped) {
+    /**
+     * One round of the DivergingEpoch search: for every partition still searching, FetchOffset past any log end
+     * (the broker runs the divergence check and returns no records) with LastFetchedEpoch = the probe. Written
+     * from the Fetch request schema: ReplicaId -2 (v11+: a follower or a leaderless replica serves it; in
+     * ReplicaState from v15), MaxWait 0 and MinBytes 0 (answer at once), no session (SessionId 0, SessionEpoch
+     * -1, so the broker creates none), topics by name up to v12 and by id from v13.
+     */
+    static final class DivergenceFetch extends AbstractRequest.Builder<FetchRequest> {
+        final int[] order;
+        final int[] probes;
+        final List<String> topics = new ArrayList<>();
+        final Map<Uuid, String> topicNames = new HashMap<>();
+        private final BatchPositions positions;
+
+        DivergenceFetch(BatchPositions positions, int[] searching, LatestEpochSearch[] searches) {
+            super(ApiKeys.FETCH, MIN_FETCH_VERSION, everyTopicIdKnown(positions, searching)
+                    ? ApiKeys.FETCH.latestVersion() : LAST_FETCH_VERSION_WITH_TOPIC_NAMES);
+            this.positions = positions;
+            this.order = positions.groupByTopic(searching, topics);
+            this.probes = new int[order.length];
+            for (int k = 0; k < order.length; k++) {
+                PartitionToProbe p = positions.partitions.get(order[k]);
+                probes[k] = searches[order[k]].nextProbe();
+                topicNames.put(p.topicId(), p.topicPartition().topic());
+            }
+        }
+
+        private static boolean everyTopicIdKnown(BatchPositions positions, int[] searching) {
+            return Arrays.stream(searching).noneMatch(i -> Uuid.ZERO_UUID.equals(positions.partitions.get(i).topicId()));
+        }
+
+        @Override
+        public FetchRequest build(short version) {
+            FetchRequestData data = new FetchRequestData().setMaxWaitMs(0).setMinBytes(0)
+                    .setSessionId(0).setSessionEpoch(-1);
+            if (version >= 15) {
+                data.setReplicaState(new FetchRequestData.ReplicaState().setReplicaId(ListOffsetsRequest.DEBUGGING_REPLICA_ID));
+            } else {
+                data.setReplicaId(ListOffsetsRequest.DEBUGGING_REPLICA_ID);
+            }
+            FetchRequestData.FetchTopic topic = null;
+            for (int k = 0; k < order.length; k++) {
+                PartitionToProbe p = positions.partitions.get(order[k]);
+                if (topic == null || !topicOf(topic, version).equals(version >= 13 ? p.topicId() : p.topicPartition().topic())) {
+                    topic = version >= 13 ? new FetchRequestData.FetchTopic().setTopicId(p.topicId())
+                            : new FetchRequestData.FetchTopic().setTopic(p.topicPartition().topic());
+                    data.topics().add(topic);
+                }
+                topic.partitions().add(new FetchRequestData.FetchPartition()
+                        .setPartition(p.topicPartition().partition())
+                        .setCurrentLeaderEpoch(-1)
+                        .setFetchOffset(Long.MAX_VALUE)
+                        .setLastFetchedEpoch(probes[k])
+                        .setLogStartOffset(FetchRequest.INVALID_LOG_START_OFFSET)
+                        .setPartitionMaxBytes(0));
+            }
+            return new FetchRequest(data, version);
+        }
+
+        private static Object topicOf(FetchRequestData.FetchTopic topic, short version) {
+            return version >= 13 ? topic.topicId() : topic.topic();
+        }
+
+        @Override
+        public String toString() {
+            return "Fetch(DivergingEpoch search of " + order.length + " partitions)";
+        }
+    }
+
+    private void record(ProbeBatch batch, FetchResponse response, DivergenceFetch request, BatchPositions positions,
+                        LatestEpochSearch[] searches, EpochOutcome[] stopped) {
         Errors topLevel = response.error();
         if (topLevel != Errors.NONE) {
             throw new BrokerRequestException(batch.brokerId(), true, connections.describe(batch.brokerId())
                     + " answered Fetch with " + topLevel.name() + ": " + topLevel.message());
         }
-        Map<TopicPartition, Integer> unanswered = new HashMap<>(probes);
+        int[] probeAt = new int[positions.size()];
+        Arrays.fill(probeAt, NOT_ASKED);
+        for (int k = 0; k < request.order.length; k++) {
+            probeAt[request.order[k]] = request.probes[k];
+        }
+        int k = 0;
         for (FetchResponseData.FetchableTopicResponse topic : response.data().responses()) {
-            String name = Uuid.ZERO_UUID.equals(topic.topicId()) ? topic.topic() : topicNames.get(topic.topicId());
-            if (name == null) {
-                continue;
-            }
+            String name = Uuid.ZERO_UUID.equals(topic.topicId()) ? topic.topic() : request.topicNames.get(topic.topicId());
             for (FetchResponseData.PartitionData partition : topic.partitions()) {
-                TopicPartition tp = new TopicPartition(name, partition.partitionIndex());
-                Integer probedEpoch = unanswered.remove(tp);
-                if (probedEpoch == null) {
+                int expected = k < request.order.length ? request.order[k] : -1;
+                k++;
+                int position = name == null ? -1 : positions.find(name, partition.partitionIndex(), expected);
+                if (position < 0 || probeAt[position] == NOT_ASKED) {
                     continue;
                 }
+                int probedEpoch = probeAt[position];
+                probeAt[position] = NOT_ASKED;
                 Errors error = Errors.forCode(partition.errorCode());
                 if (error == Errors.OFFSET_OUT_OF_RANGE) {
-                    searches.get(tp).outOfRange(probedEpoch);
+                    searches[position].outOfRange(probedEpoch);
                 } else if (error != Errors.NONE) {
-                    stopped.put(tp, new EpochOutcome(null, error, null));
+                    stopped[position] = new EpochOutcome(null, error, null);
                 } else if (FetchResponse.isDivergingEpoch(partition)) {
-                    searches.get(tp).diverged(probedEpoch, partition.divergingEpoch().endOffset());
+                    searches[position].diverged(probedEpoch, partition.divergingEpoch().endOffset());
                 } else {
-                    stopped.put(tp, new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
-                            + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)"));
+                    stopped[position] = new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
+                            + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)");
                 }
             }
         }
-        unanswered.keySet().forEach(tp -> stopped.put(tp, new EpochOutcome(null, Errors.NONE,
-                "left the partition out of its Fetch answer")));
+        for (int position : request.order) {
+            if (probeAt[position] != NOT_ASKED) {
+                stopped[position] = new EpochOutcome(null, Errors.NONE, "left the partition out of its Fetch answer");
+            }
+        }
     }
 
     // ---- Combining both answers ------------------------------------------------------------------
 
-    private ProbeBatchAnswer answer(ProbeBatch batch, Map<TopicPartition, LogEnd> logEnds,
-                                    Map<TopicPartition, EpochOutcome> epochs) {
+    private ProbeBatchAnswer answer(ProbeBatch batch, LogEnd[] logEnds, EpochOutcome[] epochs) {
         int broker = batch.brokerId();
         String who = connections.describe(broker);
         Instant now = Instant.now();
         Map<TopicPartition, ReplicaEvidence> settled = new HashMap<>();
         Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> retry = new HashMap<>();
-        for (PartitionToProbe p : batch.partitions()) {
+        for (int i = 0; i < batch.partitions().size(); i++) {
+            PartitionToProbe p = batch.partitions().get(i);
             TopicPartition tp = p.topicPartition();
-            LogEnd end = logEnds.get(tp);
-            EpochOutcome epoch = epochs.get(tp);
+            LogEnd end = logEnds[i];
+            EpochOutcome epoch = epochs[i];
             if (end == null) {
                 String reason = who + " left " + tp + " out of its ListOffsets answer";
                 retry.put(tp, new ProbeBatchAnswer.PartitionRetry(reason, error(tp, broker, reason, now)));

@@ -2,7 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.bench;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,6 +15,7 @@ import java.util.Map;
  *
  * <pre>
  * real       [--partitions 1000,5000] [--contenders stock,tool] [--records-per-round 2]   real Kafka 4.4.0
+ *            [--patched true] [--tool-args '...']                   (patched: the kafka-patch agent on every node)
  * startup    [--runs 5]                                                                    CLI start-up
  * simulated  [--brokers 60] [--partitions 100000] [--latency-ms 5]                         wire-protocol simulator
  * </pre>
@@ -19,6 +24,15 @@ import java.util.Map;
 public final class Benchmarks {
 
     private Benchmarks() {
+    }
+
+    /** The JVM flags {@code bin/kafka-unclean-recovery.sh} runs the tool with, read from the script itself. */
+    static List<String> toolJvmFlags() throws IOException {
+        Path script = Path.of("bin", "kafka-unclean-recovery.sh");
+        return Files.readAllLines(script).stream().filter(l -> l.startsWith("jvm_opts=("))
+                .map(l -> l.substring("jvm_opts=(".length(), l.lastIndexOf(')')).trim())
+                .map(flags -> List.of(flags.split("\\s+")))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no jvm_opts=( line in " + script));
     }
 
     public static void main(String[] args) throws Exception {

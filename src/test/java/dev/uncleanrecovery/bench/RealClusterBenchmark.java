@@ -58,12 +58,18 @@ final class RealClusterBenchmark {
         Path jar = Path.of(options.getOrDefault("jar", "target/kafka-unclean-recovery.jar")).toAbsolutePath();
         Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
         List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
+        // --patched: every node runs the kafka-patch agent, so the tool probes with GetReplicaLogInfo and elects
+        // with ElectLeaders v3; Kafka's own tool is unaffected by the agent.
+        Path agent = Boolean.parseBoolean(options.getOrDefault("patched", "false"))
+                ? Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar")).toAbsolutePath()
+                : null;
         Files.createDirectories(out);
         Path results = out.resolve("real-cluster.md");
         List<Row> rows = new ArrayList<>();
         for (int n : sizes) {
             for (Contender c : contenders) {
-                Row row = runOnce(n, c, perRound, jar, toolArgs, out.resolve(c + "-" + n + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args")));
+                Row row = runOnce(n, c, perRound, jar, toolArgs, agent, out.resolve(c + "-" + n
+                        + (agent == null ? "" : "-patched") + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args")));
                 rows.add(row);
                 System.out.println(Row.header());
                 rows.forEach(r -> System.out.println(r.line()));
@@ -74,7 +80,8 @@ final class RealClusterBenchmark {
         System.out.println("\nresults appended to " + results);
     }
 
-    private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, List<String> toolArgs, Path dir) throws Exception {
+    private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, List<String> toolArgs, Path agent,
+                               Path dir) throws Exception {
         Files.createDirectories(dir);
         // The tool never overwrites a plan: a previous run's files would make this one fail.
         for (String previous : List.of("plan.json", "plan-result.json")) {
@@ -84,6 +91,9 @@ final class RealClusterBenchmark {
                 .startupTimeout(java.time.Duration.ofSeconds(240));
         if (partitions > 2000) {
             builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
+        }
+        if (agent != null) {
+            builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
         }
         try (LocalKafkaCluster cluster = builder.build().start(); Admin admin = cluster.createAdmin()) {
             long setupStart = System.nanoTime();
@@ -107,8 +117,10 @@ final class RealClusterBenchmark {
                 launchedAt.set(launch);
                 watcher.start();
             });
-            watcher.join(60_000);
+            // A contender that failed may leave partitions leaderless for good: give the watcher a moment, not minutes.
+            watcher.join(10_000);
             watcher.interrupt();
+            watcher.join();
 
             List<TopicPartitionInfo> after = ManyPartitionOutage.describe(admin, outage.topic());
             long wrong = 0;
@@ -126,7 +138,7 @@ final class RealClusterBenchmark {
             long lostByEnd = lostByEndOffsets(admin, outage);
             long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
             return new Row(partitions, contender + (contender == Contender.tool && !toolArgs.isEmpty()
-                    ? " " + String.join(" ", toolArgs) : ""), m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
+                    ? " " + String.join(" ", toolArgs) : "") + (agent == null ? "" : " (patched cluster)"), m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
                     lostByEnd, m.peakRssKib() / 1024, m.cpuMillis(), RequestLog.format(RequestLog.count(requestLog)), setupMillis);
         }
     }
@@ -142,11 +154,15 @@ final class RealClusterBenchmark {
                             "target/kafka-server-4.4.0.classpath"))).trim(),
                     "org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", cluster.bootstrapServers(),
                     "--election-type", "unclean", "--all-topic-partitions");
-            case tool -> List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss1m",
-                    "-Dlogback.configurationFile=" + RequestLog.writeLogbackConfig(dir, requestLog),
-                    "-jar", jar.toString(), "--bootstrap-server", cluster.bootstrapServers(),
-                    "recover", "--automated-recovery", "--strategy", "proactive",
-                    "--output-file", dir.resolve("plan.json").toString());
+            case tool -> {
+                List<String> tool = new ArrayList<>(List.of(java));
+                tool.addAll(Benchmarks.toolJvmFlags());
+                tool.addAll(List.of("-Dlogback.configurationFile=" + RequestLog.writeLogbackConfig(dir, requestLog),
+                        "-jar", jar.toString(), "--bootstrap-server", cluster.bootstrapServers(),
+                        "recover", "--automated-recovery", "--strategy", "proactive",
+                        "--output-file", dir.resolve("plan.json").toString()));
+                yield tool;
+            }
         };
     }
 

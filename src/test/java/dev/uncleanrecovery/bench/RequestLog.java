@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * Counts the requests a client JVM sent, by kind and by node, from kafka-clients' own NetworkClient DEBUG line
  * ("Sending LIST_OFFSETS request with header ... to node 2: ..."): the same counter for our tool (logback) and
  * for Kafka's LeaderElectionCommand (log4j2), without touching either. Negative node ids are bootstrap
- * connections.
+ * connections. Lines carry the time, to see how long each step took.
  */
 final class RequestLog {
 
@@ -32,7 +32,7 @@ final class RequestLog {
                 <configuration>
                   <appender name="REQUESTS" class="ch.qos.logback.core.FileAppender">
                     <file>%s</file>
-                    <encoder><pattern>%%msg%%n</pattern></encoder>
+                    <encoder><pattern>%%d{HH:mm:ss.SSS} %%msg%%n</pattern></encoder>
                   </appender>
                   <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
                     <target>System.err</target>
@@ -56,7 +56,7 @@ final class RequestLog {
                 appender.requests.name = REQUESTS
                 appender.requests.fileName = %s
                 appender.requests.layout.type = PatternLayout
-                appender.requests.layout.pattern = %%m%%n
+                appender.requests.layout.pattern = %%d{HH:mm:ss.SSS} %%m%%n
                 appender.stderr.type = Console
                 appender.stderr.name = STDERR
                 appender.stderr.target = SYSTEM_ERR

@@ -56,16 +56,22 @@ final class SimulatedClusterBenchmark {
             MeasuredProcess.run(List.of(javaBinary, "-cp", classpath, SimulatedProbeDriver.class.getName(),
                     brokersFile.toString(), String.valueOf(Math.min(partitions, 2000))), out.resolve("simulated-warmup"), 600);
             brokers.forEach(b -> b.requests.set(0));
-            // The bin script's JVM flags by default; --driver-opts replaces them (e.g. "-XX:+UseSerialGC" for C2 too).
+            // The bin script's JVM flags by default; --driver-opts replaces them (e.g. "-XX:+UseParallelGC" for C2 too).
             List<String> driver = new ArrayList<>(List.of(javaBinary, "-Xmx" + heapMib + "m"));
-            driver.addAll(List.of(options.getOrDefault("driver-opts", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC").trim().split("\\s+")));
+            driver.addAll(options.containsKey("driver-opts") ? List.of(options.get("driver-opts").trim().split("\\s+"))
+                    : Benchmarks.toolJvmFlags());
             driver.addAll(List.of("-cp", classpath));
             String driverLogback = System.getProperty("bench.driver.logback");
             if (driverLogback != null) {
                 driver.add(2, "-Dlogback.configurationFile=" + driverLogback); // to debug the driver's client
             }
             driver.addAll(List.of(SimulatedProbeDriver.class.getName(), brokersFile.toString(), String.valueOf(partitions)));
+            // The simulated brokers share this machine's cores with the probe: their CPU is part of the picture.
+            com.sun.management.OperatingSystemMXBean os =
+                    (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            long simulatorCpuBefore = os.getProcessCpuTime();
             MeasuredProcess.Measurement m = MeasuredProcess.run(driver, out.resolve("simulated-driver"), 600);
+            long simulatorCpuMillis = (os.getProcessCpuTime() - simulatorCpuBefore) / 1_000_000;
             String result = Files.readAllLines(m.stdout()).stream().filter(l -> l.startsWith("RESULT")).findFirst()
                     .orElseThrow(() -> new IllegalStateException("the driver printed no result (exit " + m.exitCode()
                             + "); see " + m.stderr()));
@@ -99,14 +105,14 @@ final class SimulatedClusterBenchmark {
                     "| brokers | partitions × RF | latency ms | probe wall ms | lower bound ms (rounds) | ratio"
                             + " | replicas right / wrong | requests (ListOffsets + Fetch) | minimum requests | frames served"
                             + " | peak heap MiB (sum of pool peaks) | live heap with result MiB | -Xmx | driver JVM wall ms"
-                            + " | driver peak RSS MiB | driver CPU ms |",
-                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+                            + " | driver peak RSS MiB | driver CPU ms | simulator CPU ms (cores) |",
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                     String.format("| %d | %,d × 3 | %d | %,d | %,d (%d) | %.2f | %s / %s | %s (%s + %s) | %,d | %,d | %s | %s | %d MiB"
-                                    + " | %,d | %d | %,d |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
+                                    + " | %,d | %d | %,d | %,d (%d) |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
                             waves * roundsPerBatch, elapsed / (double) lowerBoundMs, r.get("replicasOk"),
                             r.get("replicasWrong"), r.get("requests"), r.get("listOffsets"), r.get("fetch"), minRequests,
                             served, r.get("peakHeapMiB"), r.get("liveHeapWithResultMiB"), heapMib, m.wallMillis(),
-                            m.peakRssKib() / 1024, m.cpuMillis()));
+                            m.peakRssKib() / 1024, m.cpuMillis(), simulatorCpuMillis, Runtime.getRuntime().availableProcessors()));
             System.out.println(table);
             Files.writeString(out.resolve("simulated.md"), Instant.now() + "\n" + table + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
