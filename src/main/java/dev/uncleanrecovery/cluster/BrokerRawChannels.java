@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.protocol.GetReplicaLogInfo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.network.NetworkReceive;
 import org.apache.kafka.common.network.NetworkSend;
 import org.apache.kafka.common.network.Selectable;
 import org.apache.kafka.common.network.Selector;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.utils.Time;
@@ -125,12 +127,25 @@ final class BrokerRawChannels implements AutoCloseable {
             future.completeExceptionally(e);
             return future;
         }
-        submitted.add(new RawRequest(brokerId, apiKey, correlationId, frame, bodyOnly, deadlineMs, time.milliseconds(), future));
+        long now = time.milliseconds();
+        if (LOG.isDebugEnabled()) {
+            // The same words as kafka-clients' NetworkClient, so one request log counts both channels.
+            LOG.debug("Sending {} request with header (raw frame: api key {}, correlation id {}) and timeout {} to node {}",
+                    apiName(apiKey), apiKey, correlationId, Math.max(0, deadlineMs - now), brokerId);
+        }
+        submitted.add(new RawRequest(brokerId, apiKey, correlationId, frame, bodyOnly, deadlineMs, now, future));
         selector.wakeup();
         if (closing) {
             future.completeExceptionally(closed(brokerId));
         }
         return future;
+    }
+
+    private static String apiName(short apiKey) {
+        if (apiKey == GetReplicaLogInfo.apiKey()) {
+            return "GET_REPLICA_LOG_INFO";
+        }
+        return ApiKeys.hasId(apiKey) ? ApiKeys.forId(apiKey).name() : "API_KEY_" + apiKey;
     }
 
     @Override

@@ -8,8 +8,10 @@ import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What both electors check right before an election and verify right after it, so that native and
@@ -24,8 +26,8 @@ final class ElectionVerification {
      * Why the partition must not be elected now, or empty when it is ready: still leaderless, same
      * leader epoch as the plan, designated broker registered and unfenced.
      *
-     * @param designatedFirst also require the designated replica first in assignment order (the stock
-     *                        elector relies on UNCLEAN taking the first acceptable replica)
+     * @param designatedFirst also require the designated replica to be the first live replica in assignment
+     *                        order (the stock elector relies on UNCLEAN taking the first acceptable replica)
      */
     static Optional<String> notReady(ElectionTarget t, ClusterSnapshot ready, boolean designatedFirst) {
         Optional<TopicPartitionState> state = ready.partition(t.topicPartition());
@@ -40,14 +42,33 @@ final class ElectionVerification {
         if (p.leaderEpoch() >= 0 && p.leaderEpoch() != t.expectedLeaderEpoch()) {
             return Optional.of("leader epoch moved to " + p.leaderEpoch() + " (plan " + t.expectedLeaderEpoch() + ")");
         }
-        if (designatedFirst && (p.replicas().isEmpty() || p.replicas().get(0) != t.designatedLeader())) {
-            return Optional.of("designated replica is not first after the reorder (replicas " + p.replicas() + ")");
-        }
-        BrokerState designated = ready.brokersById().get(t.designatedLeader());
-        if (designated == null || designated.fenced()) {
+        Set<Integer> live = liveBrokers(ready);
+        if (!live.contains(t.designatedLeader())) {
             return Optional.of("designated broker " + t.designatedLeader() + " is fenced or gone");
         }
+        if (designatedFirst) {
+            Optional<Integer> firstLive = p.replicas().stream().filter(live::contains).findFirst();
+            if (firstLive.isEmpty() || firstLive.get() != t.designatedLeader()) {
+                return Optional.of("designated replica is not the first live replica (replicas " + p.replicas()
+                        + "; UNCLEAN would elect " + firstLive.map(String::valueOf).orElse("nobody") + ")");
+            }
+        }
         return Optional.empty();
+    }
+
+    /**
+     * True when UNCLEAN over {@code replicas} elects the same broker as over the best-first order, whichever live
+     * broker drops out first: the live (registered, unfenced) replicas stand in the same order in both.
+     */
+    static boolean liveOrderIsBestFirst(ElectionTarget t, List<Integer> replicas, Set<Integer> liveBrokers) {
+        List<Integer> live = replicas.stream().filter(liveBrokers::contains).toList();
+        List<Integer> liveBestFirst = t.replicasBestFirst().stream().filter(liveBrokers::contains).toList();
+        return !live.isEmpty() && live.get(0) == t.designatedLeader() && live.equals(liveBestFirst);
+    }
+
+    /** Registered, unfenced brokers: the ones an election may pick. */
+    static Set<Integer> liveBrokers(ClusterSnapshot snapshot) {
+        return snapshot.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id).collect(Collectors.toSet());
     }
 
     /** The outcome from the partition as read after the election: ELECTED only for designated leader at epoch + 1. */

@@ -30,7 +30,10 @@ import org.apache.kafka.common.TopicPartition;
  * restore the original order (the leader is kept).
  *
  * <p>It works because UNCLEAN elects the first acceptable replica in assignment order when no ISR/ELR member
- * is acceptable, and a reorder of the same set is applied at once without an election. It is not atomic:
+ * is acceptable, and a reorder of the same set is applied at once without an election. A partition whose live
+ * (registered, unfenced) replicas already stand best-first — typically the dead last leader first, the designated
+ * replica next — is not reordered at all: the election sees the same order either way, and the assignment is
+ * never touched. It is not atomic:
  * a returning sole LastKnownELR member, or a designated broker fenced in between, makes the controller pick
  * someone else — so every partition is re-read just before and verified just after, and any other leader is
  * reported loudly. A reorder is never left behind silently: it is restored, or the result says it was not.
@@ -97,14 +100,17 @@ public final class StockElector implements DesignatedElector {
             ClusterSnapshot start = reader.read(byPartition.keySet());
             start.partitions().forEach(p -> before.put(p.topicPartition(), p));
 
-            // 1. Reorder best-first where the designated replica is not already first in that order.
+            // 1. Reorder best-first where the live replicas do not already stand in that order.
             Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
+            Set<Integer> live = ElectionVerification.liveBrokers(start);
             for (ElectionTarget t : byPartition.values()) {
-                if (!t.replicasBestFirst().equals(t.expectedReplicas())) {
+                if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), live)) {
                     reorders.put(t.topicPartition(), t.replicasBestFirst());
                 }
             }
-            progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first");
+            progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first"
+                    + (reorders.size() < byPartition.size() ? " (" + (byPartition.size() - reorders.size())
+                            + " already have their live replicas best-first: not touched)" : ""));
             Map<TopicPartition, String> reorderFailures = reassign(reorders);
             reorders.keySet().stream().filter(tp -> !reorderFailures.containsKey(tp))
                     .forEach(tp -> reordered.put(tp, byPartition.get(tp).expectedReplicas()));
@@ -136,7 +142,10 @@ public final class StockElector implements DesignatedElector {
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
                 TopicPartitionState now = after.partition(tp).orElse(null);
-                outcomes.put(tp, ElectionVerification.verify(t, now, electionErrors.get(tp), before.get(tp)));
+                PartitionOutcome verified = ElectionVerification.verify(t, now, electionErrors.get(tp), before.get(tp));
+                outcomes.put(tp, reorders.containsKey(tp) ? verified : new PartitionOutcome(tp, verified.designatedLeader(),
+                        verified.outcome(), verified.detail() + " (replicas not reordered: " + t.designatedLeader()
+                        + " was already the first live replica)", verified.before(), verified.after()));
             }
         } catch (RuntimeException e) {
             String restoreNote = restore(reordered);

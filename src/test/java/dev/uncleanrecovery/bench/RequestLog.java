@@ -25,7 +25,10 @@ final class RequestLog {
     private RequestLog() {
     }
 
-    /** logback configuration for our tool: NetworkClient at DEBUG to {@code file}, everything else as usual to stderr. */
+    /**
+     * logback configuration for our tool: NetworkClient, and our raw channel (GetReplicaLogInfo, ElectLeaders v3), at
+     * DEBUG to {@code file}; everything else as usual to stderr.
+     */
     static Path writeLogbackConfig(Path dir, Path file) throws IOException {
         Path config = dir.resolve("bench-logback.xml");
         Files.writeString(config, """
@@ -39,6 +42,9 @@ final class RequestLog {
                     <encoder><pattern>%%level %%logger{20} - %%msg%%n</pattern></encoder>
                   </appender>
                   <logger name="org.apache.kafka.clients.NetworkClient" level="DEBUG" additivity="false">
+                    <appender-ref ref="REQUESTS"/>
+                  </logger>
+                  <logger name="dev.uncleanrecovery.cluster.BrokerRawChannels" level="DEBUG" additivity="false">
                     <appender-ref ref="REQUESTS"/>
                   </logger>
                   <root level="WARN"><appender-ref ref="STDERR"/></root>

@@ -163,6 +163,11 @@ class ExecuteCommandClusterTest {
             assertThat(outcomes).containsEntry("orders-1", "REFUSED").containsEntry("orders-2", "ELECTED");
             assertThat(run.out()).contains("designated broker 2 is fenced");
             assertThat(cluster.describePartition(ORDERS_2).leader()).isEqualTo(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
+            // 3 was the first live replica of [1,3,2] (1 dead, 2 fenced): elected without touching the assignment.
+            assertThat(run.err()).contains("not touched");
+            assertThat(ResultFile.read(dir.resolve("fenced-result.json")).partitions()).filteredOn(p -> p.partition() == 2)
+                    .singleElement().satisfies(p -> assertThat(p.detail()).contains("replicas not reordered"));
+            assertThat(cluster.describePartition(ORDERS_2).replicas()).containsExactly(1, 3, 2);
             assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
         } finally {
             cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
