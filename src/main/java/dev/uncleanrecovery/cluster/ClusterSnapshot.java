@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,30 +14,73 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What discovery learned about the cluster at one moment.
- *
- * @param elrFeatureLevel finalized {@code eligible.leader.replicas.version}; 0 off, -1 unknown
- * @param minInsyncReplicas effective {@code min.insync.replicas} per selected topic
- * @param reassigning partitions with a reassignment in progress (the tool never touches them)
+ * What discovery learned about the cluster at one moment. Partitions and brokers are indexed once: an execution
+ * looks up every one of thousands of partitions several times.
  */
-public record ClusterSnapshot(
-        String clusterId,
-        int controllerId,
-        List<BrokerState> brokers,
-        short elrFeatureLevel,
-        List<TopicPartitionState> partitions,
-        Map<String, Integer> minInsyncReplicas,
-        Set<TopicPartition> reassigning) {
+public final class ClusterSnapshot {
 
-    public ClusterSnapshot {
-        brokers = List.copyOf(brokers);
-        partitions = List.copyOf(partitions);
-        minInsyncReplicas = Map.copyOf(minInsyncReplicas);
-        reassigning = Set.copyOf(reassigning);
+    private final String clusterId;
+    private final int controllerId;
+    private final List<BrokerState> brokers;
+    private final short elrFeatureLevel;
+    private final List<TopicPartitionState> partitions;
+    private final Map<String, Integer> minInsyncReplicas;
+    private final Set<TopicPartition> reassigning;
+    private final Map<Integer, BrokerState> brokersById;
+    private final Map<TopicPartition, TopicPartitionState> byPartition;
+
+    /**
+     * @param elrFeatureLevel   finalized {@code eligible.leader.replicas.version}; 0 off, -1 unknown
+     * @param minInsyncReplicas effective {@code min.insync.replicas} per selected topic
+     * @param reassigning       partitions with a reassignment in progress (the tool never touches them)
+     */
+    public ClusterSnapshot(String clusterId, int controllerId, List<BrokerState> brokers, short elrFeatureLevel,
+                           List<TopicPartitionState> partitions, Map<String, Integer> minInsyncReplicas,
+                           Set<TopicPartition> reassigning) {
+        this.clusterId = clusterId;
+        this.controllerId = controllerId;
+        this.brokers = List.copyOf(brokers);
+        this.elrFeatureLevel = elrFeatureLevel;
+        this.partitions = List.copyOf(partitions);
+        this.minInsyncReplicas = Map.copyOf(minInsyncReplicas);
+        this.reassigning = Set.copyOf(reassigning);
+        this.brokersById = Collections.unmodifiableMap(this.brokers.stream()
+                .collect(Collectors.toMap(BrokerState::id, Function.identity(), (a, b) -> a, LinkedHashMap::new)));
+        Map<TopicPartition, TopicPartitionState> index = new HashMap<>();
+        this.partitions.forEach(p -> index.putIfAbsent(p.topicPartition(), p));
+        this.byPartition = index;
+    }
+
+    public String clusterId() {
+        return clusterId;
+    }
+
+    public int controllerId() {
+        return controllerId;
+    }
+
+    public List<BrokerState> brokers() {
+        return brokers;
+    }
+
+    public short elrFeatureLevel() {
+        return elrFeatureLevel;
+    }
+
+    public List<TopicPartitionState> partitions() {
+        return partitions;
+    }
+
+    public Map<String, Integer> minInsyncReplicas() {
+        return minInsyncReplicas;
+    }
+
+    public Set<TopicPartition> reassigning() {
+        return reassigning;
     }
 
     public Map<Integer, BrokerState> brokersById() {
-        return brokers.stream().collect(Collectors.toMap(BrokerState::id, Function.identity()));
+        return brokersById;
     }
 
     public Set<Integer> fencedBrokers() {
@@ -42,7 +88,7 @@ public record ClusterSnapshot(
     }
 
     public Optional<TopicPartitionState> partition(TopicPartition tp) {
-        return partitions.stream().filter(p -> p.topicPartition().equals(tp)).findFirst();
+        return Optional.ofNullable(byPartition.get(tp));
     }
 
     public List<TopicPartitionState> offlinePartitions() {

@@ -31,11 +31,19 @@ final class MeasuredProcess {
     /** @param onLaunch told the launch time (System.nanoTime) right after the process started */
     static Measurement run(List<String> command, Path outputPrefix, long timeoutSeconds,
                            java.util.function.LongConsumer onLaunch) throws IOException, InterruptedException {
+        return run(command, java.util.Map.of(), outputPrefix, timeoutSeconds, onLaunch);
+    }
+
+    /** @param environment added to this JVM's environment for the process */
+    static Measurement run(List<String> command, java.util.Map<String, String> environment, Path outputPrefix,
+                           long timeoutSeconds, java.util.function.LongConsumer onLaunch)
+            throws IOException, InterruptedException {
         Path stdout = Path.of(outputPrefix + ".out");
         Path stderr = Path.of(outputPrefix + ".err");
         long launch = System.nanoTime();
-        Process process = new ProcessBuilder(command)
-                .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         onLaunch.accept(launch);
         process.getOutputStream().close();
         Path status = Path.of("/proc", String.valueOf(process.pid()), "status");

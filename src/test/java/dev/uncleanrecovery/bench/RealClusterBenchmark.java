@@ -55,7 +55,7 @@ final class RealClusterBenchmark {
         List<Contender> contenders = options.getOrDefault("contenders", "stock,tool").lines()
                 .flatMap(s -> List.of(s.split(",")).stream()).map(String::trim).map(Contender::valueOf).toList();
         long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
-        Path jar = Path.of(options.getOrDefault("jar", "target/kafka-unclean-recovery.jar")).toAbsolutePath();
+        Path script = Path.of(options.getOrDefault("script", "bin/kafka-unclean-recovery.sh")).toAbsolutePath();
         Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
         List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
         // --patched: every node runs the kafka-patch agent, so the tool probes with GetReplicaLogInfo and elects
@@ -64,11 +64,14 @@ final class RealClusterBenchmark {
                 ? Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar")).toAbsolutePath()
                 : null;
         Files.createDirectories(out);
+        if (contenders.contains(Contender.tool)) {
+            ensureClassDataArchive(script);
+        }
         Path results = out.resolve("real-cluster.md");
         List<Row> rows = new ArrayList<>();
         for (int n : sizes) {
             for (Contender c : contenders) {
-                Row row = runOnce(n, c, perRound, jar, toolArgs, agent, out.resolve(c + "-" + n
+                Row row = runOnce(n, c, perRound, script, toolArgs, agent, out.resolve(c + "-" + n
                         + (agent == null ? "" : "-patched") + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args")));
                 rows.add(row);
                 System.out.println(Row.header());
@@ -80,7 +83,7 @@ final class RealClusterBenchmark {
         System.out.println("\nresults appended to " + results);
     }
 
-    private static Row runOnce(int partitions, Contender contender, long perRound, Path jar, List<String> toolArgs, Path agent,
+    private static Row runOnce(int partitions, Contender contender, long perRound, Path script, List<String> toolArgs, Path agent,
                                Path dir) throws Exception {
         Files.createDirectories(dir);
         // The tool never overwrites a plan: a previous run's files would make this one fail.
@@ -105,7 +108,7 @@ final class RealClusterBenchmark {
 
             Path requestLog = dir.resolve("requests.log");
             Files.deleteIfExists(requestLog);
-            List<String> command = new ArrayList<>(command(contender, cluster, jar, dir, requestLog));
+            List<String> command = new ArrayList<>(command(contender, cluster, script, dir));
             if (contender == Contender.tool) {
                 command.addAll(toolArgs);
             }
@@ -113,7 +116,12 @@ final class RealClusterBenchmark {
             AtomicLong allLedAt = new AtomicLong(-1);
             Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
             watcher.setDaemon(true);
-            MeasuredProcess.Measurement m = MeasuredProcess.run(command, dir.resolve(contender.name()), 600, launch -> {
+            // Our tool runs as operators run it: through bin/kafka-unclean-recovery.sh (its JVM flags, its class-data
+            // archive), with the request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS.
+            Map<String, String> environment = contender == Contender.tool
+                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", "-Dlogback.configurationFile=" + RequestLog.writeLogbackConfig(dir, requestLog))
+                    : Map.of();
+            MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
                 launchedAt.set(launch);
                 watcher.start();
             });
@@ -143,27 +151,73 @@ final class RealClusterBenchmark {
         }
     }
 
-    private static List<String> command(Contender contender, LocalKafkaCluster cluster, Path jar, Path dir, Path requestLog)
+    /**
+     * {@code outage}: one freshly broken cluster, left running for manual runs and profiling (plan is read-only, so
+     * it can be run again and again) until the file {@code <out>/outage.stop} appears; then everything is stopped.
+     */
+    static void hold(Map<String, String> options) throws Exception {
+        int partitions = Integer.parseInt(options.getOrDefault("partitions", "1000"));
+        Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
+        Files.createDirectories(out);
+        Path stop = out.resolve("outage.stop");
+        Files.deleteIfExists(stop);
+        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3).startupTimeout(java.time.Duration.ofSeconds(240));
+        if (partitions > 2000) {
+            builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
+        }
+        if (Boolean.parseBoolean(options.getOrDefault("patched", "false"))) {
+            builder.javaAgent(Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar"))
+                    .toAbsolutePath(), null, NodeRole.CONTROLLER, NodeRole.BROKER);
+        }
+        try (LocalKafkaCluster cluster = builder.build().start()) {
+            ManyPartitionOutage.reproduce(cluster, "bench", partitions, Long.parseLong(options.getOrDefault("records-per-round", "2")),
+                    1, s -> System.out.println("  [outage " + partitions + "] " + s));
+            Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
+            System.out.println("outage ready: --bootstrap-server " + cluster.bootstrapServers() + " (also in "
+                    + out.resolve("outage.bootstrap") + "); touch " + stop + " to stop it");
+            while (!Files.exists(stop)) {
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    private static boolean isFresh(Path archive, Path jar) throws java.io.IOException {
+        return Files.exists(archive) && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0;
+    }
+
+    private static List<String> command(Contender contender, LocalKafkaCluster cluster, Path script, Path dir)
             throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         return switch (contender) {
-            // The flags of kafka-run-class.sh's small tools and of our own bin script alike: C1 only, serial GC.
+            // The flags of kafka-run-class.sh's small tools: C1 only, serial GC (and no kafka-run-class.sh start-up).
             case stock -> List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                    "-Dlog4j2.configurationFile=" + RequestLog.writeLog4j2Config(dir, requestLog),
+                    "-Dlog4j2.configurationFile=" + RequestLog.writeLog4j2Config(dir, dir.resolve("requests.log")),
                     "-cp", Files.readString(Path.of(System.getProperty("kafka.server.classpath.file",
                             "target/kafka-server-4.4.0.classpath"))).trim(),
                     "org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", cluster.bootstrapServers(),
                     "--election-type", "unclean", "--all-topic-partitions");
-            case tool -> {
-                List<String> tool = new ArrayList<>(List.of(java));
-                tool.addAll(Benchmarks.toolJvmFlags());
-                tool.addAll(List.of("-Dlogback.configurationFile=" + RequestLog.writeLogbackConfig(dir, requestLog),
-                        "-jar", jar.toString(), "--bootstrap-server", cluster.bootstrapServers(),
-                        "recover", "--automated-recovery", "--strategy", "proactive",
-                        "--output-file", dir.resolve("plan.json").toString()));
-                yield tool;
-            }
+            case tool -> List.of(script.toString(), "--bootstrap-server", cluster.bootstrapServers(),
+                    "recover", "--automated-recovery", "--strategy", "proactive",
+                    "--output-file", dir.resolve("plan.json").toString());
         };
+    }
+
+    /**
+     * The bin script builds its class-data archive in the background on first use; a measured run must neither
+     * pay for that nor run without it. Runs {@code --help} once and waits for the archive.
+     */
+    static void ensureClassDataArchive(Path script) throws Exception {
+        Path target = script.toAbsolutePath().getParent().getParent().resolve("target");
+        Path archive = target.resolve("kafka-unclean-recovery.jsa");
+        Path jar = target.resolve("kafka-unclean-recovery.jar");
+        MeasuredProcess.run(List.of(script.toString(), "--help"), target.resolve("bench/cds-warmup"), 300);
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!isFresh(archive, jar) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        if (!isFresh(archive, jar)) {
+            System.out.println("  (no class-data archive at " + archive + " after 2 minutes: measuring without it)");
+        }
     }
 
     /** Polls the topic every 100 ms from launch until every partition has a leader (bounded: 10 minutes). */
