@@ -36,8 +36,9 @@ fi
 jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -Xss1m)
 
 # Class-data sharing (AppCDS): a dynamic archive of the classes a run loads (picocli, kafka-clients' Admin
-# and network stack) saves about a third of the start-up CPU. It is made once, in the background, by a
-# throw-away run that cannot touch any cluster (status against a closed loopback port), written under a
+# and network stack, the plan, election and JSON code) saves about a third of the start-up CPU. It is made
+# once, in the background, by a throw-away run that cannot touch any cluster (the hidden class-data-training
+# command: a made-up plan in a temporary directory, then status against a closed loopback port), written under a
 # temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a
 # half-written archive would crash the JVM. A missing or stale archive (jar rebuilt, other JDK) is
 # silently ignored. KAFKA_UNCLEAN_RECOVERY_CDS=off disables all of it.
@@ -52,8 +53,7 @@ if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
     if mkdir "$archive.lock" 2>/dev/null; then
       nohup sh -c '
         tmp="$0.$$.tmp"; archive="$0"; jar="$1"; shift
-        java "$@" -XX:ArchiveClassesAtExit="$tmp" -jar "$jar" \
-          --bootstrap-server 127.0.0.1:9 status --admin-timeout-ms 2000 >/dev/null 2>&1
+        java "$@" -XX:ArchiveClassesAtExit="$tmp" -jar "$jar" class-data-training >/dev/null 2>&1
         if [ -s "$tmp" ] && java "$@" -XX:SharedArchiveFile="$tmp" -Xshare:on -cp "$jar" -version >/dev/null 2>&1; then
           mv -f "$tmp" "$archive"
         fi

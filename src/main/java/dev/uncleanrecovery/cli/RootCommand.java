@@ -20,7 +20,8 @@ import picocli.CommandLine.Mixin;
             ExecuteCommand.class,
             RecoverCommand.class,
             InspectCommand.class,
-            DemoCommand.class},
+            DemoCommand.class,
+            ClassDataTrainingCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
 public class RootCommand implements Runnable {
 
@@ -33,6 +34,8 @@ public class RootCommand implements Runnable {
     @Override
     public void run() {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing command: choose one of "
-                + String.join(", ", spec.subcommands().keySet()));
+                + String.join(", ", spec.subcommands().entrySet().stream()
+                        .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden())
+                        .map(java.util.Map.Entry::getKey).toList()));
     }
 }

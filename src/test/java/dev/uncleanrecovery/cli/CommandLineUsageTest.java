@@ -25,7 +25,29 @@ class CommandLineUsageTest {
         CliRun run = CliRun.of();
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
-        assertThat(run.err()).contains("Missing command");
+        assertThat(run.err()).contains("Missing command").doesNotContain("class-data-training");
+    }
+
+    @Test
+    void the_class_data_training_run_is_hidden_quiet_and_leaves_nothing_behind() throws Exception {
+        java.nio.file.Path tmp = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
+        java.util.function.Supplier<java.util.Set<String>> leftovers = () -> {
+            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(tmp)) {
+                return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("kafka-unclean-recovery-training"))
+                        .collect(java.util.stream.Collectors.toSet());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        java.util.Set<String> before = leftovers.get();
+
+        CliRun run = CliRun.of("class-data-training");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err()).isEmpty();
+        assertThat(leftovers.get()).isEqualTo(before);
+        assertThat(CliRun.of("--help").out()).doesNotContain("class-data-training");
     }
 
     @Test
