@@ -18,7 +18,6 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
@@ -34,7 +33,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 
 /** Re-validate → re-probe the designated replicas → elect → verify, for a reviewed plan. */
@@ -61,10 +59,10 @@ public final class RecoveryExecution {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
         // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
         PartitionStateReader polling = partitions -> discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
-        Set<TopicPartition> planned = plan.partitions().stream().map(PlannedElection::topicPartition).collect(Collectors.toSet());
         DesignatedElector elector = new ElectorChoice(
                 () -> {
-                    List<BrokerState> brokers = reader.read(planned).brokers();
+                    // Brokers only: an empty selection reads the cluster (DescribeCluster) and no partition.
+                    List<BrokerState> brokers = polling.read(Set.of()).brokers();
                     List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
                     return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
                 },
