@@ -4,8 +4,12 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,24 +34,23 @@ class CommandLineUsageTest {
 
     @Test
     void the_class_data_training_run_is_hidden_quiet_and_leaves_nothing_behind() throws Exception {
-        java.nio.file.Path tmp = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
-        java.util.function.Supplier<java.util.Set<String>> leftovers = () -> {
-            try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(tmp)) {
-                return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("kafka-unclean-recovery-training"))
-                        .collect(java.util.stream.Collectors.toSet());
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        };
-        java.util.Set<String> before = leftovers.get();
+        Set<String> before = trainingDirectories();
 
         CliRun run = CliRun.of("class-data-training");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).isEmpty();
-        assertThat(leftovers.get()).isEqualTo(before);
+        assertThat(trainingDirectories()).isEqualTo(before);
         assertThat(CliRun.of("--help").out()).doesNotContain("class-data-training");
+    }
+
+    private static Set<String> trainingDirectories() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return files.map(p -> p.getFileName().toString())
+                    .filter(name -> name.startsWith("kafka-unclean-recovery-training"))
+                    .collect(Collectors.toSet());
+        }
     }
 
     @Test
