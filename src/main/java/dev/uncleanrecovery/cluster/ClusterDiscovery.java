@@ -144,14 +144,24 @@ public final class ClusterDiscovery implements AutoCloseable {
         return describe(selection, false);
     }
 
-    private ClusterSnapshot describe(PartitionSelection selection, boolean everything) {
-        DescribeClusterResponseData cluster = describeCluster();
+    /** The registered brokers, fenced ones flagged, in id order: one DescribeCluster, no partition read. */
+    public List<BrokerState> brokers() {
+        return brokersOf(describeCluster());
+    }
+
+    private List<BrokerState> brokersOf(DescribeClusterResponseData cluster) {
         List<BrokerState> brokers = cluster.brokers().stream()
                 .map(b -> new BrokerState(b.brokerId(), b.host(), b.port(), b.rack(), b.isFenced()))
                 .sorted(Comparator.comparingInt(BrokerState::id))
                 .toList();
         connections.addBrokers(brokers);
         knownBrokers = brokers;
+        return brokers;
+    }
+
+    private ClusterSnapshot describe(PartitionSelection selection, boolean everything) {
+        DescribeClusterResponseData cluster = describeCluster();
+        List<BrokerState> brokers = brokersOf(cluster);
         List<BrokerState> live = live(brokers);
 
         Set<String> topics = topicsOf(selection, live);

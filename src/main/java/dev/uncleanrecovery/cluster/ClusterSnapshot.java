@@ -27,6 +27,7 @@ public final class ClusterSnapshot {
     private final Map<String, Integer> minInsyncReplicas;
     private final Set<TopicPartition> reassigning;
     private final Map<Integer, BrokerState> brokersById;
+    private final Set<Integer> liveBrokers;
     private final Map<TopicPartition, TopicPartitionState> byPartition;
 
     /**
@@ -46,6 +47,8 @@ public final class ClusterSnapshot {
         this.reassigning = Set.copyOf(reassigning);
         this.brokersById = Collections.unmodifiableMap(this.brokers.stream()
                 .collect(Collectors.toMap(BrokerState::id, Function.identity(), (a, b) -> a, LinkedHashMap::new)));
+        this.liveBrokers = this.brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id)
+                .collect(Collectors.toUnmodifiableSet());
         Map<TopicPartition, TopicPartitionState> index = new HashMap<>();
         this.partitions.forEach(p -> index.putIfAbsent(p.topicPartition(), p));
         this.byPartition = index;
@@ -81,6 +84,11 @@ public final class ClusterSnapshot {
 
     public Map<Integer, BrokerState> brokersById() {
         return brokersById;
+    }
+
+    /** Registered, unfenced brokers: the ones an election may pick. */
+    public Set<Integer> liveBrokers() {
+        return liveBrokers;
     }
 
     public Set<Integer> fencedBrokers() {

@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.Pause;
-import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import java.time.Duration;
@@ -11,7 +10,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * What both electors check right before an election and verify right after it, so that native and
@@ -42,7 +40,7 @@ final class ElectionVerification {
         if (p.leaderEpoch() >= 0 && p.leaderEpoch() != t.expectedLeaderEpoch()) {
             return Optional.of("leader epoch moved to " + p.leaderEpoch() + " (plan " + t.expectedLeaderEpoch() + ")");
         }
-        Set<Integer> live = liveBrokers(ready);
+        Set<Integer> live = ready.liveBrokers();
         if (!live.contains(t.designatedLeader())) {
             return Optional.of("designated broker " + t.designatedLeader() + " is fenced or gone");
         }
@@ -64,11 +62,6 @@ final class ElectionVerification {
         List<Integer> live = replicas.stream().filter(liveBrokers::contains).toList();
         List<Integer> liveBestFirst = t.replicasBestFirst().stream().filter(liveBrokers::contains).toList();
         return !live.isEmpty() && live.get(0) == t.designatedLeader() && live.equals(liveBestFirst);
-    }
-
-    /** Registered, unfenced brokers: the ones an election may pick. */
-    static Set<Integer> liveBrokers(ClusterSnapshot snapshot) {
-        return snapshot.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id).collect(Collectors.toSet());
     }
 
     /** The outcome from the partition as read after the election: ELECTED only for designated leader at epoch + 1. */

@@ -102,9 +102,8 @@ public final class StockElector implements DesignatedElector {
 
             // 1. Reorder best-first where the live replicas do not already stand in that order.
             Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
-            Set<Integer> live = ElectionVerification.liveBrokers(start);
             for (ElectionTarget t : byPartition.values()) {
-                if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), live)) {
+                if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), start.liveBrokers())) {
                     reorders.put(t.topicPartition(), t.replicasBestFirst());
                 }
             }

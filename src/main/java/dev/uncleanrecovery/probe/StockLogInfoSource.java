@@ -116,17 +116,11 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             return index;
         }
 
-        /**
-         * The positions to ask about grouped by topic, in the order a request lists them, and the request's
-         * topics in that order.
-         */
-        int[] groupByTopic(int[] positions, List<String> topicsOut) {
+        /** The positions to ask about grouped by topic (topics in order of first appearance): a request's order. */
+        int[] groupByTopic(int[] positions) {
             Map<String, Integer> rank = new HashMap<>();
             for (int position : positions) {
-                String topic = partitions.get(position).topicPartition().topic();
-                if (rank.putIfAbsent(topic, rank.size()) == null) {
-                    topicsOut.add(topic);
-                }
+                rank.putIfAbsent(partitions.get(position).topicPartition().topic(), rank.size());
             }
             if (rank.size() == 1) {
                 return positions.clone();
@@ -161,8 +155,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     }
 
     private CompletableFuture<LogEnd[]> listLogEndOffsets(ProbeBatch batch, BatchPositions positions) {
-        List<String> topicOrder = new ArrayList<>();
-        int[] order = positions.groupByTopic(positions.all(), topicOrder);
+        int[] order = positions.groupByTopic(positions.all());
         List<ListOffsetsTopic> topics = new ArrayList<>();
         ListOffsetsTopic topic = null;
         for (int position : order) {
@@ -259,7 +252,6 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     static final class DivergenceFetch extends AbstractRequest.Builder<FetchRequest> {
         final int[] order;
         final int[] probes;
-        final List<String> topics = new ArrayList<>();
         final Map<Uuid, String> topicNames = new HashMap<>();
         private final BatchPositions positions;
 
@@ -267,7 +259,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             super(ApiKeys.FETCH, MIN_FETCH_VERSION, everyTopicIdKnown(positions, searching)
                     ? ApiKeys.FETCH.latestVersion() : LAST_FETCH_VERSION_WITH_TOPIC_NAMES);
             this.positions = positions;
-            this.order = positions.groupByTopic(searching, topics);
+            this.order = positions.groupByTopic(searching);
             this.probes = new int[order.length];
             for (int k = 0; k < order.length; k++) {
                 PartitionToProbe p = positions.partitions.get(order[k]);
@@ -290,9 +282,11 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                 data.setReplicaId(ListOffsetsRequest.DEBUGGING_REPLICA_ID);
             }
             FetchRequestData.FetchTopic topic = null;
+            String topicName = null;
             for (int k = 0; k < order.length; k++) {
                 PartitionToProbe p = positions.partitions.get(order[k]);
-                if (topic == null || !topicOf(topic, version).equals(version >= 13 ? p.topicId() : p.topicPartition().topic())) {
+                if (!p.topicPartition().topic().equals(topicName)) {
+                    topicName = p.topicPartition().topic();
                     topic = version >= 13 ? new FetchRequestData.FetchTopic().setTopicId(p.topicId())
                             : new FetchRequestData.FetchTopic().setTopic(p.topicPartition().topic());
                     data.topics().add(topic);
@@ -306,10 +300,6 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                         .setPartitionMaxBytes(0));
             }
             return new FetchRequest(data, version);
-        }
-
-        private static Object topicOf(FetchRequestData.FetchTopic topic, short version) {
-            return version >= 13 ? topic.topicId() : topic.topic();
         }
 
         @Override

@@ -29,7 +29,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -61,8 +60,7 @@ public final class RecoveryExecution {
         PartitionStateReader polling = partitions -> discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
         DesignatedElector elector = new ElectorChoice(
                 () -> {
-                    // Brokers only: an empty selection reads the cluster (DescribeCluster) and no partition.
-                    List<BrokerState> brokers = polling.read(Set.of()).brokers();
+                    List<BrokerState> brokers = discovery.brokers();
                     List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
                     return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
                 },

@@ -58,11 +58,7 @@ final class RealClusterBenchmark {
         Path script = Path.of(options.getOrDefault("script", "bin/kafka-unclean-recovery.sh")).toAbsolutePath();
         Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
         List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
-        // --patched: every node runs the kafka-patch agent, so the tool probes with GetReplicaLogInfo and elects
-        // with ElectLeaders v3; Kafka's own tool is unaffected by the agent.
-        Path agent = Boolean.parseBoolean(options.getOrDefault("patched", "false"))
-                ? Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar")).toAbsolutePath()
-                : null;
+        Path agent = patchAgent(options);
         Files.createDirectories(out);
         if (contenders.contains(Contender.tool)) {
             ensureClassDataArchive(script);
@@ -90,15 +86,7 @@ final class RealClusterBenchmark {
         for (String previous : List.of("plan.json", "plan-result.json")) {
             Files.deleteIfExists(dir.resolve(previous));
         }
-        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
-                .startupTimeout(java.time.Duration.ofSeconds(240));
-        if (partitions > 2000) {
-            builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
-        }
-        if (agent != null) {
-            builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
-        }
-        try (LocalKafkaCluster cluster = builder.build().start(); Admin admin = cluster.createAdmin()) {
+        try (LocalKafkaCluster cluster = cluster(partitions, agent).start(); Admin admin = cluster.createAdmin()) {
             long setupStart = System.nanoTime();
             ManyPartitionOutage.Outage outage = ManyPartitionOutage.reproduce(cluster, "bench", partitions, perRound, 1,
                     s -> System.out.println("  [" + contender + " " + partitions + "] " + s));
@@ -161,15 +149,7 @@ final class RealClusterBenchmark {
         Files.createDirectories(out);
         Path stop = out.resolve("outage.stop");
         Files.deleteIfExists(stop);
-        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3).startupTimeout(java.time.Duration.ofSeconds(240));
-        if (partitions > 2000) {
-            builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
-        }
-        if (Boolean.parseBoolean(options.getOrDefault("patched", "false"))) {
-            builder.javaAgent(Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar"))
-                    .toAbsolutePath(), null, NodeRole.CONTROLLER, NodeRole.BROKER);
-        }
-        try (LocalKafkaCluster cluster = builder.build().start()) {
+        try (LocalKafkaCluster cluster = cluster(partitions, patchAgent(options)).start()) {
             ManyPartitionOutage.reproduce(cluster, "bench", partitions, Long.parseLong(options.getOrDefault("records-per-round", "2")),
                     1, s -> System.out.println("  [outage " + partitions + "] " + s));
             Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
@@ -179,6 +159,29 @@ final class RealClusterBenchmark {
                 Thread.sleep(500);
             }
         }
+    }
+
+    /**
+     * {@code --patched true}: every node runs the kafka-patch agent, so the tool probes with GetReplicaLogInfo and
+     * elects with ElectLeaders v3; Kafka's own tool is unaffected by the agent. Null for a stock cluster.
+     */
+    private static Path patchAgent(Map<String, String> options) {
+        return Boolean.parseBoolean(options.getOrDefault("patched", "false"))
+                ? Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar")).toAbsolutePath()
+                : null;
+    }
+
+    /** 1 controller + 3 brokers, with more heap for thousands of partitions, and the agent when given. */
+    private static LocalKafkaCluster cluster(int partitions, Path agent) {
+        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
+                .startupTimeout(java.time.Duration.ofSeconds(240));
+        if (partitions > 2000) {
+            builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
+        }
+        if (agent != null) {
+            builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
+        }
+        return builder.build();
     }
 
     private static boolean isFresh(Path archive, Path jar) throws java.io.IOException {

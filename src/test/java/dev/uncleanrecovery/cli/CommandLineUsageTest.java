@@ -45,6 +45,24 @@ class CommandLineUsageTest {
         assertThat(CliRun.of("--help").out()).doesNotContain("class-data-training");
     }
 
+    @Test
+    void the_class_data_training_run_loads_the_classes_a_real_plan_and_execute_load() throws Exception {
+        // The archive holds exactly what this run loads: it must reach the plan, election, JSON, table and
+        // network code, or recording it from this run saves nothing.
+        Process run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xlog:class+load=info", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "class-data-training").redirectErrorStream(true).start();
+        run.getOutputStream().close();
+        String loaded = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(run.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        assertThat(run.exitValue()).isZero();
+        assertThat(loaded).contains(" dev.uncleanrecovery.election.LeaderChoice ", " dev.uncleanrecovery.plan.PlanFile ",
+                " dev.uncleanrecovery.plan.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
+                " com.fasterxml.jackson.databind.ObjectMapper ", " org.apache.kafka.clients.NetworkClient ",
+                " dev.uncleanrecovery.cluster.ClusterDiscovery ");
+    }
+
     private static Set<String> trainingDirectories() throws IOException {
         try (Stream<Path> files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
             return files.map(p -> p.getFileName().toString())
