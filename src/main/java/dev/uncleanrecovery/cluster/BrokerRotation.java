@@ -169,6 +169,11 @@ final class BrokerRotation {
         }
     }
 
+    /** How long one broker may take to answer. */
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
     /** The candidates that have not failed to answer, in the given order. */
     synchronized List<BrokerState> answering(List<BrokerState> candidates) {
         return candidates.stream().filter(b -> !unanswering.contains(b.address())).toList();

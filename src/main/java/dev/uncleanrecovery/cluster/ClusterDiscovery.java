@@ -71,6 +71,7 @@ public final class ClusterDiscovery implements AutoCloseable {
     private final BrokerConnections connections;
     private final BrokerRotation rotation;
     private volatile List<BrokerState> knownBrokers = List.of();
+    private volatile DescribeClusterResponseData lastCluster;
     private Admin admin;
 
     public ClusterDiscovery(Properties clientProperties, int timeoutMs) {
@@ -144,6 +145,27 @@ public final class ClusterDiscovery implements AutoCloseable {
         return describe(selection, false);
     }
 
+    /**
+     * The partitions as the best-informed live broker knows them, for waiting on elections: every live broker
+     * of the last read is asked at once, and per partition the answer with the highest leader epoch is kept
+     * (brokers learn new leaders at different moments; the one that becomes leader of many partitions is the
+     * slowest to answer). No DescribeCluster: the brokers are those of the last read. Like
+     * {@link #describePartitionsOnly}, not for re-validating a plan.
+     */
+    public ClusterSnapshot describeNewestLeaders(PartitionSelection.Explicit selection) {
+        DescribeClusterResponseData cluster = lastCluster != null ? lastCluster : describeCluster();
+        List<BrokerState> brokers = brokersOf(cluster);
+        List<TopicPartitionState> partitions = new ArrayList<>();
+        for (TopicPartitionState p : readPartitions(topicsOf(selection, live(brokers)), brokers, true)) {
+            if (selection.includes(p.topic(), p.partition())) {
+                partitions.add(p);
+            }
+        }
+        checkRequestedPartitionsExist(selection, partitions);
+        partitions.sort(Comparator.comparing(TopicPartitionState::topic).thenComparingInt(TopicPartitionState::partition));
+        return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1, partitions, Map.of(), Set.of());
+    }
+
     /** The registered brokers, fenced ones flagged, in id order: one DescribeCluster, no partition read. */
     public List<BrokerState> brokers() {
         return brokersOf(describeCluster());
@@ -166,7 +188,7 @@ public final class ClusterDiscovery implements AutoCloseable {
 
         Set<String> topics = topicsOf(selection, live);
         List<TopicPartitionState> partitions = new ArrayList<>();
-        for (TopicPartitionState p : readPartitions(topics, brokers)) {
+        for (TopicPartitionState p : readPartitions(topics, brokers, false)) {
             if (selection.includes(p.topic(), p.partition())) {
                 partitions.add(p);
             }
@@ -189,6 +211,12 @@ public final class ClusterDiscovery implements AutoCloseable {
 
     /** Asks the live brokers of the last answer first, then the --bootstrap-server addresses not among them. */
     private DescribeClusterResponseData describeCluster() {
+        DescribeClusterResponseData cluster = describeClusterOnce();
+        lastCluster = cluster;
+        return cluster;
+    }
+
+    private DescribeClusterResponseData describeClusterOnce() {
         List<BrokerState> candidates = new ArrayList<>(live(knownBrokers));
         Set<String> known = candidates.stream().map(BrokerState::address).collect(Collectors.toSet());
         bootstrap.stream().filter(b -> !known.contains(b.address())).forEach(candidates::add);
@@ -234,13 +262,17 @@ public final class ClusterDiscovery implements AutoCloseable {
         return names;
     }
 
-    /** DescribeTopicPartitions straight from a live broker; Admin's Metadata-based describe for 3.7 brokers. */
-    private List<TopicPartitionState> readPartitions(Set<String> topics, List<BrokerState> brokers) {
+    /**
+     * DescribeTopicPartitions straight from a live broker (from all live brokers, newest leader epoch kept, when
+     * {@code newest}); Admin's Metadata-based describe for 3.7 brokers.
+     */
+    private List<TopicPartitionState> readPartitions(Set<String> topics, List<BrokerState> brokers, boolean newest) {
         if (topics.isEmpty()) {
             return List.of();
         }
         try {
-            return new TopicPartitionsReader(connections, rotation).read(topics, live(brokers));
+            TopicPartitionsReader reader = new TopicPartitionsReader(connections, rotation);
+            return newest ? reader.readNewest(topics, live(brokers)) : reader.read(topics, live(brokers));
         } catch (UnsupportedVersionException e) {
             return describeTopicsThroughMetadata(topics, brokers);
         }

@@ -6,9 +6,14 @@ import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CompletionException;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
@@ -26,6 +31,8 @@ final class TopicPartitionsReader {
 
     /** The broker's own default page size; pages are cheap, one request per 2000 partitions. */
     private static final int PARTITIONS_PER_PAGE = 2000;
+    /** How long {@link #readNewest} waits for the other brokers once one has answered. */
+    private static final Duration STRAGGLER_WAIT = Duration.ofMillis(300);
 
     private final BrokerConnections connections;
     private final BrokerRotation rotation;
@@ -40,30 +47,79 @@ final class TopicPartitionsReader {
      * @throws UnsupportedVersionException when the brokers are older than 3.8
      */
     List<TopicPartitionState> read(Collection<String> topics, List<BrokerState> brokers) {
-        return rotation.ask(brokers, "describe topics", (broker, timeout) -> readFrom(broker.id(), topics, timeout));
+        return rotation.ask(brokers, "describe topics", (broker, timeout) -> BrokerRotation.await(readFrom(broker.id(), topics, timeout)));
     }
 
-    private List<TopicPartitionState> readFrom(int broker, Collection<String> topics, Duration timeout) {
-        List<TopicPartitionState> result = new ArrayList<>();
-        DescribeTopicPartitionsRequestData.Cursor cursor = null;
-        do {
-            DescribeTopicPartitionsRequestData request = new DescribeTopicPartitionsRequestData()
-                    .setResponsePartitionLimit(PARTITIONS_PER_PAGE)
-                    .setCursor(cursor)
-                    .setTopics(topics.stream().map(t -> new DescribeTopicPartitionsRequestData.TopicRequest().setName(t)).toList());
-            DescribeTopicPartitionsResponse response = BrokerRotation.await(connections.send(broker,
-                    new DescribeTopicPartitionsRequest.Builder(request), DescribeTopicPartitionsResponse.class, timeout));
-            for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : response.data().topics()) {
-                checkTopicError(topic);
-                for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition p : topic.partitions()) {
-                    result.add(toState(topic.name(), topic.topicId(), p));
-                }
+    /**
+     * Every answering broker at once, and per partition the state with the highest leader epoch: right after an
+     * election the brokers learn the new leaders at different moments, and the one becoming leader of many
+     * partitions is the busiest and slowest to answer. Waits for the first answer, then at most
+     * {@link #STRAGGLER_WAIT} for the others; a broker that did not answer by then is left out of this read.
+     * When no broker answers, this is {@link #read} (the rotation, with its errors).
+     */
+    List<TopicPartitionState> readNewest(Collection<String> topics, List<BrokerState> brokers) {
+        List<BrokerState> asked = rotation.answering(brokers);
+        if (asked.size() < 2) {
+            return read(topics, brokers);
+        }
+        Duration timeout = rotation.requestTimeout();
+        List<CompletableFuture<List<TopicPartitionState>>> answers = asked.stream()
+                .map(b -> readFrom(b.id(), topics, timeout)).toList();
+        CompletableFuture<Void> all = CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
+        CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
+        answers.forEach(f -> f.thenRun(() -> firstAnswer.complete(null)));
+        all.whenComplete((done, error) -> firstAnswer.complete(null));
+        try {
+            firstAnswer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            all.get(STRAGGLER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Some broker is slow or failed: what the others said is enough for this read.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        List<List<TopicPartitionState>> answered = answers.stream()
+                .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
+        return answered.isEmpty() ? read(topics, brokers) : newestOf(answered);
+    }
+
+    /** Per partition, the state with the highest leader epoch among the brokers' answers (the first on a tie). */
+    static List<TopicPartitionState> newestOf(List<List<TopicPartitionState>> answers) {
+        Map<TopicPartition, TopicPartitionState> newest = new LinkedHashMap<>();
+        for (List<TopicPartitionState> answer : answers) {
+            for (TopicPartitionState p : answer) {
+                newest.merge(p.topicPartition(), p, (known, other) -> other.leaderEpoch() > known.leaderEpoch() ? other : known);
             }
-            DescribeTopicPartitionsResponseData.Cursor next = response.data().nextCursor();
-            cursor = next == null ? null : new DescribeTopicPartitionsRequestData.Cursor()
-                    .setTopicName(next.topicName()).setPartitionIndex(next.partitionIndex());
-        } while (cursor != null);
-        return result;
+        }
+        return new ArrayList<>(newest.values());
+    }
+
+    /** All partitions of the topics, page after page, from one broker; each page may take {@code timeout}. */
+    private CompletableFuture<List<TopicPartitionState>> readFrom(int broker, Collection<String> topics, Duration timeout) {
+        List<TopicPartitionState> result = new ArrayList<>();
+        return readPages(broker, topics, null, timeout, result).thenApply(done -> result);
+    }
+
+    private CompletableFuture<Void> readPages(int broker, Collection<String> topics,
+                                              DescribeTopicPartitionsRequestData.Cursor cursor, Duration timeout,
+                                              List<TopicPartitionState> into) {
+        DescribeTopicPartitionsRequestData request = new DescribeTopicPartitionsRequestData()
+                .setResponsePartitionLimit(PARTITIONS_PER_PAGE)
+                .setCursor(cursor)
+                .setTopics(topics.stream().map(t -> new DescribeTopicPartitionsRequestData.TopicRequest().setName(t)).toList());
+        return connections.send(broker, new DescribeTopicPartitionsRequest.Builder(request), DescribeTopicPartitionsResponse.class, timeout)
+                .thenCompose(response -> {
+                    for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : response.data().topics()) {
+                        checkTopicError(topic);
+                        for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition p : topic.partitions()) {
+                            into.add(toState(topic.name(), topic.topicId(), p));
+                        }
+                    }
+                    DescribeTopicPartitionsResponseData.Cursor next = response.data().nextCursor();
+                    return next == null ? CompletableFuture.<Void>completedFuture(null) : readPages(broker, topics,
+                            new DescribeTopicPartitionsRequestData.Cursor().setTopicName(next.topicName())
+                                    .setPartitionIndex(next.partitionIndex()), timeout, into);
+                });
     }
 
     private static void checkTopicError(DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic) {

@@ -7,9 +7,13 @@ import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * What both electors check right before an election and verify right after it, so that native and
@@ -87,16 +91,24 @@ final class ElectionVerification {
                 + " -> " + now.leaderEpoch(), before, now);
     }
 
-    /** Reads the partitions until all have a leader or the timeout passes; returns the last read. */
-    static ClusterSnapshot awaitLeaders(PartitionStateReader reader, Collection<org.apache.kafka.common.TopicPartition> elected,
-                                        Duration timeout) {
+    /**
+     * Reads the partitions until all have a leader or the timeout passes; each read asks only for those still
+     * without one. Returns the last state read of every partition.
+     */
+    static Map<TopicPartition, TopicPartitionState> awaitLeaders(PartitionStateReader reader,
+                                                                 Collection<TopicPartition> elected, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Set<org.apache.kafka.common.TopicPartition> set = Set.copyOf(elected);
+        Set<TopicPartition> waiting = new HashSet<>(elected);
+        Map<TopicPartition, TopicPartitionState> last = new HashMap<>();
         while (true) {
-            ClusterSnapshot snapshot = reader.read(set);
-            boolean allLed = snapshot.partitions().stream().noneMatch(TopicPartitionState::isOffline);
-            if (allLed || System.nanoTime() > deadline) {
-                return snapshot;
+            for (TopicPartitionState p : reader.readNewestLeaders(Set.copyOf(waiting)).partitions()) {
+                last.put(p.topicPartition(), p);
+                if (!p.isOffline()) {
+                    waiting.remove(p.topicPartition());
+                }
+            }
+            if (waiting.isEmpty() || System.nanoTime() > deadline) {
+                return last;
             }
             Pause.millis(200, "the elected leaders");
         }

@@ -146,8 +146,7 @@ public final class NativeElector implements DesignatedElector {
                 .filter(tp -> !answers.get(tp).accepted()).toList();
         Map<TopicPartition, TopicPartitionState> after = new HashMap<>();
         if (!accepted.isEmpty()) {
-            ElectionVerification.awaitLeaders(reader, accepted, verifyTimeout).partitions()
-                    .forEach(p -> after.put(p.topicPartition(), p));
+            after.putAll(ElectionVerification.awaitLeaders(reader, accepted, verifyTimeout));
         }
         if (!notAccepted.isEmpty()) {
             reader.read(java.util.Set.copyOf(notAccepted)).partitions().forEach(p -> after.put(p.topicPartition(), p));

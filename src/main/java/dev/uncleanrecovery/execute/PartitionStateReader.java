@@ -10,4 +10,12 @@ import org.apache.kafka.common.TopicPartition;
 @FunctionalInterface
 public interface PartitionStateReader {
     ClusterSnapshot read(Set<TopicPartition> partitions);
+
+    /**
+     * The partitions with the newest leaders any live broker knows, for waiting on an election (see
+     * {@code ClusterDiscovery.describeNewestLeaders}); the same as {@link #read} unless overridden.
+     */
+    default ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
+        return read(partitions);
+    }
 }

@@ -137,10 +137,10 @@ public final class StockElector implements DesignatedElector {
             Map<TopicPartition, String> electionErrors = electUnclean(toElect);
 
             // 4. Verify: leader == designated and leader epoch == planned + 1.
-            ClusterSnapshot after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
+            Map<TopicPartition, TopicPartitionState> after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
-                TopicPartitionState now = after.partition(tp).orElse(null);
+                TopicPartitionState now = after.get(tp);
                 PartitionOutcome verified = ElectionVerification.verify(t, now, electionErrors.get(tp), before.get(tp));
                 outcomes.put(tp, reorders.containsKey(tp) ? verified : new PartitionOutcome(tp, verified.designatedLeader(),
                         verified.outcome(), verified.detail() + " (replicas not reordered: " + t.designatedLeader()

@@ -6,6 +6,7 @@ import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.execute.BrokerRestart;
 import dev.uncleanrecovery.execute.DesignatedElector;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -57,7 +59,17 @@ public final class RecoveryExecution {
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
         // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
-        PartitionStateReader polling = partitions -> discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
+        PartitionStateReader polling = new PartitionStateReader() {
+            @Override
+            public ClusterSnapshot read(Set<TopicPartition> partitions) {
+                return discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
+            }
+
+            @Override
+            public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
+                return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
+            }
+        };
         DesignatedElector elector = new ElectorChoice(
                 () -> {
                     List<BrokerState> brokers = discovery.brokers();

@@ -10,6 +10,7 @@ import dev.uncleanrecovery.localcluster.StopMode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
@@ -48,6 +49,38 @@ class ClusterDiscoveryHungBrokerClusterTest {
             }
         } finally {
             cluster.resumeBroker(1);
+        }
+    }
+
+    @Test
+    void newest_leaders_are_read_from_the_brokers_that_answer_not_held_up_by_a_hung_one(LocalKafkaCluster cluster)
+            throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic("payments", 4, (short) 3))).all().get();
+        }
+        cluster.awaitPartition(new TopicPartition("payments", 3), p -> p.isr().size() == 3, Duration.ofSeconds(30));
+        int requestTimeoutMs = 20_000;
+        try (ClusterDiscovery discovery = new ClusterDiscovery(
+                ClientProperties.load(cluster.bootstrapServers(), null, requestTimeoutMs), requestTimeoutMs)) {
+            Set<TopicPartition> partitions = Set.of(new TopicPartition("payments", 0), new TopicPartition("payments", 2));
+            ClusterSnapshot before = discovery.describe(new PartitionSelection.Explicit(partitions));
+            cluster.pauseBroker(1);
+            try {
+                long start = System.nanoTime();
+                ClusterSnapshot newest = discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
+                long tookMs = (System.nanoTime() - start) / 1_000_000;
+
+                // Only the partitions asked for, as the answering brokers 2 and 3 know them (nothing changed since).
+                assertThat(newest.partitions()).extracting(TopicPartitionState::topicPartition)
+                        .containsExactly(new TopicPartition("payments", 0), new TopicPartition("payments", 2));
+                assertThat(newest.partitions()).extracting(TopicPartitionState::leader, TopicPartitionState::leaderEpoch)
+                        .containsExactlyElementsOf(before.partitions().stream()
+                                .map(p -> org.assertj.core.groups.Tuple.tuple(p.leader(), p.leaderEpoch())).toList());
+                // Broker 1 never answers: the read did not wait for its 20 s request timeout.
+                assertThat(tookMs).isLessThan(requestTimeoutMs / 2);
+            } finally {
+                cluster.resumeBroker(1);
+            }
         }
     }
 }
