@@ -186,9 +186,10 @@ public final class ClusterDiscovery implements AutoCloseable {
         List<BrokerState> brokers = brokersOf(cluster);
         List<BrokerState> live = live(brokers);
 
-        Set<String> topics = topicsOf(selection, live);
+        Map<String, TopicPartitionsReader.Range> ranges = topicsOf(selection, live);
+        Set<String> topics = ranges.keySet();
         List<TopicPartitionState> partitions = new ArrayList<>();
-        for (TopicPartitionState p : readPartitions(topics, brokers, false)) {
+        for (TopicPartitionState p : readPartitions(ranges, brokers, false)) {
             if (selection.includes(p.topic(), p.partition())) {
                 partitions.add(p);
             }
@@ -243,30 +244,41 @@ public final class ClusterDiscovery implements AutoCloseable {
         return rotation.ask(candidates, "describe the cluster", (broker, timeout) -> BrokerRotation.await(request.send(broker, timeout)));
     }
 
-    private Set<String> topicsOf(PartitionSelection selection, List<BrokerState> live) {
+    /**
+     * The topics to read, each with the range of partitions the selection needs (so that a large topic's pages
+     * can be read at once): from the selection itself, or for every topic from the Metadata answer's partitions.
+     */
+    private Map<String, TopicPartitionsReader.Range> topicsOf(PartitionSelection selection, List<BrokerState> live) {
+        Map<String, TopicPartitionsReader.Range> ranges = new TreeMap<>();
         if (selection instanceof PartitionSelection.OneTopic one) {
-            return Set.of(one.topic());
+            ranges.put(one.topic(), one.partitions().isEmpty() ? TopicPartitionsReader.Range.WHOLE_TOPIC
+                    : TopicPartitionsReader.Range.of(one.partitions()));
+            return ranges;
         }
         if (selection instanceof PartitionSelection.Explicit explicit) {
-            return explicit.partitions().stream().map(TopicPartition::topic).collect(Collectors.toCollection(TreeSet::new));
+            explicit.partitions().stream().collect(Collectors.groupingBy(TopicPartition::topic,
+                            Collectors.mapping(TopicPartition::partition, Collectors.toList())))
+                    .forEach((topic, partitions) -> ranges.put(topic, TopicPartitionsReader.Range.of(partitions)));
+            return ranges;
         }
         // Metadata for all topics lists those this principal may DESCRIBE, internal ones included.
         MetadataResponse response = rotation.ask(live, "list topics", (broker, timeout) -> BrokerRotation.await(
                 connections.send(broker.id(), MetadataRequest.Builder.allTopics(), MetadataResponse.class, timeout)));
-        Set<String> names = new TreeSet<>();
         for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
             if (topic.errorCode() == Errors.NONE.code() && topic.name() != null) {
-                names.add(topic.name());
+                ranges.put(topic.name(), topic.partitions().isEmpty() ? TopicPartitionsReader.Range.WHOLE_TOPIC
+                        : new TopicPartitionsReader.Range(0, topic.partitions().size() - 1));
             }
         }
-        return names;
+        return ranges;
     }
 
     /**
      * DescribeTopicPartitions straight from a live broker (from all live brokers, newest leader epoch kept, when
      * {@code newest}); Admin's Metadata-based describe for 3.7 brokers.
      */
-    private List<TopicPartitionState> readPartitions(Set<String> topics, List<BrokerState> brokers, boolean newest) {
+    private List<TopicPartitionState> readPartitions(Map<String, TopicPartitionsReader.Range> topics, List<BrokerState> brokers,
+                                                    boolean newest) {
         if (topics.isEmpty()) {
             return List.of();
         }
@@ -274,7 +286,7 @@ public final class ClusterDiscovery implements AutoCloseable {
             TopicPartitionsReader reader = new TopicPartitionsReader(connections, rotation);
             return newest ? reader.readNewest(topics, live(brokers)) : reader.read(topics, live(brokers));
         } catch (UnsupportedVersionException e) {
-            return describeTopicsThroughMetadata(topics, brokers);
+            return describeTopicsThroughMetadata(topics.keySet(), brokers);
         }
     }
 

@@ -37,6 +37,24 @@ final class TopicPartitionsReader {
     private final BrokerConnections connections;
     private final BrokerRotation rotation;
 
+    /**
+     * The partitions of a topic a read needs, first to last; {@link #WHOLE_TOPIC} when not known. A known range is
+     * read a page per 2,000 partitions, all pages at once (each starts at its own cursor); the whole topics are
+     * read page after page, following the broker's cursor.
+     */
+    record Range(int first, int last) {
+        static final Range WHOLE_TOPIC = new Range(0, -1);
+
+        static Range of(Collection<Integer> partitions) {
+            return new Range(partitions.stream().mapToInt(Integer::intValue).min().orElse(0),
+                    partitions.stream().mapToInt(Integer::intValue).max().orElse(-1));
+        }
+
+        boolean known() {
+            return last >= first;
+        }
+    }
+
     TopicPartitionsReader(BrokerConnections connections, BrokerRotation rotation) {
         this.connections = connections;
         this.rotation = rotation;
@@ -46,7 +64,7 @@ final class TopicPartitionsReader {
      * @param brokers live brokers to ask; the next is tried when one does not answer
      * @throws UnsupportedVersionException when the brokers are older than 3.8
      */
-    List<TopicPartitionState> read(Collection<String> topics, List<BrokerState> brokers) {
+    List<TopicPartitionState> read(Map<String, Range> topics, List<BrokerState> brokers) {
         return rotation.ask(brokers, "describe topics", (broker, timeout) -> BrokerRotation.await(readFrom(broker.id(), topics, timeout)));
     }
 
@@ -57,7 +75,7 @@ final class TopicPartitionsReader {
      * {@link #STRAGGLER_WAIT} for the others; a broker that did not answer by then is left out of this read.
      * When no broker answers, this is {@link #read} (the rotation, with its errors).
      */
-    List<TopicPartitionState> readNewest(Collection<String> topics, List<BrokerState> brokers) {
+    List<TopicPartitionState> readNewest(Map<String, Range> topics, List<BrokerState> brokers) {
         List<BrokerState> asked = rotation.answering(brokers);
         if (asked.size() < 2) {
             return read(topics, brokers);
@@ -94,21 +112,55 @@ final class TopicPartitionsReader {
         return new ArrayList<>(newest.values());
     }
 
-    /** All partitions of the topics, page after page, from one broker; each page may take {@code timeout}. */
-    private CompletableFuture<List<TopicPartitionState>> readFrom(int broker, Collection<String> topics, Duration timeout) {
-        List<TopicPartitionState> result = new ArrayList<>();
-        return readPages(broker, topics, null, timeout, result).thenApply(done -> result);
+    /**
+     * The topics' partitions from one broker: the known ranges a page each, all sent at once; the other topics
+     * page after page. Each request may take {@code timeout}.
+     */
+    private CompletableFuture<List<TopicPartitionState>> readFrom(int broker, Map<String, Range> topics, Duration timeout) {
+        List<List<TopicPartitionState>> pages = new ArrayList<>();
+        List<CompletableFuture<Void>> reads = new ArrayList<>();
+        List<String> wholeTopics = new ArrayList<>();
+        topics.forEach((topic, range) -> {
+            if (!range.known()) {
+                wholeTopics.add(topic);
+                return;
+            }
+            for (int start = range.first(); start <= range.last(); start += PARTITIONS_PER_PAGE) {
+                List<TopicPartitionState> page = new ArrayList<>();
+                pages.add(page);
+                DescribeTopicPartitionsRequestData.Cursor cursor = new DescribeTopicPartitionsRequestData.Cursor()
+                        .setTopicName(topic).setPartitionIndex(start);
+                int limit = Math.min(PARTITIONS_PER_PAGE, range.last() - start + 1);
+                reads.add(readPage(broker, List.of(topic), cursor, limit, timeout, page).thenApply(next -> null));
+            }
+        });
+        if (!wholeTopics.isEmpty()) {
+            List<TopicPartitionState> page = new ArrayList<>();
+            pages.add(page);
+            reads.add(readAllPages(broker, wholeTopics, null, timeout, page));
+        }
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<TopicPartitionState> result = new ArrayList<>();
+            pages.forEach(result::addAll);
+            return result;
+        });
     }
 
-    private CompletableFuture<Void> readPages(int broker, Collection<String> topics,
-                                              DescribeTopicPartitionsRequestData.Cursor cursor, Duration timeout,
-                                              List<TopicPartitionState> into) {
+    private CompletableFuture<Void> readAllPages(int broker, List<String> topics, DescribeTopicPartitionsRequestData.Cursor cursor,
+                                                 Duration timeout, List<TopicPartitionState> into) {
+        return readPage(broker, topics, cursor, PARTITIONS_PER_PAGE, timeout, into).thenCompose(next -> next == null
+                ? CompletableFuture.<Void>completedFuture(null) : readAllPages(broker, topics, next, timeout, into));
+    }
+
+    /** One DescribeTopicPartitions request; completes with the cursor of the next page, or null after the last. */
+    private CompletableFuture<DescribeTopicPartitionsRequestData.Cursor> readPage(int broker, List<String> topics,
+            DescribeTopicPartitionsRequestData.Cursor cursor, int limit, Duration timeout, List<TopicPartitionState> into) {
         DescribeTopicPartitionsRequestData request = new DescribeTopicPartitionsRequestData()
-                .setResponsePartitionLimit(PARTITIONS_PER_PAGE)
+                .setResponsePartitionLimit(limit)
                 .setCursor(cursor)
                 .setTopics(topics.stream().map(t -> new DescribeTopicPartitionsRequestData.TopicRequest().setName(t)).toList());
         return connections.send(broker, new DescribeTopicPartitionsRequest.Builder(request), DescribeTopicPartitionsResponse.class, timeout)
-                .thenCompose(response -> {
+                .thenApply(response -> {
                     for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : response.data().topics()) {
                         checkTopicError(topic);
                         for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition p : topic.partitions()) {
@@ -116,9 +168,8 @@ final class TopicPartitionsReader {
                         }
                     }
                     DescribeTopicPartitionsResponseData.Cursor next = response.data().nextCursor();
-                    return next == null ? CompletableFuture.<Void>completedFuture(null) : readPages(broker, topics,
-                            new DescribeTopicPartitionsRequestData.Cursor().setTopicName(next.topicName())
-                                    .setPartitionIndex(next.partitionIndex()), timeout, into);
+                    return next == null ? null : new DescribeTopicPartitionsRequestData.Cursor()
+                            .setTopicName(next.topicName()).setPartitionIndex(next.partitionIndex());
                 });
     }
 

@@ -26,8 +26,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Designated elections with stock RPCs only (no broker patch):
- * reorder the replica set best-first (designated first) → ElectLeaders UNCLEAN → verify leader and epoch →
- * restore the original order (the leader is kept).
+ * reorder the replica set best-first (designated first) → ElectLeaders UNCLEAN → restore the original order
+ * (the leader is kept) while verifying leader and epoch.
  *
  * <p>It works because UNCLEAN elects the first acceptable replica in assignment order when no ISR/ELR member
  * is acceptable, and a reorder of the same set is applied at once without an election. A partition whose live
@@ -86,7 +86,7 @@ public final class StockElector implements DesignatedElector {
     @Override
     public String describe() {
         return "stock elector" + (whyStock == null ? "" : " (" + whyStock + ")")
-                + ": reorder replicas best-first, ElectLeaders UNCLEAN, verify, restore the order";
+                + ": reorder replicas best-first, ElectLeaders UNCLEAN, restore the order, verify";
     }
 
     @Override
@@ -96,6 +96,7 @@ public final class StockElector implements DesignatedElector {
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
         Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
+        List<Map<TopicPartition, KafkaFuture<Void>>> restoring = null;
         try {
             ClusterSnapshot start = reader.read(byPartition.keySet());
             start.partitions().forEach(p -> before.put(p.topicPartition(), p));
@@ -136,7 +137,12 @@ public final class StockElector implements DesignatedElector {
             progress.accept("electing " + toElect.size() + " partition(s) (ElectLeaders UNCLEAN)");
             Map<TopicPartition, String> electionErrors = electUnclean(toElect);
 
-            // 4. Verify: leader == designated and leader epoch == planned + 1.
+            // 4. Restore the original order right away: the controller has decided every election it answered, and
+            //    an order change never moves a leader that stays a replica. It runs while the leaders are read back.
+            progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
+            restoring = sendReassignments(reordered);
+
+            // 5. Verify: leader == designated and leader epoch == planned + 1.
             Map<TopicPartition, TopicPartitionState> after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
@@ -147,7 +153,7 @@ public final class StockElector implements DesignatedElector {
                         + " was already the first live replica)", verified.before(), verified.after()));
             }
         } catch (RuntimeException e) {
-            String restoreNote = restore(reordered);
+            String restoreNote = restoring != null ? restoreNote(reordered, restoring) : restore(reordered);
             for (ElectionTarget t : byPartition.values()) {
                 outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e.getMessage()
                         + "; " + restoreNote, before.get(t.topicPartition()), null));
@@ -155,9 +161,8 @@ public final class StockElector implements DesignatedElector {
             return List.copyOf(outcomes.values());
         }
 
-        // 5. Restore the original order; the elected leader stays (it is valid: ISR = [leader]).
-        progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
-        Map<TopicPartition, String> restoreFailures = reassign(reordered);
+        // The restore's answers; the elected leader stays (it is valid: ISR = [leader]).
+        Map<TopicPartition, String> restoreFailures = failuresOf(restoring);
         restoreFailures.forEach((tp, error) -> outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k,
                 o.designatedLeader(), o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(),
                 o.detail() + "; BUT the original replica order " + reordered.get(tp) + " could not be restored ("
@@ -167,7 +172,10 @@ public final class StockElector implements DesignatedElector {
     }
 
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
-        Map<TopicPartition, String> failures = new HashMap<>();
+        return failuresOf(sendReassignments(orders));
+    }
+
+    private List<Map<TopicPartition, KafkaFuture<Void>>> sendReassignments(Map<TopicPartition, List<Integer>> orders) {
         List<TopicPartition> all = new ArrayList<>(orders.keySet());
         // Every batch is sent before any answer is awaited: the controller works through them back to back.
         List<Map<TopicPartition, KafkaFuture<Void>>> sent = new ArrayList<>();
@@ -178,6 +186,11 @@ public final class StockElector implements DesignatedElector {
             }
             sent.add(admin.alterPartitionReassignments(batch).values());
         }
+        return sent;
+    }
+
+    private static Map<TopicPartition, String> failuresOf(List<Map<TopicPartition, KafkaFuture<Void>>> sent) {
+        Map<TopicPartition, String> failures = new HashMap<>();
         sent.forEach(batch -> batch.forEach((tp, f) -> errorOf(f).ifPresent(e -> failures.put(tp, e))));
         return failures;
     }
@@ -208,17 +221,22 @@ public final class StockElector implements DesignatedElector {
             return "no replica order was changed";
         }
         try {
-            Map<TopicPartition, String> failures = reassign(reordered);
-            if (failures.isEmpty()) {
-                return "the original replica order was restored";
-            }
-            return "the original replica order could NOT be restored for " + failures.keySet()
-                    + "; restore with kafka-reassign-partitions.sh: " + failures.keySet().stream()
-                    .map(tp -> tp + "=" + reordered.get(tp)).collect(Collectors.joining(", "));
+            return restoreNote(reordered, sendReassignments(reordered));
         } catch (RuntimeException e) {
             return "the original replica order could NOT be restored (" + e.getMessage() + "); set it back with"
                     + " kafka-reassign-partitions.sh: " + reordered;
         }
+    }
+
+    private static String restoreNote(Map<TopicPartition, List<Integer>> reordered,
+                                      List<Map<TopicPartition, KafkaFuture<Void>>> restoring) {
+        Map<TopicPartition, String> failures = failuresOf(restoring);
+        if (failures.isEmpty()) {
+            return "the original replica order was restored";
+        }
+        return "the original replica order could NOT be restored for " + failures.keySet()
+                + "; restore with kafka-reassign-partitions.sh: " + failures.keySet().stream()
+                .map(tp -> tp + "=" + reordered.get(tp)).collect(Collectors.joining(", "));
     }
 
     private static Optional<String> errorOf(KafkaFuture<Void> future) {

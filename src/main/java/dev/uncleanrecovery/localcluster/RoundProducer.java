@@ -34,7 +34,18 @@ public final class RoundProducer {
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "all".equals(acks) ? "true" : "false");
         props.put(ProducerConfig.LINGER_MS_CONFIG, "10");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
-        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(deliveryTimeout.toMillis() / 3));
+        // One request may take (nearly) the whole delivery timeout: an idempotent producer that gives up on a request
+        // and sends the batch again can meet OutOfOrderSequenceException when the broker had appended it after all,
+        // and then retries until the delivery timeout (seen on a fresh 5,000-partition cluster whose followers were
+        // slow to start fetching). Errors the broker answers with (NOT_ENOUGH_REPLICAS, ...) are still retried.
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(1_000, deliveryTimeout.toMillis() - 1_000)));
+        // A batch per partition is open at once: 5,000 partitions × the default 16 KiB batch outgrow the default
+        // 32 MiB buffer, and send() then blocks until acknowledgements free some (BufferExhaustedException after
+        // max.block.ms on a busy machine). The records are tiny: small batches, and a buffer that is a cap, not an
+        // allocation.
+        props.put(ProducerConfig.BATCH_SIZE_CONFIG, "4096");
+        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L << 20));
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (TopicPartition tp : tps) {

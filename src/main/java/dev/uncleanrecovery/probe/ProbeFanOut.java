@@ -137,7 +137,7 @@ public final class ProbeFanOut {
         final long startNanos = System.nanoTime();
         final long deadlineNanos = startNanos + settings.timeout().toNanos();
         final Map<Integer, BrokerRun> brokers = new TreeMap<>();
-        final Map<SpreadKey, PartitionEvidence> evidence = new HashMap<>();
+        final Map<SpreadKey, PartitionEvidence> evidence;
         final RequestCounts requests = new RequestCounts();
         final CompletableFuture<ProbeResult> result = new CompletableFuture<>();
         final Consumer<ProbeProgress> progress;
@@ -164,8 +164,11 @@ public final class ProbeFanOut {
                     LOG.debug("dropping work that arrived after the probe ended");
                 }
             };
+            // Sized once (a partition per replica at most): rehashing 100,000 entries again and again costs.
+            int replicas = partitionsByBroker.values().stream().mapToInt(List::size).sum();
+            this.evidence = new HashMap<>(Math.max(16, replicas));
             partitionsByBroker.forEach((brokerId, partitions) -> {
-                BrokerRun broker = new BrokerRun(brokerId);
+                BrokerRun broker = new BrokerRun(brokerId, partitions.size());
                 for (PartitionToProbe p : partitions) {
                     if (broker.unsettled.putIfAbsent(p.topicPartition(), p) == null) {
                         broker.ready.add(p);
@@ -353,7 +356,7 @@ public final class ProbeFanOut {
                 return;
             }
             PartitionEvidence partition = evidence.get(SpreadKey.of(tp));
-            partition.byBroker.put(broker.id, replicaEvidence);
+            partition.byBroker.add(replicaEvidence);
             replicasKnown++;
             if (partition.byBroker.size() == partition.replicas) {
                 partitionsKnown++;
@@ -400,12 +403,12 @@ public final class ProbeFanOut {
             if (deadlineTask != null) {
                 deadlineTask.cancel(false);
             }
-            Map<TopicPartition, List<ReplicaEvidence>> out = new LinkedHashMap<>();
-            evidence.values().stream()
-                    .sorted(Comparator.comparing((PartitionEvidence e) -> e.topicPartition.topic())
-                            .thenComparingInt(e -> e.topicPartition.partition()))
-                    .forEach(e -> out.put(e.topicPartition, List.copyOf(e.byBroker.values())));
-            result.complete(new ProbeResult(out, requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));
+            PartitionMap.Builder<List<ReplicaEvidence>> out = new PartitionMap.Builder<>(evidence.size());
+            for (PartitionEvidence e : evidence.values()) {
+                e.byBroker.sort(Comparator.comparingInt(ReplicaEvidence::broker));
+                out.put(e.topicPartition, List.copyOf(e.byBroker));
+            }
+            result.complete(new ProbeResult(out.build(), requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));
             thread.shutdownNow();
         }
 
@@ -431,7 +434,8 @@ public final class ProbeFanOut {
     /** What the brokers said about one partition so far, and how many of its replicas are asked. */
     private static final class PartitionEvidence {
         final TopicPartition topicPartition;
-        final Map<Integer, ReplicaEvidence> byBroker = new TreeMap<>();
+        /** At most one per broker (a replica is settled once); sorted by broker id when the run ends. */
+        final List<ReplicaEvidence> byBroker = new ArrayList<>(3);
         int replicas;
 
         PartitionEvidence(TopicPartition topicPartition) {
@@ -465,7 +469,7 @@ public final class ProbeFanOut {
     private static final class BrokerRun {
         final int id;
         final ArrayDeque<PartitionToProbe> ready = new ArrayDeque<>();
-        final Map<TopicPartition, PartitionToProbe> unsettled = new LinkedHashMap<>();
+        final Map<TopicPartition, PartitionToProbe> unsettled;
         final Map<TopicPartition, Integer> attempts = new HashMap<>();
         final Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> lastRetry = new HashMap<>();
         int inFlight;
@@ -477,8 +481,9 @@ public final class ProbeFanOut {
         long deadlineNanos;
         Duration timeout;
 
-        BrokerRun(int id) {
+        BrokerRun(int id, int partitions) {
             this.id = id;
+            this.unsettled = new LinkedHashMap<>(Math.max(16, partitions * 4 / 3));
         }
     }
 }

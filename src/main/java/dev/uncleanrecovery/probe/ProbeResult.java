@@ -17,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
 public record ProbeResult(Map<TopicPartition, List<ReplicaEvidence>> evidence, RequestCounts requests, Duration elapsed) {
 
     public ProbeResult {
-        evidence = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(evidence));
+        evidence = PartitionMap.copyOf(evidence);
     }
 
     public List<ReplicaEvidence> evidenceFor(TopicPartition tp) {

@@ -8,8 +8,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
@@ -118,6 +120,9 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
         /** The positions to ask about grouped by topic (topics in order of first appearance): a request's order. */
         int[] groupByTopic(int[] positions) {
+            if (topicsContiguous(positions)) {
+                return positions.clone(); // the usual case: callers list partitions topic by topic
+            }
             Map<String, Integer> rank = new HashMap<>();
             for (int position : positions) {
                 rank.putIfAbsent(partitions.get(position).topicPartition().topic(), rank.size());
@@ -140,6 +145,25 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                 grouped[start[topicOf[k]]++] = positions[k];
             }
             return grouped;
+        }
+
+        /** True when each topic's positions stand together (then grouping would not change the order). */
+        private boolean topicsContiguous(int[] positions) {
+            Set<String> done = new HashSet<>();
+            String current = null;
+            for (int position : positions) {
+                String topic = partitions.get(position).topicPartition().topic();
+                if (topic != current && !topic.equals(current)) {
+                    if (current != null) {
+                        done.add(current);
+                    }
+                    if (done.contains(topic)) {
+                        return false;
+                    }
+                    current = topic;
+                }
+            }
+            return true;
         }
 
         int[] all() {
@@ -264,7 +288,9 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             for (int k = 0; k < order.length; k++) {
                 PartitionToProbe p = positions.partitions.get(order[k]);
                 probes[k] = searches[order[k]].nextProbe();
-                topicNames.put(p.topicId(), p.topicPartition().topic());
+                if (k == 0 || p.topicPartition().topic() != positions.partitions.get(order[k - 1]).topicPartition().topic()) {
+                    topicNames.put(p.topicId(), p.topicPartition().topic());
+                }
             }
         }
 
@@ -358,7 +384,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
         int broker = batch.brokerId();
         String who = connections.describe(broker);
         Instant now = Instant.now();
-        Map<TopicPartition, ReplicaEvidence> settled = new HashMap<>();
+        Map<TopicPartition, ReplicaEvidence> settled = new HashMap<>(batch.partitions().size() * 4 / 3 + 1);
         Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> retry = new HashMap<>();
         for (int i = 0; i < batch.partitions().size(); i++) {
             PartitionToProbe p = batch.partitions().get(i);

@@ -16,6 +16,7 @@ import dev.uncleanrecovery.plan.EvidenceFile;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
 import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.PartitionMap;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
@@ -28,12 +29,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -168,9 +171,16 @@ public final class RecoveryPlanning {
         snapshot.fencedBrokers().forEach(b -> fencedDeadlines.put(b, FENCED_BROKER_PROBE_TIMEOUT));
         ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                 .run(byBroker, fencedDeadlines, progress);
-        Map<TopicPartition, List<ReplicaEvidence>> merged = new HashMap<>();
-        result.evidence().forEach((tp, list) -> merged.put(tp, new ArrayList<>(list)));
-        unreachable.forEach((tp, list) -> merged.computeIfAbsent(tp, k -> new ArrayList<>()).addAll(list));
-        return new ProbeResult(merged, result.requests(), result.elapsed());
+        if (unreachable.isEmpty()) {
+            return result;
+        }
+        PartitionMap.Builder<List<ReplicaEvidence>> merged = new PartitionMap.Builder<>(result.evidence().size() + unreachable.size());
+        result.evidence().forEach((tp, answered) -> {
+            List<ReplicaEvidence> down = unreachable.remove(tp);
+            merged.put(tp, down == null ? answered : Stream.concat(answered.stream(), down.stream())
+                    .sorted(Comparator.comparingInt(ReplicaEvidence::broker)).toList());
+        });
+        unreachable.forEach(merged::put);
+        return new ProbeResult(merged.build(), result.requests(), result.elapsed());
     }
 }
