@@ -34,22 +34,31 @@ final class Table {
                 widths[i] = Math.max(widths[i], row.get(i).length());
             }
         }
-        printRow(out, header, widths);
+        // One write for the whole table: the command's writer flushes at every line, and a plan has thousands.
+        StringBuilder text = new StringBuilder();
+        appendRow(text, header, widths);
         for (List<String> row : rows) {
-            printRow(out, row, widths);
+            appendRow(text, row, widths);
         }
+        out.print(text);
+        out.flush();
     }
 
-    private static void printRow(PrintWriter out, List<String> cells, int[] widths) {
-        StringBuilder line = new StringBuilder();
+    private static void appendRow(StringBuilder text, List<String> cells, int[] widths) {
+        int start = text.length();
         for (int i = 0; i < cells.size(); i++) {
             String cell = cells.get(i);
-            line.append(cell);
+            text.append(cell);
             if (i < cells.size() - 1) {
-                line.append(" ".repeat(widths[i] - cell.length() + 2));
+                text.append(" ".repeat(widths[i] - cell.length() + 2));
             }
         }
-        out.println(line.toString().stripTrailing());
+        int end = text.length();
+        while (end > start && Character.isWhitespace(text.charAt(end - 1))) {
+            end--;
+        }
+        text.setLength(end);
+        text.append(System.lineSeparator());
     }
 
     static String ids(List<Integer> ids) {

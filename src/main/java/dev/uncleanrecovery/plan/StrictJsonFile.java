@@ -56,6 +56,8 @@ final class StrictJsonFile<T> {
     private static final Pattern MISSING_PROPERTY = Pattern.compile("Missing required creator property '([^']+)'");
     private static final Pattern DUPLICATE_FIELD = Pattern.compile("Duplicate field '([^']+)'");
 
+    private static final byte[] NEWLINE = {'\n'};
+
     private final Class<T> type;
     private final String kind;
     private final int version;
@@ -112,7 +114,8 @@ final class StrictJsonFile<T> {
     }
 
     void write(Path file, T value, boolean replaceExisting) throws IOException {
-        byte[] json = (Json.mapper().writeValueAsString(value) + "\n").getBytes(StandardCharsets.UTF_8);
+        // Straight to UTF-8 bytes: a 5,000-partition plan is ~8 MB, and going through a String copies it three times.
+        byte[] json = Json.mapper().writeValueAsBytes(value);
         Path target = file.toAbsolutePath();
         Path directory = target.getParent();
         if (!Files.isDirectory(directory)) {
@@ -126,7 +129,10 @@ final class StrictJsonFile<T> {
         Path temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp");
         try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-                channel.write(ByteBuffer.wrap(json));
+                ByteBuffer[] content = {ByteBuffer.wrap(json), ByteBuffer.wrap(NEWLINE)};
+                while (content[1].hasRemaining()) {
+                    channel.write(content);
+                }
                 channel.force(true);
             }
             if (replaceExisting) {
