@@ -106,8 +106,9 @@ final class RealClusterBenchmark {
                 throw new OutageSetupFailed(e, keepNodeLogs(cluster, dir.resolve("failed-setup-node-logs")));
             }
             long setupMillis = (System.nanoTime() - setupStart) / 1_000_000;
-            System.out.println("  [" + contender + " " + partitions + "] outage ready in " + setupMillis + " ms; running "
-                    + contender);
+            String quiet = awaitQuietNodes(cluster);
+            System.out.println("  [" + contender + " " + partitions + "] outage ready in " + setupMillis + " ms; " + quiet
+                    + "; running " + contender);
 
             Path requestLog = dir.resolve("requests.log");
             Files.deleteIfExists(requestLog);
@@ -180,6 +181,44 @@ final class RealClusterBenchmark {
      * {@code --patched true}: every node runs the kafka-patch agent, so the tool probes with GetReplicaLogInfo and
      * elects with ElectLeaders v3; Kafka's own tool is unaffected by the agent. Null for a stock cluster.
      */
+    /**
+     * Waits until the Kafka nodes are idle: brokers restarted uncleanly a moment ago still recover and load thousands
+     * of logs, and whichever contender runs while they do answers slower, by a different amount each run (it made
+     * the N = 5,000 ratio swing by ±0.5). Idle means the nodes together used less than a quarter of one core in
+     * each of two consecutive seconds; at most 90 s. Says how long it took and how busy they were.
+     */
+    private static String awaitQuietNodes(LocalKafkaCluster cluster) throws Exception {
+        long start = System.nanoTime();
+        long ticksPerSecond = 100; // USER_HZ on Linux
+        long last = nodeCpuTicks(cluster);
+        int quietSeconds = 0;
+        long lastUsed = 0;
+        while (quietSeconds < 2 && System.nanoTime() - start < java.time.Duration.ofSeconds(90).toNanos()) {
+            Thread.sleep(1000);
+            long now = nodeCpuTicks(cluster);
+            lastUsed = now - last;
+            last = now;
+            quietSeconds = lastUsed * 4 < ticksPerSecond ? quietSeconds + 1 : 0;
+        }
+        return String.format("nodes idle after %,d ms (%d%% of a core in the last second)",
+                (System.nanoTime() - start) / 1_000_000, lastUsed * 100 / ticksPerSecond);
+    }
+
+    /** utime + stime of every running node's JVM, from /proc/PID/stat. */
+    private static long nodeCpuTicks(LocalKafkaCluster cluster) throws java.io.IOException {
+        long ticks = 0;
+        for (int node : cluster.nodeIds()) {
+            java.util.OptionalLong pid = cluster.pid(node);
+            if (pid.isEmpty()) {
+                continue;
+            }
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid.getAsLong()), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        }
+        return ticks;
+    }
+
     /** The outage could not be built on this cluster (the cluster is gone; its node logs were copied). */
     private static final class OutageSetupFailed extends Exception {
         final Path nodeLogs;
