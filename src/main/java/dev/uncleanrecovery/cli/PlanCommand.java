@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
@@ -55,6 +56,7 @@ public class PlanCommand implements Callable<Integer> {
         RecoveryPlanning.Options options = new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
                 planning.probeMode(), planning.diskEvidence());
         RecoveryPlanning.Result result;
+        Json.prepareInBackground(Plan.class);
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             result = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
         }

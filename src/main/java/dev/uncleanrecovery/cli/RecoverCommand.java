@@ -4,6 +4,9 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.workflow.RecoveryExecution;
 import dev.uncleanrecovery.workflow.RecoveryPlanning;
 import java.io.PrintWriter;
@@ -47,6 +50,7 @@ public class RecoverCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Json.prepareInBackground(Plan.class, ResultFile.class);
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
                     .plan(new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),

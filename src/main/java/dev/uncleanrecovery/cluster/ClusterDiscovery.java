@@ -166,6 +166,12 @@ public final class ClusterDiscovery implements AutoCloseable {
         return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1, partitions, Map.of(), Set.of());
     }
 
+    /** The brokers of the last read (DescribeCluster) this discovery made; read now when there was none. */
+    public List<BrokerState> lastKnownBrokers() {
+        List<BrokerState> known = knownBrokers;
+        return known.isEmpty() ? brokers() : known;
+    }
+
     /** The registered brokers, fenced ones flagged, in id order: one DescribeCluster, no partition read. */
     public List<BrokerState> brokers() {
         return brokersOf(describeCluster());

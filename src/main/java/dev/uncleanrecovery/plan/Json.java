@@ -56,6 +56,20 @@ public final class Json {
     }
 
     /**
+     * Builds the serializers of these types on a background thread, while the caller talks to the cluster: Jackson
+     * introspects every record type on first use, which costs a few hundred milliseconds of a large plan's run.
+     */
+    public static void prepareInBackground(Class<?>... types) {
+        Thread thread = new Thread(() -> {
+            for (Class<?> type : types) {
+                MAPPER.writerFor(type);
+            }
+        }, "json-serializers");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
      * Values people type (strategy, evidence source) are written as on the command line: {@code "balanced"},
      * {@code "native"} (DESIGN §5). Outcomes and statuses stay in upper case, like Kafka's error codes.
      */

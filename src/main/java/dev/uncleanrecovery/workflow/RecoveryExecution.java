@@ -72,7 +72,8 @@ public final class RecoveryExecution {
         };
         DesignatedElector elector = new ElectorChoice(
                 () -> {
-                    List<BrokerState> brokers = discovery.brokers();
+                    // The brokers of the re-read that has just validated the plan: no new DescribeCluster.
+                    List<BrokerState> brokers = discovery.lastKnownBrokers();
                     List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
                     return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
                 },
