@@ -141,7 +141,12 @@ public final class RecoveryPlanning {
                             + disk.topicPartition() + ", but broker " + disk.broker() + " is not one of its replicas "
                             + partition.replicas() + " (reassigned since?); drop that file or inspect again");
                 }
-                evidence.computeIfAbsent(disk.topicPartition(), k -> new ArrayList<>()).add(disk);
+                // The probe's lists are unmodifiable: a partition with disk evidence gets a new one.
+                evidence.compute(disk.topicPartition(), (k, known) -> {
+                    List<ReplicaEvidence> more = known == null ? new ArrayList<>() : new ArrayList<>(known);
+                    more.add(disk);
+                    return more;
+                });
             }
         }
     }
