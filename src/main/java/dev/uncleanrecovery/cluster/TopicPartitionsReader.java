@@ -38,9 +38,10 @@ final class TopicPartitionsReader {
     private final BrokerRotation rotation;
 
     /**
-     * The partitions of a topic a read needs, first to last; {@link #WHOLE_TOPIC} when not known. A known range is
-     * read a page per 2,000 partitions, all pages at once (each starts at its own cursor); the whole topics are
-     * read page after page, following the broker's cursor.
+     * The partitions of a topic a read needs, first to last; {@link #WHOLE_TOPIC} when not known. A range of more
+     * than one page is read a page per 2,000 partitions, all pages at once (each starts at its own cursor); every
+     * other topic is read whole, all of them together page after page along the broker's cursor (so a thousand
+     * small topics still cost a request per 2,000 partitions, not one each).
      */
     record Range(int first, int last) {
         static final Range WHOLE_TOPIC = new Range(0, -1);
@@ -50,8 +51,9 @@ final class TopicPartitionsReader {
                     partitions.stream().mapToInt(Integer::intValue).max().orElse(-1));
         }
 
-        boolean known() {
-            return last >= first;
+        /** True when the range is known and needs more than one page. */
+        boolean spansPages() {
+            return last - first + 1 > PARTITIONS_PER_PAGE;
         }
     }
 
@@ -113,15 +115,15 @@ final class TopicPartitionsReader {
     }
 
     /**
-     * The topics' partitions from one broker: the known ranges a page each, all sent at once; the other topics
-     * page after page. Each request may take {@code timeout}.
+     * The topics' partitions from one broker: ranges of more than one page a page each, all sent at once; the
+     * other topics whole, page after page. Each request may take {@code timeout}.
      */
     private CompletableFuture<List<TopicPartitionState>> readFrom(int broker, Map<String, Range> topics, Duration timeout) {
         List<List<TopicPartitionState>> pages = new ArrayList<>();
         List<CompletableFuture<Void>> reads = new ArrayList<>();
         List<String> wholeTopics = new ArrayList<>();
         topics.forEach((topic, range) -> {
-            if (!range.known()) {
+            if (!range.spansPages()) {
                 wholeTopics.add(topic);
                 return;
             }
