@@ -133,7 +133,7 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     public ClusterSnapshot describe(PartitionSelection selection) {
-        return describe(selection, true);
+        return describe(selection, Depth.EVERYTHING);
     }
 
     /**
@@ -142,7 +142,7 @@ public final class ClusterDiscovery implements AutoCloseable {
      * empty, so such a snapshot must not be used to re-validate a plan.
      */
     public ClusterSnapshot describePartitionsOnly(PartitionSelection selection) {
-        return describe(selection, false);
+        return describe(selection, Depth.PARTITIONS);
     }
 
     /**
@@ -153,17 +153,7 @@ public final class ClusterDiscovery implements AutoCloseable {
      * {@link #describePartitionsOnly}, not for re-validating a plan.
      */
     public ClusterSnapshot describeNewestLeaders(PartitionSelection.Explicit selection) {
-        DescribeClusterResponseData cluster = lastCluster != null ? lastCluster : describeCluster();
-        List<BrokerState> brokers = brokersOf(cluster);
-        List<TopicPartitionState> partitions = new ArrayList<>();
-        for (TopicPartitionState p : readPartitions(topicsOf(selection, live(brokers)), brokers, true)) {
-            if (selection.includes(p.topic(), p.partition())) {
-                partitions.add(p);
-            }
-        }
-        checkRequestedPartitionsExist(selection, partitions);
-        partitions.sort(Comparator.comparing(TopicPartitionState::topic).thenComparingInt(TopicPartitionState::partition));
-        return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1, partitions, Map.of(), Set.of());
+        return describe(selection, Depth.NEWEST_LEADERS);
     }
 
     /** The brokers of the last read (DescribeCluster) this discovery made; read now when there was none. */
@@ -187,15 +177,18 @@ public final class ClusterDiscovery implements AutoCloseable {
         return brokers;
     }
 
-    private ClusterSnapshot describe(PartitionSelection selection, boolean everything) {
-        DescribeClusterResponseData cluster = describeCluster();
+    /** How much a describe reads: see {@link #describe}, {@link #describePartitionsOnly}, {@link #describeNewestLeaders}. */
+    private enum Depth { EVERYTHING, PARTITIONS, NEWEST_LEADERS }
+
+    private ClusterSnapshot describe(PartitionSelection selection, Depth depth) {
+        DescribeClusterResponseData cluster = depth == Depth.NEWEST_LEADERS && lastCluster != null ? lastCluster : describeCluster();
         List<BrokerState> brokers = brokersOf(cluster);
         List<BrokerState> live = live(brokers);
 
         Map<String, TopicPartitionsReader.Range> ranges = topicsOf(selection, live);
         Set<String> topics = ranges.keySet();
         List<TopicPartitionState> partitions = new ArrayList<>();
-        for (TopicPartitionState p : readPartitions(ranges, brokers, false)) {
+        for (TopicPartitionState p : readPartitions(ranges, brokers, depth == Depth.NEWEST_LEADERS)) {
             if (selection.includes(p.topic(), p.partition())) {
                 partitions.add(p);
             }
@@ -204,7 +197,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         partitions.sort(Comparator.comparing(TopicPartitionState::topic)
                 .thenComparingInt(TopicPartitionState::partition));
 
-        if (!everything) {
+        if (depth != Depth.EVERYTHING) {
             return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1,
                     partitions, Map.of(), Set.of());
         }

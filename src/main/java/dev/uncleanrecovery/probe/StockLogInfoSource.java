@@ -8,10 +8,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
@@ -120,14 +118,19 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
         /** The positions to ask about grouped by topic (topics in order of first appearance): a request's order. */
         int[] groupByTopic(int[] positions) {
-            if (topicsContiguous(positions)) {
-                return positions.clone(); // the usual case: callers list partitions topic by topic
-            }
+            // Topics ranked by first appearance; when no topic comes back after another one (callers usually list
+            // partitions topic by topic) the order already is the grouped one.
             Map<String, Integer> rank = new HashMap<>();
+            boolean alreadyGrouped = true;
+            String current = null;
             for (int position : positions) {
-                rank.putIfAbsent(partitions.get(position).topicPartition().topic(), rank.size());
+                String topic = partitions.get(position).topicPartition().topic();
+                if (!topic.equals(current)) {
+                    alreadyGrouped &= rank.putIfAbsent(topic, rank.size()) == null;
+                    current = topic;
+                }
             }
-            if (rank.size() == 1) {
+            if (alreadyGrouped) {
                 return positions.clone();
             }
             // A stable counting sort by the topic's first appearance.
@@ -145,25 +148,6 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                 grouped[start[topicOf[k]]++] = positions[k];
             }
             return grouped;
-        }
-
-        /** True when each topic's positions stand together (then grouping would not change the order). */
-        private boolean topicsContiguous(int[] positions) {
-            Set<String> done = new HashSet<>();
-            String current = null;
-            for (int position : positions) {
-                String topic = partitions.get(position).topicPartition().topic();
-                if (topic != current && !topic.equals(current)) {
-                    if (current != null) {
-                        done.add(current);
-                    }
-                    if (done.contains(topic)) {
-                        return false;
-                    }
-                    current = topic;
-                }
-            }
-            return true;
         }
 
         int[] all() {
