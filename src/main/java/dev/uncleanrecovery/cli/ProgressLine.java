@@ -4,6 +4,9 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.probe.ProbeProgress;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +42,29 @@ final class ProgressLine implements Consumer<ProbeProgress> {
         return step -> {
             err.println("... " + step);
             err.flush();
+        };
+    }
+
+    /**
+     * {@code steps}, holding every step back until {@code until} completes (however it completes), then showing
+     * them in order: steps of work that runs while something else is printing wait for it.
+     */
+    static Consumer<String> heldUntil(CompletableFuture<?> until, Consumer<String> steps) {
+        List<String> held = new ArrayList<>();
+        until.whenComplete((ignored, failure) -> {
+            synchronized (held) {
+                held.forEach(steps);
+                held.clear();
+            }
+        });
+        return step -> {
+            synchronized (held) {
+                if (until.isDone() && held.isEmpty()) {
+                    steps.accept(step);
+                } else {
+                    held.add(step);
+                }
+            }
         };
     }
 }

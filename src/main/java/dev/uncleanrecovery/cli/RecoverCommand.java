@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,20 +58,46 @@ public class RecoverCommand implements Callable<Integer> {
                             planning.probeMode(), planning.diskEvidence()),
                             new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
-            int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
-            if (planned.plan().partitions().isEmpty()) {
+            if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
+                int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
+                if (!planned.plan().partitions().isEmpty()) {
+                    out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
+                            + " 'execute --plan " + planFile + "'.");
+                }
                 return planCode;
             }
-            if (!automatedRecovery) {
-                out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
-                        + " 'execute --plan " + planFile + "'.");
-                return planCode;
+            // The plan is written and printed while its partitions are re-read and the designated replicas probed
+            // once more; nothing is elected before the plan is on disk. The steps are shown after the plan.
+            CompletableFuture<Integer> reported = reportInBackground(planned, planFile, out, err);
+            ExecutionResult result;
+            try {
+                result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
+                        execution.options(planning.probeMode()), ProgressLine.heldUntil(reported, ProgressLine.steps(err)),
+                        reported::join);
+            } finally {
+                reported.handle((code, failure) -> code).join();
             }
-            out.println();
-            ExecutionResult result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
-                    execution.options(planning.probeMode()), ProgressLine.steps(err));
+            int planCode = reported.join();
             int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
+    }
+
+    private CompletableFuture<Integer> reportInBackground(RecoveryPlanning.Result planned, Path planFile, PrintWriter out,
+                                                          PrintWriter err) {
+        CompletableFuture<Integer> reported = new CompletableFuture<>();
+        Thread writer = new Thread(() -> {
+            try {
+                int code = PlanCommand.report(planned, planFile, root.global, out, err);
+                out.println();
+                out.flush();
+                reported.complete(code);
+            } catch (Throwable t) {
+                reported.completeExceptionally(t);
+            }
+        }, "plan-report");
+        writer.setDaemon(true);
+        writer.start();
+        return reported;
     }
 }

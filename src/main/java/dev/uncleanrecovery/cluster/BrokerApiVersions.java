@@ -52,6 +52,12 @@ public record BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, S
         return apis.stream().filter(a -> a.apiKey() == apiKey).findFirst();
     }
 
+    /** The highest version of {@code apiKey} in [{@code min}, {@code max}] the broker accepts; empty if none. */
+    public Optional<Short> highestVersion(short apiKey, short min, short max) {
+        return range(apiKey).filter(r -> r.minVersion() <= max && r.maxVersion() >= min)
+                .map(r -> (short) Math.min(max, r.maxVersion()));
+    }
+
     public boolean advertises(short apiKey) {
         return range(apiKey).isPresent();
     }

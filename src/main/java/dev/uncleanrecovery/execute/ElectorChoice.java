@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -40,6 +41,11 @@ public final class ElectorChoice implements DesignatedElector {
     @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
         return chosen().elect(targets);
+    }
+
+    @Override
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
+        return chosen().elect(targets, validated);
     }
 
     private synchronized DesignatedElector chosen() {

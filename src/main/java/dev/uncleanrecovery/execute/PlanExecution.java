@@ -45,6 +45,15 @@ public final class PlanExecution {
     }
 
     public ExecutionResult run(Plan plan, String planFile) {
+        return run(plan, planFile, () -> { });
+    }
+
+    /**
+     * @param beforeElecting runs after the re-read and the designated replicas' second look, right before the
+     *                       elector changes anything; if it throws, nothing is elected (recover: the plan must be
+     *                       on disk first)
+     */
+    public ExecutionResult run(Plan plan, String planFile, Runnable beforeElecting) {
         Instant startedAt = Instant.now();
         long start = System.nanoTime();
         Map<TopicPartition, PlannedElection> planned = new LinkedHashMap<>();
@@ -95,9 +104,10 @@ public final class PlanExecution {
             }
         }
 
+        beforeElecting.run();
         if (!proceed.isEmpty()) {
             progress.accept(elector.describe());
-            elector.elect(new ArrayList<>(proceed.values())).forEach(o -> outcomes.put(o.topicPartition(), o));
+            elector.elect(new ArrayList<>(proceed.values()), now).forEach(o -> outcomes.put(o.topicPartition(), o));
         }
         List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get).toList();
         return new ExecutionResult(now.clusterId(), planFile, startedAt, Duration.ofNanos(System.nanoTime() - start),

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -91,6 +92,16 @@ public final class StockElector implements DesignatedElector {
 
     @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
+        return elect(targets, reader.read(targets.stream().map(ElectionTarget::topicPartition)
+                .collect(Collectors.toCollection(LinkedHashSet::new))));
+    }
+
+    /**
+     * @param start the partitions as read just now: it decides which need a reorder. Nothing is elected from it:
+     *              every partition is read again after the reorder, right before the election.
+     */
+    @Override
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot start) {
         Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
         targets.forEach(t -> byPartition.put(t.topicPartition(), t));
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
@@ -98,8 +109,7 @@ public final class StockElector implements DesignatedElector {
         Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
         List<Map<TopicPartition, KafkaFuture<Void>>> restoring = null;
         try {
-            ClusterSnapshot start = reader.read(byPartition.keySet());
-            start.partitions().forEach(p -> before.put(p.topicPartition(), p));
+            byPartition.keySet().forEach(tp -> start.partition(tp).ifPresent(p -> before.put(tp, p)));
 
             // 1. Reorder best-first where the live replicas do not already stand in that order.
             Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();

@@ -170,10 +170,12 @@ public final class ProbeFanOut {
             partitionsByBroker.forEach((brokerId, partitions) -> {
                 BrokerRun broker = new BrokerRun(brokerId, partitions.size());
                 for (PartitionToProbe p : partitions) {
-                    if (broker.unsettled.putIfAbsent(p.topicPartition(), p) == null) {
+                    if (!broker.unsettled.containsKey(p.topicPartition())) {
+                        PartitionEvidence partition = evidence.computeIfAbsent(SpreadKey.of(p.topicPartition()),
+                                k -> new PartitionEvidence(p.topicPartition()));
+                        partition.replicas++;
+                        broker.unsettled.put(p.topicPartition(), new Unsettled(p, partition));
                         broker.ready.add(p);
-                        evidence.computeIfAbsent(SpreadKey.of(p.topicPartition()),
-                                k -> new PartitionEvidence(p.topicPartition())).replicas++;
                         replicasTotal++;
                     }
                 }
@@ -249,7 +251,7 @@ public final class ProbeFanOut {
             }
             if (fencedAndDown || cause instanceof BrokerRequestException failure && !failure.isRetriable()) {
                 // Asking again cannot help (authentication, unregistered broker, no usable version, fenced and down).
-                for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
+                for (PartitionToProbe p : broker.unsettledPartitions()) {
                     settle(broker, p.topicPartition(), ReplicaEvidence.failed(p.topicPartition(), broker.id,
                             source.kindFor(broker.id), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
                 }
@@ -319,7 +321,7 @@ public final class ProbeFanOut {
             if (finished) {
                 return;
             }
-            for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
+            for (PartitionToProbe p : broker.unsettledPartitions()) {
                 settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
             }
             reportProgress();
@@ -352,10 +354,11 @@ public final class ProbeFanOut {
         }
 
         void settle(BrokerRun broker, TopicPartition tp, ReplicaEvidence replicaEvidence) {
-            if (broker.unsettled.remove(tp) == null) {
+            Unsettled unsettled = broker.unsettled.remove(tp);
+            if (unsettled == null) {
                 return;
             }
-            PartitionEvidence partition = evidence.get(SpreadKey.of(tp));
+            PartitionEvidence partition = unsettled.evidence();
             partition.byBroker.add(replicaEvidence);
             replicasKnown++;
             if (partition.byBroker.size() == partition.replicas) {
@@ -384,7 +387,7 @@ public final class ProbeFanOut {
                 return;
             }
             for (BrokerRun broker : brokers.values()) {
-                for (PartitionToProbe p : new ArrayList<>(broker.unsettled.values())) {
+                for (PartitionToProbe p : broker.unsettledPartitions()) {
                     settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
                 }
             }
@@ -465,11 +468,15 @@ public final class ProbeFanOut {
         }
     }
 
+    /** A replica not known yet, and where its evidence goes (no run-wide lookup per answer). */
+    private record Unsettled(PartitionToProbe partition, PartitionEvidence evidence) {
+    }
+
     /** One broker's part of a run. */
     private static final class BrokerRun {
         final int id;
         final ArrayDeque<PartitionToProbe> ready = new ArrayDeque<>();
-        final Map<TopicPartition, PartitionToProbe> unsettled;
+        final Map<TopicPartition, Unsettled> unsettled;
         final Map<TopicPartition, Integer> attempts = new HashMap<>();
         final Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> lastRetry = new HashMap<>();
         int inFlight;
@@ -484,6 +491,11 @@ public final class ProbeFanOut {
         BrokerRun(int id, int partitions) {
             this.id = id;
             this.unsettled = new LinkedHashMap<>(Math.max(16, partitions * 4 / 3));
+        }
+
+        /** A copy: settling removes from {@link #unsettled}. */
+        List<PartitionToProbe> unsettledPartitions() {
+            return unsettled.values().stream().map(Unsettled::partition).toList();
         }
     }
 }

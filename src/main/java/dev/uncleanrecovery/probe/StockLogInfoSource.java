@@ -4,29 +4,26 @@ package dev.uncleanrecovery.probe;
 
 import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.cluster.BrokerRequestException;
+import dev.uncleanrecovery.protocol.FetchWire;
+import dev.uncleanrecovery.protocol.ListOffsetsWire;
+import dev.uncleanrecovery.protocol.PartitionList;
+import dev.uncleanrecovery.protocol.ProtocolException;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
-import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.AbstractRequest;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.requests.ListOffsetsRequest;
-import org.apache.kafka.common.requests.ListOffsetsResponse;
 
 /**
  * Evidence from a stock broker (no patch), asked directly, replica by replica's own broker:
@@ -40,14 +37,15 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  *       {@link LatestEpochSearch}, every partition of the batch in the same Fetch, round by round:
  *       about log2(leader epoch + 3) Fetch requests per batch, whatever the batch size.</li>
  * </ul>
- * The first Fetch round goes out together with ListOffsets.
+ * The first Fetch round goes out together with ListOffsets. Both are written and read by the {@code protocol}
+ * package ({@link ListOffsetsWire}, {@link FetchWire}: checked byte for byte against kafka-clients) and sent over
+ * the raw channel, in the highest version both sides know: a probe of 300,000 replicas would otherwise build
+ * millions of kafka-clients message objects.
  */
 public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
-    /** LastFetchedEpoch, hence the divergence check, arrived in Fetch v12 (v11 already lets a non-leader serve -2). */
-    static final short MIN_FETCH_VERSION = 12;
-    /** Fetch v13 replaced topic names by topic ids. */
-    private static final short LAST_FETCH_VERSION_WITH_TOPIC_NAMES = 12;
+    /** ReplicaId -2 (DEBUGGING): a follower, or a replica of a partition without a leader, answers it. */
+    private static final int DEBUGGING_REPLICA_ID = -2;
     /** The epoch ceiling when neither the caller nor ListOffsets (v4+) told the leader epoch. */
     private static final int UNKNOWN_EPOCH_CEILING = 1 << 20;
     /** In a round's table of probes: a position not asked about in that round, or already answered. */
@@ -150,6 +148,31 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             return grouped;
         }
 
+        /** The partitions at {@code order}'s positions, in that order (grouped by topic: see {@link #groupByTopic}). */
+        PartitionList inOrder(int[] order) {
+            return new PartitionList() {
+                @Override
+                public int size() {
+                    return order.length;
+                }
+
+                @Override
+                public String topic(int k) {
+                    return partitions.get(order[k]).topicPartition().topic();
+                }
+
+                @Override
+                public Uuid topicId(int k) {
+                    return partitions.get(order[k]).topicId();
+                }
+
+                @Override
+                public int partition(int k) {
+                    return partitions.get(order[k]).topicPartition().partition();
+                }
+            };
+        }
+
         int[] all() {
             int[] all = new int[partitions.size()];
             Arrays.setAll(all, i -> i);
@@ -164,41 +187,23 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     private CompletableFuture<LogEnd[]> listLogEndOffsets(ProbeBatch batch, BatchPositions positions) {
         int[] order = positions.groupByTopic(positions.all());
-        List<ListOffsetsTopic> topics = new ArrayList<>();
-        ListOffsetsTopic topic = null;
-        for (int position : order) {
-            TopicPartition tp = positions.partitions.get(position).topicPartition();
-            if (topic == null || !topic.name().equals(tp.topic())) {
-                topic = new ListOffsetsTopic().setName(tp.topic());
-                topics.add(topic);
-            }
-            topic.partitions().add(new ListOffsetsPartition()
-                    .setPartitionIndex(tp.partition())
-                    .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP)
-                    // -1: no fencing check, so a broker with other metadata still answers (and we compare).
-                    .setCurrentLeaderEpoch(-1));
-        }
+        PartitionList asked = positions.inOrder(order);
         int timeoutMs = (int) batch.requestTimeout().toMillis();
-        ListOffsetsRequest.Builder request = ListOffsetsRequest.Builder
-                .forReplica(ApiKeys.LIST_OFFSETS.latestVersion(), ListOffsetsRequest.DEBUGGING_REPLICA_ID)
-                .setTargetTimes(topics)
-                .setTimeoutMs(timeoutMs);
         batch.countRequest(ApiKeys.LIST_OFFSETS.name);
-        return connections.send(batch.brokerId(), request, ListOffsetsResponse.class, batch.requestTimeout())
-                .thenApply(response -> {
+        return exchange(batch, ApiKeys.LIST_OFFSETS, ListOffsetsWire.MIN_VERSION, ListOffsetsWire.MAX_VERSION,
+                // -1: no fencing check, so a broker with other metadata still answers (and we compare).
+                version -> ListOffsetsWire.request(version, DEBUGGING_REPLICA_ID, timeoutMs, asked,
+                        ListOffsetsWire.LATEST_TIMESTAMP),
+                (version, body) -> {
                     LogEnd[] ends = new LogEnd[positions.size()];
-                    int k = 0;
-                    for (ListOffsetsResponseData.ListOffsetsTopicResponse answered : response.data().topics()) {
-                        for (ListOffsetsResponseData.ListOffsetsPartitionResponse partition : answered.partitions()) {
-                            int position = positions.find(answered.name(), partition.partitionIndex(),
-                                    k < order.length ? order[k] : -1);
-                            k++;
-                            if (position >= 0) {
-                                ends[position] = new LogEnd(Errors.forCode(partition.errorCode()), partition.offset(),
-                                        partition.leaderEpoch());
-                            }
+                    int[] k = {0};
+                    ListOffsetsWire.readResponse(body, version, (topic, partition, errorCode, offset, leaderEpoch) -> {
+                        int position = positions.find(topic, partition, k[0] < order.length ? order[k[0]] : -1);
+                        k[0]++;
+                        if (position >= 0) {
+                            ends[position] = new LogEnd(errorOf(errorCode), offset, leaderEpoch);
                         }
-                    }
+                    });
                     return ends;
                 });
     }
@@ -243,73 +248,46 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
         }
         DivergenceFetch request = new DivergenceFetch(positions, searching, searches);
         batch.countRequest(ApiKeys.FETCH.name);
-        return connections.send(batch.brokerId(), request, FetchResponse.class, batch.requestTimeout())
-                .thenCompose(response -> {
-                    record(batch, response, request, positions, searches, stopped);
-                    return nextRound(batch, positions, searches, stopped);
-                });
+        return exchange(batch, ApiKeys.FETCH, FetchWire.MIN_VERSION, request.latestAllowedVersion(),
+                version -> FetchWire.divergenceRequest(version, DEBUGGING_REPLICA_ID, request.asked, request.probes),
+                (version, body) -> {
+                    record(batch, version, body, request, positions, searches, stopped);
+                    return null;
+                })
+                .thenCompose(recorded -> nextRound(batch, positions, searches, stopped));
     }
 
     /**
-     * One round of the DivergingEpoch search: for every partition still searching, FetchOffset past any log end
-     * (the broker runs the divergence check and returns no records) with LastFetchedEpoch = the probe. Written
-     * from the Fetch request schema: ReplicaId -2 (v11+: a follower or a leaderless replica serves it; in
-     * ReplicaState from v15), MaxWait 0 and MinBytes 0 (answer at once), no session (SessionId 0, SessionEpoch
-     * -1, so the broker creates none), topics by name up to v12 and by id from v13.
+     * One round of the DivergingEpoch search: for every partition still searching, LastFetchedEpoch = the probe
+     * ({@link FetchWire#divergenceRequest}), the partitions grouped by topic. Topics go by name up to v12 and by
+     * id from v13, so a batch with a topic of unknown id is asked in v12.
      */
-    static final class DivergenceFetch extends AbstractRequest.Builder<FetchRequest> {
+    static final class DivergenceFetch {
         final int[] order;
         final int[] probes;
+        final PartitionList asked;
         final Map<Uuid, String> topicNames = new HashMap<>();
-        private final BatchPositions positions;
+        private final boolean everyTopicIdKnown;
 
         DivergenceFetch(BatchPositions positions, int[] searching, LatestEpochSearch[] searches) {
-            super(ApiKeys.FETCH, MIN_FETCH_VERSION, everyTopicIdKnown(positions, searching)
-                    ? ApiKeys.FETCH.latestVersion() : LAST_FETCH_VERSION_WITH_TOPIC_NAMES);
-            this.positions = positions;
             this.order = positions.groupByTopic(searching);
+            this.asked = positions.inOrder(order);
             this.probes = new int[order.length];
             for (int k = 0; k < order.length; k++) {
-                PartitionToProbe p = positions.partitions.get(order[k]);
                 probes[k] = searches[order[k]].nextProbe();
-                if (k == 0 || p.topicPartition().topic() != positions.partitions.get(order[k - 1]).topicPartition().topic()) {
-                    topicNames.put(p.topicId(), p.topicPartition().topic());
-                }
             }
+            boolean idsKnown = true;
+            int[] starts = asked.topicStarts();
+            for (int t = 0; t + 1 < starts.length; t++) {
+                Uuid topicId = asked.topicId(starts[t]);
+                idsKnown &= !Uuid.ZERO_UUID.equals(topicId);
+                topicNames.put(topicId, asked.topic(starts[t]));
+            }
+            this.everyTopicIdKnown = idsKnown;
         }
 
-        private static boolean everyTopicIdKnown(BatchPositions positions, int[] searching) {
-            return Arrays.stream(searching).noneMatch(i -> Uuid.ZERO_UUID.equals(positions.partitions.get(i).topicId()));
-        }
-
-        @Override
-        public FetchRequest build(short version) {
-            FetchRequestData data = new FetchRequestData().setMaxWaitMs(0).setMinBytes(0)
-                    .setSessionId(0).setSessionEpoch(-1);
-            if (version >= 15) {
-                data.setReplicaState(new FetchRequestData.ReplicaState().setReplicaId(ListOffsetsRequest.DEBUGGING_REPLICA_ID));
-            } else {
-                data.setReplicaId(ListOffsetsRequest.DEBUGGING_REPLICA_ID);
-            }
-            FetchRequestData.FetchTopic topic = null;
-            String topicName = null;
-            for (int k = 0; k < order.length; k++) {
-                PartitionToProbe p = positions.partitions.get(order[k]);
-                if (!p.topicPartition().topic().equals(topicName)) {
-                    topicName = p.topicPartition().topic();
-                    topic = version >= 13 ? new FetchRequestData.FetchTopic().setTopicId(p.topicId())
-                            : new FetchRequestData.FetchTopic().setTopic(p.topicPartition().topic());
-                    data.topics().add(topic);
-                }
-                topic.partitions().add(new FetchRequestData.FetchPartition()
-                        .setPartition(p.topicPartition().partition())
-                        .setCurrentLeaderEpoch(-1)
-                        .setFetchOffset(Long.MAX_VALUE)
-                        .setLastFetchedEpoch(probes[k])
-                        .setLogStartOffset(FetchRequest.INVALID_LOG_START_OFFSET)
-                        .setPartitionMaxBytes(0));
-            }
-            return new FetchRequest(data, version);
+        short latestAllowedVersion() {
+            return everyTopicIdKnown ? FetchWire.MAX_VERSION : FetchWire.LAST_VERSION_WITH_TOPIC_NAMES;
         }
 
         @Override
@@ -318,48 +296,88 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
         }
     }
 
-    private void record(ProbeBatch batch, FetchResponse response, DivergenceFetch request, BatchPositions positions,
-                        LatestEpochSearch[] searches, EpochOutcome[] stopped) {
-        Errors topLevel = response.error();
-        if (topLevel != Errors.NONE) {
-            throw new BrokerRequestException(batch.brokerId(), true, connections.describe(batch.brokerId())
-                    + " answered Fetch with " + topLevel.name() + ": " + topLevel.message());
-        }
+    private void record(ProbeBatch batch, short version, ByteBuffer body, DivergenceFetch request,
+                        BatchPositions positions, LatestEpochSearch[] searches, EpochOutcome[] stopped) {
         int[] probeAt = new int[positions.size()];
         Arrays.fill(probeAt, NOT_ASKED);
         for (int k = 0; k < request.order.length; k++) {
             probeAt[request.order[k]] = request.probes[k];
         }
-        int k = 0;
-        for (FetchResponseData.FetchableTopicResponse topic : response.data().responses()) {
-            String name = Uuid.ZERO_UUID.equals(topic.topicId()) ? topic.topic() : request.topicNames.get(topic.topicId());
-            for (FetchResponseData.PartitionData partition : topic.partitions()) {
-                int expected = k < request.order.length ? request.order[k] : -1;
-                k++;
-                int position = name == null ? -1 : positions.find(name, partition.partitionIndex(), expected);
-                if (position < 0 || probeAt[position] == NOT_ASKED) {
-                    continue;
-                }
-                int probedEpoch = probeAt[position];
-                probeAt[position] = NOT_ASKED;
-                Errors error = Errors.forCode(partition.errorCode());
-                if (error == Errors.OFFSET_OUT_OF_RANGE) {
-                    searches[position].outOfRange(probedEpoch);
-                } else if (error != Errors.NONE) {
-                    stopped[position] = new EpochOutcome(null, error, null);
-                } else if (FetchResponse.isDivergingEpoch(partition)) {
-                    searches[position].diverged(probedEpoch, partition.divergingEpoch().endOffset());
-                } else {
-                    stopped[position] = new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
-                            + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)");
-                }
+        int[] k = {0};
+        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, divergingEpoch,
+                                                                divergingEndOffset) -> {
+            String name = topicId == null ? topic : request.topicNames.get(topicId);
+            int expected = k[0] < request.order.length ? request.order[k[0]] : -1;
+            k[0]++;
+            int position = name == null ? -1 : positions.find(name, partition, expected);
+            if (position < 0 || probeAt[position] == NOT_ASKED) {
+                return;
             }
+            int probedEpoch = probeAt[position];
+            probeAt[position] = NOT_ASKED;
+            Errors error = errorOf(errorCode);
+            if (error == Errors.OFFSET_OUT_OF_RANGE) {
+                searches[position].outOfRange(probedEpoch);
+            } else if (error != Errors.NONE) {
+                stopped[position] = new EpochOutcome(null, error, null);
+            } else if (divergingEpoch >= 0) {
+                searches[position].diverged(probedEpoch, divergingEndOffset);
+            } else {
+                stopped[position] = new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
+                        + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)");
+            }
+        });
+        if (topLevel != Errors.NONE.code()) {
+            Errors error = Errors.forCode(topLevel);
+            throw new BrokerRequestException(batch.brokerId(), true, connections.describe(batch.brokerId())
+                    + " answered Fetch with " + error.name() + ": " + error.message());
         }
         for (int position : request.order) {
             if (probeAt[position] != NOT_ASKED) {
                 stopped[position] = new EpochOutcome(null, Errors.NONE, "left the partition out of its Fetch answer");
             }
         }
+    }
+
+    /** {@link Errors#forCode}, without its map lookup for the usual 0. */
+    private static Errors errorOf(short code) {
+        return code == 0 ? Errors.NONE : Errors.forCode(code);
+    }
+
+    // ---- Sending -----------------------------------------------------------------------------------
+
+    /** Reads a response body of the version the request was sent in. */
+    @FunctionalInterface
+    private interface BodyReader<T> {
+        T read(short version, ByteBuffer body);
+    }
+
+    /**
+     * Sends one request in the highest version of [{@code min}, {@code max}] the broker offers, framed and read by
+     * the {@code protocol} package (no kafka-clients object per partition) over the raw channel, which has the same
+     * TLS/SASL set-up as every other connection.
+     */
+    private <T> CompletableFuture<T> exchange(ProbeBatch batch, ApiKeys api, short min, short max,
+                                              Function<Short, ByteBuffer> request, BodyReader<T> reader) {
+        int broker = batch.brokerId();
+        return connections.apiVersions(broker, batch.requestTimeout()).thenCompose(versions -> {
+            Optional<Short> version = versions.highestVersion(api.id, min, max);
+            if (version.isEmpty()) {
+                return CompletableFuture.failedFuture(new BrokerRequestException(broker, false,
+                        connections.describe(broker) + " does not offer " + api.name + " v" + min + "–v" + max
+                                + ", which the stock probe needs (Kafka 3.0 or later)"));
+            }
+            short v = version.get();
+            return connections.sendRaw(broker, api.id, v, request.apply(v), batch.requestTimeout())
+                    .thenApply(body -> {
+                        try {
+                            return reader.read(v, body);
+                        } catch (ProtocolException e) {
+                            throw new BrokerRequestException(broker, false, connections.describe(broker) + " answered "
+                                    + api.name + " v" + v + " with bytes this tool cannot read: " + e.getMessage(), e);
+                        }
+                    });
+        });
     }
 
     // ---- Combining both answers ------------------------------------------------------------------

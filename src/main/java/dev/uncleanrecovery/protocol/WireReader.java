@@ -106,6 +106,15 @@ final class WireReader {
         return buffer.getLong();
     }
 
+    /** Skips {@code bytes} bytes of a field this reader does not look into (records, tags it does not know). */
+    void skip(long bytes, String field) {
+        if (bytes < 0 || bytes > buffer.remaining()) {
+            throw new ProtocolException(String.format("%s truncated: %s at position %d claims %d bytes, only %d left",
+                    message, field, position(), bytes, buffer.remaining()));
+        }
+        buffer.position(buffer.position() + (int) bytes);
+    }
+
     /** A UUID is its most significant 64 bits then its least significant 64 bits. */
     Uuid readUuid(String field) {
         need(16, field);
@@ -285,6 +294,19 @@ final class WireReader {
             fields.add(new UnknownTaggedField((int) tag, data));
         }
         return Collections.unmodifiableList(fields);
+    }
+
+    /** A tagged-field section whose fields are all skipped: none of them is needed. */
+    void skipTaggedFields(String struct) {
+        if (buffer.hasRemaining() && buffer.get(buffer.position()) == 0) {
+            buffer.get(); // no tagged fields: the usual case, read without building the field names below
+            return;
+        }
+        long count = readUnsignedVarint("tagged fields of " + struct);
+        for (long i = 0; i < count; i++) {
+            readUnsignedVarint("tag in " + struct);
+            skip(readUnsignedVarint("tag size in " + struct), "tagged field of " + struct);
+        }
     }
 
     private void checkCountFits(String field, int fieldStart, long count, int minElementBytes) {

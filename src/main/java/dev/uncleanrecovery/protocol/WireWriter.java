@@ -16,21 +16,27 @@ import org.apache.kafka.common.Uuid;
 final class WireWriter {
 
     private final String message;
-    private byte[] bytes = new byte[256];
+    private byte[] bytes;
     private int size;
 
     /** @param message what is being written, for error messages ("ElectLeaders v2 request") */
     WireWriter(String message) {
+        this(message, 256);
+    }
+
+    /** @param expectedBytes how many bytes the message will likely take: growing the array costs copies */
+    WireWriter(String message, int expectedBytes) {
         this.message = message;
+        this.bytes = new byte[Math.max(16, expectedBytes)];
     }
 
     String message() {
         return message;
     }
 
-    /** A read-to-end buffer of exactly the bytes written. */
+    /** A read-to-end buffer of exactly the bytes written, over an array of exactly that length. */
     ByteBuffer toByteBuffer() {
-        return ByteBuffer.wrap(Arrays.copyOf(bytes, size));
+        return ByteBuffer.wrap(size == bytes.length ? bytes : Arrays.copyOf(bytes, size));
     }
 
     void writeInt8(byte value) {

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.protocol.FetchWire;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
@@ -53,13 +55,13 @@ class DivergenceFetchTest {
                     FetchRequest.INVALID_LOG_START_OFFSET, 0, Optional.empty(),
                     Optional.of(searches[position].nextProbe())));
         }
-        for (short version = StockLogInfoSource.MIN_FETCH_VERSION; version <= ApiKeys.FETCH.latestVersion(); version++) {
+        assertThat(ours.latestAllowedVersion()).isEqualTo(ApiKeys.FETCH.latestVersion());
+        for (short version = FetchWire.MIN_VERSION; version <= ApiKeys.FETCH.latestVersion(); version++) {
             FetchRequest.Builder theirs = new FetchRequest.Builder(version, version, ListOffsetsRequest.DEBUGGING_REPLICA_ID,
                     -1L, 0, 0, fetchData);
             FetchRequestData expected = theirs.build(version).data();
-            FetchRequestData actual = ours.build(version).data();
-            assertThat(bytes(actual, version)).as("Fetch v%d", version).isEqualTo(bytes(expected, version));
-            assertThat(FetchRequest.replicaId(actual)).isEqualTo(ListOffsetsRequest.DEBUGGING_REPLICA_ID);
+            ByteBuffer actual = FetchWire.divergenceRequest(version, -2, ours.asked, ours.probes);
+            assertThat(actual).as("Fetch v%d", version).isEqualTo(bytes(expected, version));
         }
     }
 
@@ -73,7 +75,8 @@ class DivergenceFetchTest {
         StockLogInfoSource.DivergenceFetch request =
                 new StockLogInfoSource.DivergenceFetch(positions, new int[] {5, 0}, searches);
         assertThat(request.latestAllowedVersion()).isEqualTo((short) 12);
-        FetchRequestData data = request.build((short) 12).data();
+        FetchRequestData data = new FetchRequestData(new ByteBufferAccessor(
+                FetchWire.divergenceRequest((short) 12, -2, request.asked, request.probes)), (short) 12);
         assertThat(data.topics()).extracting(FetchRequestData.FetchTopic::topic).containsExactly("legacy", "orders");
     }
 
