@@ -57,6 +57,21 @@ class ExecuteCommandClusterTest {
     }
 
     @Test
+    @Order(0)
+    void recover_that_cannot_write_its_plan_elects_nothing(LocalKafkaCluster cluster) throws Exception {
+        // The plan is written while the partitions are re-read: the election must still wait for it, and not happen.
+        Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "");
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "orders", "--partition", "0",
+                "--output-file", notADirectory.resolve("orders-0.json").toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isNotEqualTo(ExitCode.OK);
+        assertThat(run.err()).contains("error:", "not-a-directory");
+        assertThat(run.err()).doesNotContain("electing");
+        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+    }
+
+    @Test
     @Order(1)
     void recover_elects_the_longest_log_of_the_highest_epoch_from_outside_the_isr(LocalKafkaCluster cluster) throws Exception {
         PartitionView before = cluster.describePartition(ORDERS_0);
