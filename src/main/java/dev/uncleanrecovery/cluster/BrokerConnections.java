@@ -31,11 +31,14 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
@@ -63,6 +66,8 @@ public final class BrokerConnections implements AutoCloseable {
 
     /** How long the I/O thread sleeps at most when nothing happens; bounds the delay of a timeout. */
     private static final long MAX_POLL_MS = 100;
+    /** ApiVersions v3 (Kafka 2.4+): flexible, names the client software; every KRaft broker answers it. */
+    private static final short API_VERSIONS_VERSION = 3;
 
     /**
      * @param maxInFlightRequestsPerBroker requests on the wire to one broker at once
@@ -174,8 +179,7 @@ public final class BrokerConnections implements AutoCloseable {
                                                                   Class<R> responseType, Duration timeout) {
         CompletableFuture<R> future = new CompletableFuture<>();
         if (!brokers.containsKey(brokerId)) {
-            future.completeExceptionally(new BrokerRequestException(brokerId, false, "broker " + brokerId
-                    + " is not registered with the controller (DescribeCluster did not list it), so it cannot be asked"));
+            future.completeExceptionally(notRegistered(brokerId));
             return future;
         }
         if (closing) {
@@ -206,14 +210,28 @@ public final class BrokerConnections implements AutoCloseable {
         return apiVersions(brokerId, settings.defaultRequestTimeout());
     }
 
-    /** {@link #apiVersions(int)}, waiting at most {@code timeout} when the broker has not been asked yet. */
+    /**
+     * {@link #apiVersions(int)}, waiting at most {@code timeout} when the broker has not been asked yet. Asked on the
+     * raw channel, whose connection then carries the probe's and the election's requests: one round trip before the
+     * first of them (NetworkClient would first make its own ApiVersions round trip on a new connection).
+     */
     public CompletableFuture<BrokerApiVersions> apiVersions(int brokerId, Duration timeout) {
         return apiVersions.compute(brokerId, (id, cached) -> {
             if (cached != null && !cached.isCompletedExceptionally()) {
                 return cached;
             }
-            return send(id, new ApiVersionsRequest.Builder(), ApiVersionsResponse.class, timeout)
-                    .thenApply(response -> {
+            if (!brokers.containsKey(id)) {
+                return CompletableFuture.failedFuture(notRegistered(id));
+            }
+            long deadlineMs = time.milliseconds() + Math.max(1, timeout.toMillis());
+            return rawChannels().sendFrame(id, ApiKeys.API_VERSIONS.id, correlationId ->
+                                    new ApiVersionsRequest.Builder().build(API_VERSIONS_VERSION).serializeWithHeader(
+                                            new RequestHeader(ApiKeys.API_VERSIONS, API_VERSIONS_VERSION, clientId, correlationId)),
+                            deadlineMs)
+                    .thenApply(frame -> {
+                        frame.getInt(); // response header v0, whatever the version: the correlation id only
+                        ApiVersionsResponse response = ApiVersionsResponse.parse(new ByteBufferAccessor(frame),
+                                API_VERSIONS_VERSION);
                         Errors error = Errors.forCode(response.data().errorCode());
                         if (error != Errors.NONE) {
                             throw new BrokerRequestException(id, true, describe(id)
@@ -262,6 +280,11 @@ public final class BrokerConnections implements AutoCloseable {
             }
             return rawChannels().sendFrame(brokerId, apiKey, frameForCorrelationId, deadlineMs);
         });
+    }
+
+    private static BrokerRequestException notRegistered(int brokerId) {
+        return new BrokerRequestException(brokerId, false, "broker " + brokerId
+                + " is not registered with the controller (DescribeCluster did not list it), so it cannot be asked");
     }
 
     private BrokerRequestException notAdvertised(int brokerId, short apiKey, short apiVersion) {

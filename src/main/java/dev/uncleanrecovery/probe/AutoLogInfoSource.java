@@ -5,6 +5,8 @@ package dev.uncleanrecovery.probe;
 import dev.uncleanrecovery.cluster.BrokerApiVersions;
 import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.protocol.GetReplicaLogInfo;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
@@ -44,6 +46,12 @@ public final class AutoLogInfoSource implements ReplicaLogInfoSource {
     @Override
     public EvidenceSource kindFor(int brokerId) {
         return chosen.getOrDefault(brokerId, EvidenceSource.STOCK);
+    }
+
+    /** Each broker's ApiVersions, which decides what to ask it: asked before any batch is built. */
+    @Override
+    public void prepare(Collection<Integer> brokerIds, Duration timeout) {
+        brokerIds.forEach(apiVersions::apply);
     }
 
     @Override

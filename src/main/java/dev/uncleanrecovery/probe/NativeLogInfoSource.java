@@ -13,6 +13,7 @@ import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse.PartitionLogInfo;
 import dev.uncleanrecovery.protocol.ProtocolException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -81,6 +82,12 @@ public final class NativeLogInfoSource implements ReplicaLogInfoSource {
     @Override
     public EvidenceSource kindFor(int brokerId) {
         return EvidenceSource.NATIVE;
+    }
+
+    /** Each broker's ApiVersions, which decides what to ask it: asked before any batch is built. */
+    @Override
+    public void prepare(Collection<Integer> brokerIds, Duration timeout) {
+        brokerIds.forEach(apiVersions::apply);
     }
 
     @Override

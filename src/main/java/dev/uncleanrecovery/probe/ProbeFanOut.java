@@ -115,6 +115,13 @@ public final class ProbeFanOut {
 
     public CompletableFuture<ProbeResult> start(Map<Integer, List<PartitionToProbe>> partitionsByBroker,
                                                 Map<Integer, Duration> fencedBrokers, Consumer<ProbeProgress> progress) {
+        try {
+            // First: the round trips it starts overlap with setting up the run and building the first batches.
+            source.prepare(partitionsByBroker.entrySet().stream().filter(e -> !e.getValue().isEmpty())
+                    .map(Map.Entry::getKey).toList(), settings.requestTimeout());
+        } catch (RuntimeException e) {
+            LOG.debug("preparing the source failed; the batches ask again", e);
+        }
         Run run = new Run(partitionsByBroker, progress == null ? p -> { } : progress);
         fencedBrokers.forEach((brokerId, timeout) -> {
             BrokerRun broker = run.brokers.get(brokerId);
@@ -138,6 +145,8 @@ public final class ProbeFanOut {
         final long deadlineNanos = startNanos + settings.timeout().toNanos();
         final Map<Integer, BrokerRun> brokers = new TreeMap<>();
         final Map<SpreadKey, PartitionEvidence> evidence;
+        /** The evidence in the order the callers listed the partitions: nearly sorted, so the result sorts fast. */
+        final List<PartitionEvidence> firstSeen;
         final RequestCounts requests = new RequestCounts();
         final CompletableFuture<ProbeResult> result = new CompletableFuture<>();
         final Consumer<ProbeProgress> progress;
@@ -167,12 +176,16 @@ public final class ProbeFanOut {
             // Sized once (a partition per replica at most): rehashing 100,000 entries again and again costs.
             int replicas = partitionsByBroker.values().stream().mapToInt(List::size).sum();
             this.evidence = new HashMap<>(Math.max(16, replicas));
+            this.firstSeen = new ArrayList<>(replicas);
             partitionsByBroker.forEach((brokerId, partitions) -> {
                 BrokerRun broker = new BrokerRun(brokerId, partitions.size());
                 for (PartitionToProbe p : partitions) {
                     if (!broker.unsettled.containsKey(p.topicPartition())) {
-                        PartitionEvidence partition = evidence.computeIfAbsent(SpreadKey.of(p.topicPartition()),
-                                k -> new PartitionEvidence(p.topicPartition()));
+                        PartitionEvidence partition = evidence.computeIfAbsent(SpreadKey.of(p.topicPartition()), k -> {
+                            PartitionEvidence first = new PartitionEvidence(p.topicPartition());
+                            firstSeen.add(first);
+                            return first;
+                        });
                         partition.replicas++;
                         broker.unsettled.put(p.topicPartition(), new Unsettled(p, partition));
                         broker.ready.add(p);
@@ -406,9 +419,11 @@ public final class ProbeFanOut {
             if (deadlineTask != null) {
                 deadlineTask.cancel(false);
             }
-            PartitionMap.Builder<List<ReplicaEvidence>> out = new PartitionMap.Builder<>(evidence.size());
-            for (PartitionEvidence e : evidence.values()) {
-                e.byBroker.sort(Comparator.comparingInt(ReplicaEvidence::broker));
+            PartitionMap.Builder<List<ReplicaEvidence>> out = new PartitionMap.Builder<>(firstSeen.size());
+            for (PartitionEvidence e : firstSeen) {
+                if (e.byBroker.size() > 1) {
+                    e.byBroker.sort(Comparator.comparingInt(ReplicaEvidence::broker));
+                }
                 out.put(e.topicPartition, List.copyOf(e.byBroker));
             }
             result.complete(new ProbeResult(out.build(), requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));

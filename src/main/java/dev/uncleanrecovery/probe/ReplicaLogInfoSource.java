@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -26,4 +28,12 @@ public interface ReplicaLogInfoSource {
      *         engine honours. Must not block the calling thread.
      */
     CompletableFuture<ProbeBatchAnswer> probe(ProbeBatch batch);
+
+    /**
+     * Called once before the first batch, with every broker the run will ask. A source that needs an answer from
+     * each broker before its first request (its ApiVersions) asks for it now, so that round trip overlaps with the
+     * building of the first batches instead of following it. Must not block; failures are left to {@link #probe}.
+     */
+    default void prepare(Collection<Integer> brokerIds, Duration timeout) {
+    }
 }

@@ -9,9 +9,11 @@ import dev.uncleanrecovery.protocol.ListOffsetsWire;
 import dev.uncleanrecovery.protocol.PartitionList;
 import dev.uncleanrecovery.protocol.ProtocolException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +62,12 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
     @Override
     public EvidenceSource kindFor(int brokerId) {
         return EvidenceSource.STOCK;
+    }
+
+    /** Each broker's ApiVersions, which picks the versions of every request: asked before any batch is built. */
+    @Override
+    public void prepare(Collection<Integer> brokerIds, Duration timeout) {
+        brokerIds.forEach(broker -> connections.apiVersions(broker, timeout));
     }
 
     @Override

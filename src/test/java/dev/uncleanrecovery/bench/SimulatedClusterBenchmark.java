@@ -49,17 +49,31 @@ final class SimulatedClusterBenchmark {
             Files.write(brokersFile, lines);
 
             String javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            String classpath = Path.of(SimulatedProbeDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                    + java.io.File.pathSeparator + jar;
-            // A warm-up probe first: the simulator's JVM loads and JIT-compiles kafka-clients' message classes,
-            // which on a busy machine takes seconds that are not the tool's.
-            MeasuredProcess.run(List.of(javaBinary, "-cp", classpath, SimulatedProbeDriver.class.getName(),
-                    brokersFile.toString(), String.valueOf(Math.min(partitions, 2000))), out.resolve("simulated-warmup"), 600);
-            brokers.forEach(b -> b.requests.set(0));
+            // Class-data sharing maps jars only, so the driver's classes go into a jar of their own.
+            String classpath = driverJar(out) + java.io.File.pathSeparator + jar;
             // The bin script's JVM flags by default; --driver-opts replaces them (e.g. "-XX:+UseParallelGC" for C2 too).
+            List<String> flags = options.containsKey("driver-opts")
+                    ? List.of(options.get("driver-opts").trim().split("\\s+")) : Benchmarks.toolJvmFlags();
+            // A warm-up probe first: the simulator's JVM loads and JIT-compiles kafka-clients' message classes,
+            // which on a busy machine takes seconds that are not the tool's. With the bin script's flags it also
+            // records the class-data archive the measured run maps, as the bin script's own archive does for the
+            // tool (the driver's class path differs from the tool's jar, so the tool's archive cannot be used).
+            Path archive = out.resolve("simulated-driver.jsa");
+            Files.deleteIfExists(archive);
+            List<String> warmup = new ArrayList<>(List.of(javaBinary));
+            if (!options.containsKey("driver-opts")) {
+                warmup.addAll(flags);
+                warmup.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
+            }
+            warmup.addAll(List.of("-cp", classpath, SimulatedProbeDriver.class.getName(), brokersFile.toString(),
+                    String.valueOf(Math.min(partitions, 2000))));
+            MeasuredProcess.run(warmup, out.resolve("simulated-warmup"), 600);
+            brokers.forEach(b -> b.requests.set(0));
             List<String> driver = new ArrayList<>(List.of(javaBinary, "-Xmx" + heapMib + "m"));
-            driver.addAll(options.containsKey("driver-opts") ? List.of(options.get("driver-opts").trim().split("\\s+"))
-                    : Benchmarks.toolJvmFlags());
+            driver.addAll(flags);
+            if (Files.exists(archive) && Files.size(archive) > 0) {
+                driver.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
+            }
             driver.addAll(List.of("-cp", classpath));
             String driverLogback = System.getProperty("bench.driver.logback");
             if (driverLogback != null) {
@@ -124,6 +138,22 @@ final class SimulatedClusterBenchmark {
     }
 
     /** Round trips of the DivergingEpoch bisection over [-1, epoch + 2). */
+    /** The driver and the layout it shares with the simulator, as a jar next to the results. */
+    private static Path driverJar(Path out) throws Exception {
+        Path classes = Path.of(SimulatedProbeDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path bench = classes.resolve(SimulatedProbeDriver.class.getPackageName().replace('.', '/'));
+        Path driverJar = out.resolve("simulated-driver.jar");
+        try (var stream = Files.newDirectoryStream(bench, "Simulated*.class");
+             var jarOut = new java.util.jar.JarOutputStream(Files.newOutputStream(driverJar))) {
+            for (Path c : stream) {
+                jarOut.putNextEntry(new java.util.jar.JarEntry(classes.relativize(c).toString().replace('\\', '/')));
+                Files.copy(c, jarOut);
+                jarOut.closeEntry();
+            }
+        }
+        return driverJar;
+    }
+
     static int roundsPerBatch(int metadataEpoch) {
         int rounds = 0;
         for (int width = metadataEpoch + 3; width > 1; width = (width + 1) / 2) {
