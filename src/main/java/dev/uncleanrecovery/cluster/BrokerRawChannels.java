@@ -95,11 +95,10 @@ final class BrokerRawChannels implements AutoCloseable {
                     .setCorrelationId(correlationId)
                     .setClientId(clientId);
             ObjectSerializationCache cache = new ObjectSerializationCache();
-            ByteBuffer frame = ByteBuffer.allocate(header.size(cache, REQUEST_HEADER_VERSION) + body.remaining());
-            header.write(new ByteBufferAccessor(frame), cache, REQUEST_HEADER_VERSION);
-            frame.put(body.duplicate());
-            frame.flip();
-            return frame;
+            ByteBuffer headerBytes = ByteBuffer.allocate(header.size(cache, REQUEST_HEADER_VERSION));
+            header.write(new ByteBufferAccessor(headerBytes), cache, REQUEST_HEADER_VERSION);
+            // Header and body go out as two buffers: the body (a thousand partitions) is not copied.
+            return new ByteBuffer[] {headerBytes.flip(), body.duplicate()};
         }, true, deadlineMs);
     }
 
@@ -109,10 +108,11 @@ final class BrokerRawChannels implements AutoCloseable {
      */
     CompletableFuture<ByteBuffer> sendFrame(int brokerId, short apiKey, IntFunction<ByteBuffer> frameForCorrelationId,
                                             long deadlineMs) {
-        return enqueue(brokerId, apiKey, frameForCorrelationId, false, deadlineMs);
+        return enqueue(brokerId, apiKey, correlationId -> new ByteBuffer[] {frameForCorrelationId.apply(correlationId)},
+                false, deadlineMs);
     }
 
-    private CompletableFuture<ByteBuffer> enqueue(int brokerId, short apiKey, IntFunction<ByteBuffer> frameFor,
+    private CompletableFuture<ByteBuffer> enqueue(int brokerId, short apiKey, IntFunction<ByteBuffer[]> frameFor,
                                                   boolean bodyOnly, long deadlineMs) {
         CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
         if (closing) {
@@ -120,7 +120,7 @@ final class BrokerRawChannels implements AutoCloseable {
             return future;
         }
         int correlationId = correlationIds.incrementAndGet();
-        ByteBuffer frame;
+        ByteBuffer[] frame;
         try {
             frame = frameFor.apply(correlationId);
         } catch (RuntimeException e) {
@@ -238,7 +238,7 @@ final class BrokerRawChannels implements AutoCloseable {
             } else if (selector.isChannelReady(connectionId) && !channel.hasSend()) {
                 RawRequest request = queue.poll();
                 inFlightByBroker.computeIfAbsent(brokerId, id -> new HashMap<>()).put(request.correlationId, request);
-                selector.send(new NetworkSend(connectionId, ByteBufferSend.sizePrefixed(request.frame)));
+                selector.send(new NetworkSend(connectionId, sizePrefixed(request.frame)));
             }
         }
         if (queue.isEmpty()) {
@@ -280,9 +280,9 @@ final class BrokerRawChannels implements AutoCloseable {
                 if (request.bodyOnly) {
                     new ResponseHeaderData(new ByteBufferAccessor(payload), RESPONSE_HEADER_VERSION);
                 }
-                ByteBuffer answer = ByteBuffer.allocate(payload.remaining());
-                answer.put(payload).flip();
-                request.future.complete(answer);
+                // The receive's buffer is this answer's alone (the selector's memory pool is MemoryPool.NONE: it
+                // allocates per receive and never reuses), so it is handed over, not copied.
+                request.future.complete(payload.slice());
             } catch (RuntimeException e) {
                 request.future.completeExceptionally(new BrokerRequestException(brokerId, true, describe.apply(brokerId)
                         + " sent an unreadable response header for api key " + request.apiKey + ": " + e.getMessage(), e));
@@ -327,7 +327,20 @@ final class BrokerRawChannels implements AutoCloseable {
                 + " abandoned: broker connections were closed");
     }
 
-    private record RawRequest(int brokerId, short apiKey, int correlationId, ByteBuffer frame, boolean bodyOnly,
+    /** The frame's parts behind its int32 size, written out without joining them first. */
+    private static ByteBufferSend sizePrefixed(ByteBuffer[] parts) {
+        int size = 0;
+        for (ByteBuffer part : parts) {
+            size += part.remaining();
+        }
+        ByteBuffer[] all = new ByteBuffer[parts.length + 1];
+        all[0] = ByteBuffer.allocate(Integer.BYTES).putInt(0, size);
+        System.arraycopy(parts, 0, all, 1, parts.length);
+        return new ByteBufferSend(all);
+    }
+
+    /** @param frame the request frame in parts (header, body), without the size prefix */
+    private record RawRequest(int brokerId, short apiKey, int correlationId, ByteBuffer[] frame, boolean bodyOnly,
                               long deadlineMs, long createdMs, CompletableFuture<ByteBuffer> future) {
     }
 }

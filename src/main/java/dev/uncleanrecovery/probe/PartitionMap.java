@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -42,6 +43,17 @@ public final class PartitionMap<V> extends AbstractMap<TopicPartition, V> {
         Builder<V> builder = new Builder<>(map.size());
         map.forEach(builder::put);
         return builder.build();
+    }
+
+    /** The same partitions (the key array is shared, not sorted again), each value replaced by {@code f} of it. */
+    public <W> PartitionMap<W> mapValues(Function<? super V, ? extends W> f) {
+        Object[] mapped = new Object[values.length];
+        for (int i = 0; i < values.length; i++) {
+            @SuppressWarnings("unchecked")
+            V value = (V) values[i];
+            mapped[i] = f.apply(value);
+        }
+        return new PartitionMap<>(keys, mapped);
     }
 
     /** Collects entries in any order; {@link #build} sorts them. Each partition may be put once. */

@@ -147,6 +147,8 @@ public final class ProbeFanOut {
         final Map<SpreadKey, PartitionEvidence> evidence;
         /** The evidence in the order the callers listed the partitions: nearly sorted, so the result sorts fast. */
         final List<PartitionEvidence> firstSeen;
+        /** {@link #firstSeen} in topic/partition order, sorted once while the first answers are on their way. */
+        PartitionMap<PartitionEvidence> ordered;
         final RequestCounts requests = new RequestCounts();
         final CompletableFuture<ProbeResult> result = new CompletableFuture<>();
         final Consumer<ProbeProgress> progress;
@@ -212,6 +214,9 @@ public final class ProbeFanOut {
                 reportProgress();
                 brokers.values().forEach(this::pump);
                 finishIfComplete();
+                // While the first answers are on their way: the result's partition order, so that the end of the
+                // run only fills it in.
+                onThread.execute(this::orderEvidence);
             });
         }
 
@@ -419,15 +424,24 @@ public final class ProbeFanOut {
             if (deadlineTask != null) {
                 deadlineTask.cancel(false);
             }
-            PartitionMap.Builder<List<ReplicaEvidence>> out = new PartitionMap.Builder<>(firstSeen.size());
-            for (PartitionEvidence e : firstSeen) {
+            orderEvidence();
+            PartitionMap<List<ReplicaEvidence>> out = ordered.mapValues(e -> {
                 if (e.byBroker.size() > 1) {
                     e.byBroker.sort(Comparator.comparingInt(ReplicaEvidence::broker));
                 }
-                out.put(e.topicPartition, List.copyOf(e.byBroker));
-            }
-            result.complete(new ProbeResult(out.build(), requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));
+                return List.copyOf(e.byBroker);
+            });
+            result.complete(new ProbeResult(out, requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));
             thread.shutdownNow();
+        }
+
+        /** Sorts the partitions once into the result's order; the evidence objects fill up in place. */
+        void orderEvidence() {
+            if (ordered == null) {
+                PartitionMap.Builder<PartitionEvidence> builder = new PartitionMap.Builder<>(firstSeen.size());
+                firstSeen.forEach(e -> builder.put(e.topicPartition, e));
+                ordered = builder.build();
+            }
         }
 
         void reportProgress() {

@@ -44,8 +44,10 @@ public final class SimulatedProbeDriver {
         SimulatedLayout layout = new SimulatedLayout(brokers.size(), partitions);
         Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
         for (int t = 0; t < layout.topics(); t++) {
+            // One String per topic, as the tool's metadata read gives: every partition of a topic shares its name.
+            String topic = SimulatedLayout.topicName(t);
             for (int p = 0; p < layout.partitionsOf(t); p++) {
-                PartitionToProbe probe = new PartitionToProbe(new TopicPartition(SimulatedLayout.topicName(t), p),
+                PartitionToProbe probe = new PartitionToProbe(new TopicPartition(topic, p),
                         SimulatedLayout.topicId(t), SimulatedLayout.METADATA_EPOCH);
                 for (int k = 0; k < SimulatedLayout.REPLICATION; k++) {
                     byBroker.computeIfAbsent(layout.replica(t, p, k), b -> new ArrayList<>()).add(probe);

@@ -49,6 +49,19 @@ class PartitionMapTest {
     }
 
     @Test
+    void mapped_values_keep_the_order_and_the_lookups() {
+        PartitionMap<Integer> lengths = new PartitionMap.Builder<Integer>(3)
+                .put(new TopicPartition("b", 1), 10).put(new TopicPartition("a", 7), 20).put(new TopicPartition("a", 0), 30)
+                .build();
+        PartitionMap<String> named = lengths.mapValues(n -> "n" + n);
+        assertThat(named.keySet()).containsExactly(new TopicPartition("a", 0), new TopicPartition("a", 7),
+                new TopicPartition("b", 1));
+        assertThat(named.values()).containsExactly("n30", "n20", "n10");
+        assertThat(named.get(new TopicPartition("a", 7))).isEqualTo("n20");
+        assertThat(lengths.get(new TopicPartition("a", 7))).isEqualTo(20);
+    }
+
+    @Test
     void a_partition_put_twice_is_refused_and_a_partition_map_is_not_copied_again() {
         PartitionMap.Builder<Integer> twice = new PartitionMap.Builder<Integer>(3)
                 .put(new TopicPartition("b", 1), 1).put(new TopicPartition("a", 0), 2).put(new TopicPartition("b", 1), 3);
