@@ -303,7 +303,8 @@ final class BrokerRawChannels implements AutoCloseable {
                 failure = new BrokerRequestException(brokerId, true, describe.apply(brokerId)
                         + " closed the connection before answering");
             } else {
-                failure = new BrokerRequestException(brokerId, true, "cannot connect to " + describe.apply(brokerId)
+                // As for NetworkClient's connections: the probe settles a fenced broker that refuses at once.
+                failure = BrokerRequestException.refused(brokerId, "cannot connect to " + describe.apply(brokerId)
                         + ": connection refused or closed during setup (is the broker running and is this its listener?)");
             }
             failInFlight(brokerId, r -> failure);

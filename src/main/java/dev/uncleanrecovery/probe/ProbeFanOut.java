@@ -144,8 +144,7 @@ public final class ProbeFanOut {
         final long startNanos = System.nanoTime();
         final long deadlineNanos = startNanos + settings.timeout().toNanos();
         final Map<Integer, BrokerRun> brokers = new TreeMap<>();
-        final Map<SpreadKey, PartitionEvidence> evidence;
-        /** The evidence in the order the callers listed the partitions: nearly sorted, so the result sorts fast. */
+        /** Every partition's evidence, in the order the callers listed them: nearly sorted, so it sorts fast. */
         final List<PartitionEvidence> firstSeen;
         /** {@link #firstSeen} in topic/partition order, sorted once while the first answers are on their way. */
         PartitionMap<PartitionEvidence> ordered;
@@ -177,7 +176,8 @@ public final class ProbeFanOut {
             };
             // Sized once (a partition per replica at most): rehashing 100,000 entries again and again costs.
             int replicas = partitionsByBroker.values().stream().mapToInt(List::size).sum();
-            this.evidence = new HashMap<>(Math.max(16, replicas));
+            // Only to find a partition listed under several brokers: each replica then goes straight to its evidence.
+            Map<SpreadKey, PartitionEvidence> evidence = new HashMap<>(Math.max(16, replicas));
             this.firstSeen = new ArrayList<>(replicas);
             partitionsByBroker.forEach((brokerId, partitions) -> {
                 BrokerRun broker = new BrokerRun(brokerId, partitions.size());
@@ -448,7 +448,7 @@ public final class ProbeFanOut {
             int brokersAnswered = (int) brokers.values().stream().filter(b -> b.unsettled.isEmpty()).count();
             try {
                 progress.accept(new ProbeProgress(brokersAnswered, brokers.size(), replicasKnown, replicasTotal,
-                        partitionsKnown, evidence.size(), Duration.ofNanos(System.nanoTime() - startNanos)));
+                        partitionsKnown, firstSeen.size(), Duration.ofNanos(System.nanoTime() - startNanos)));
             } catch (RuntimeException e) {
                 LOG.debug("progress callback failed", e);
             }

@@ -373,7 +373,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             if (version.isEmpty()) {
                 return CompletableFuture.failedFuture(new BrokerRequestException(broker, false,
                         connections.describe(broker) + " does not offer " + api.name + " v" + min + "–v" + max
-                                + ", which the stock probe needs (Kafka 3.0 or later)"));
+                                + ", which the stock probe needs (every Kafka since 2.7 offers it)"));
             }
             short v = version.get();
             return connections.sendRaw(broker, api.id, v, request.apply(v), batch.requestTimeout())

@@ -146,7 +146,16 @@ class BrokerConnectionsClusterTest {
 
             assertThatThrownBy(answer::join).cause().isInstanceOf(BrokerRequestException.class)
                     .hasMessageStartingWith("cannot connect to broker 9 (127.0.0.1:" + closedPort + "): connection refused")
-                    .satisfies(e -> assertThat(((BrokerRequestException) e).isRetriable()).isTrue());
+                    .satisfies(e -> assertThat(((BrokerRequestException) e).isRetriable()).isTrue())
+                    // The probe settles a fenced broker that refuses at once instead of retrying until its deadline.
+                    .satisfies(e -> assertThat(((BrokerRequestException) e).isConnectionRefused()).isTrue());
+
+            // ApiVersions and the probe's requests go over the raw channel: the same answer there.
+            assertThatThrownBy(() -> connections.apiVersions(9, Duration.ofSeconds(10)).join()).cause()
+                    .isInstanceOf(BrokerRequestException.class)
+                    .hasMessageStartingWith("cannot connect to broker 9 (127.0.0.1:" + closedPort + "): connection refused")
+                    .satisfies(e -> assertThat(((BrokerRequestException) e).isRetriable()).isTrue())
+                    .satisfies(e -> assertThat(((BrokerRequestException) e).isConnectionRefused()).isTrue());
         }
     }
 
