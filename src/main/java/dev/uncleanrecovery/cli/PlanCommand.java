@@ -66,6 +66,12 @@ public class PlanCommand implements Callable<Integer> {
     /** Writes the plan file and prints it; shared with {@code recover}. */
     static int report(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
             throws java.io.IOException {
+        return report(result, file, global, out, err, () -> { });
+    }
+
+    /** @param written runs once the plan file is on disk, before the plan is printed */
+    static int report(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
+                      Runnable written) throws java.io.IOException {
         var plan = result.plan();
         if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
             out.println("Nothing is offline among the " + result.snapshot().partitions().size()
@@ -73,6 +79,7 @@ public class PlanCommand implements Callable<Integer> {
             return ExitCode.OK;
         }
         PlanFile.write(file, plan);
+        written.run();
         if (global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(plan));
         } else {

@@ -67,13 +67,15 @@ public class RecoverCommand implements Callable<Integer> {
                 return planCode;
             }
             // The plan is written and printed while its partitions are re-read and the designated replicas probed
-            // once more; nothing is elected before the plan is on disk. The steps are shown after the plan.
-            CompletableFuture<Integer> reported = reportInBackground(planned, planFile, out, err);
+            // once more; nothing is elected before the plan is on disk (printing it may still go on). The steps are
+            // shown after the plan.
+            CompletableFuture<Void> written = new CompletableFuture<>();
+            CompletableFuture<Integer> reported = reportInBackground(planned, planFile, out, err, written);
             ExecutionResult result;
             try {
                 result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
                         execution.options(planning.probeMode()), ProgressLine.heldUntil(reported, ProgressLine.steps(err)),
-                        reported::join);
+                        () -> CompletableFuture.anyOf(written, reported).join());
             } finally {
                 reported.handle((code, failure) -> code).join();
             }
@@ -83,12 +85,13 @@ public class RecoverCommand implements Callable<Integer> {
         }
     }
 
+    /** @param written completed once the plan file is on disk (the returned future fails if it cannot be written) */
     private CompletableFuture<Integer> reportInBackground(RecoveryPlanning.Result planned, Path planFile, PrintWriter out,
-                                                          PrintWriter err) {
+                                                          PrintWriter err, CompletableFuture<Void> written) {
         CompletableFuture<Integer> reported = new CompletableFuture<>();
         Thread writer = new Thread(() -> {
             try {
-                int code = PlanCommand.report(planned, planFile, root.global, out, err);
+                int code = PlanCommand.report(planned, planFile, root.global, out, err, () -> written.complete(null));
                 out.println();
                 out.flush();
                 reported.complete(code);

@@ -80,7 +80,7 @@ public final class StockElector implements DesignatedElector {
             if (visible || System.nanoTime() > deadline) {
                 return snapshot;
             }
-            Pause.millis(100, "the reorder");
+            Pause.millis(25, "the reorder");
         }
     }
 
