@@ -11,14 +11,11 @@ public interface DesignatedElector {
     /** How the elector works, for the output ("stock: reorder + UNCLEAN election"). */
     String describe();
 
-    /** @param targets partitions that passed {@link Revalidation}; each gets exactly one outcome */
-    List<PartitionOutcome> elect(List<ElectionTarget> targets);
-
     /**
-     * {@link #elect(List)} for targets just validated against {@code validated}. An elector that re-reads the
-     * partitions anyway right before its election may start from this read instead of making its own.
+     * @param targets   partitions that passed {@link Revalidation}; each gets exactly one outcome
+     * @param validated the read they passed it against, just now. An elector that must read the partitions again
+     *                  right before its one irreversible step (the native election) does; one that reads again
+     *                  anyway after a preparing step (the stock reorder) starts from this read
      */
-    default List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
-        return elect(targets);
-    }
+    List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated);
 }

@@ -39,11 +39,6 @@ public final class ElectorChoice implements DesignatedElector {
     }
 
     @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
-        return chosen().elect(targets);
-    }
-
-    @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
         return chosen().elect(targets, validated);
     }

@@ -98,8 +98,9 @@ public final class NativeElector implements DesignatedElector {
                 + "; the controller elects the designated replica or refuses, never another";
     }
 
+    /** @param validated not used: the partitions are read again right before the election, which nothing undoes */
     @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
         Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
         targets.forEach(t -> byPartition.put(t.topicPartition(), t));
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -88,12 +87,6 @@ public final class StockElector implements DesignatedElector {
     public String describe() {
         return "stock elector" + (whyStock == null ? "" : " (" + whyStock + ")")
                 + ": reorder replicas best-first, ElectLeaders UNCLEAN, restore the order, verify";
-    }
-
-    @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
-        return elect(targets, reader.read(targets.stream().map(ElectionTarget::topicPartition)
-                .collect(Collectors.toCollection(LinkedHashSet::new))));
     }
 
     /**

@@ -34,6 +34,7 @@ public final class FetchWire {
     public static final short MAX_VERSION = 18;
 
     private static final String REQUEST = "Fetch request";
+    private static final String SUPPORTED = "flexible, with LastFetchedEpoch";
     private static final String RESPONSE = "Fetch response";
     private static final short FIRST_VERSION_WITH_REPLICA_STATE = 15;
     private static final int REPLICA_STATE_TAG = 1;
@@ -73,7 +74,7 @@ public final class FetchWire {
      */
     public static ByteBuffer divergenceRequest(short version, int replicaId, PartitionList partitions,
                                                int[] lastFetchedEpochs) {
-        checkSupported(version, REQUEST);
+        ProtocolException.requireVersion(REQUEST, version, MIN_VERSION, MAX_VERSION, SUPPORTED);
         int[] starts = partitions.topicStarts();
         WireWriter out = new WireWriter(REQUEST + " v" + version, 64 + 64 * starts.length + 33 * partitions.size());
         if (version < FIRST_VERSION_WITH_REPLICA_STATE) {
@@ -133,7 +134,7 @@ public final class FetchWire {
      * @throws ProtocolException if the bytes are not such a response
      */
     public static short readResponse(ByteBuffer body, short version, Answers answers) {
-        checkSupported(version, RESPONSE);
+        ProtocolException.requireVersion(RESPONSE, version, MIN_VERSION, MAX_VERSION, SUPPORTED);
         WireReader in = WireReader.of(body, RESPONSE + " v" + version);
         in.readInt32("ThrottleTimeMs");
         short errorCode = in.readInt16("ErrorCode");
@@ -190,12 +191,5 @@ public final class FetchWire {
         in.expectEnd();
         in.consumedTo(body);
         return errorCode;
-    }
-
-    private static void checkSupported(short version, String what) {
-        if (version < MIN_VERSION || version > MAX_VERSION) {
-            throw new ProtocolException(what + " v" + version + " is not supported: only v" + MIN_VERSION + "–v"
-                    + MAX_VERSION + " (LastFetchedEpoch, flexible)");
-        }
     }
 }

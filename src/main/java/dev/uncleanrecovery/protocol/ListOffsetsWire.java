@@ -27,6 +27,7 @@ public final class ListOffsetsWire {
     public static final long LATEST_TIMESTAMP = -1L;
 
     private static final String REQUEST = "ListOffsets request";
+    private static final String SUPPORTED = "the flexible versions";
     private static final String RESPONSE = "ListOffsets response";
     private static final short FIRST_VERSION_WITH_TIMEOUT = 10;
     /** A Topics entry: an empty name, an empty array and an empty tag section. */
@@ -48,7 +49,7 @@ public final class ListOffsetsWire {
      * IsolationLevel 0 (READ_UNCOMMITTED) and CurrentLeaderEpoch -1 (no fencing check).
      */
     public static ByteBuffer request(short version, int replicaId, int timeoutMs, PartitionList partitions, long timestamp) {
-        checkSupported(version, REQUEST);
+        ProtocolException.requireVersion(REQUEST, version, MIN_VERSION, MAX_VERSION, SUPPORTED);
         int[] starts = partitions.topicStarts();
         WireWriter out = new WireWriter(REQUEST + " v" + version, 16 + 64 * starts.length + 17 * partitions.size());
         out.writeInt32(replicaId);
@@ -79,7 +80,7 @@ public final class ListOffsetsWire {
      * @throws ProtocolException if the bytes are not such a response
      */
     public static void readResponse(ByteBuffer body, short version, Answers answers) {
-        checkSupported(version, RESPONSE);
+        ProtocolException.requireVersion(RESPONSE, version, MIN_VERSION, MAX_VERSION, SUPPORTED);
         WireReader in = WireReader.of(body, RESPONSE + " v" + version);
         in.readInt32("ThrottleTimeMs");
         int topics = in.readCompactArrayCount("Topics", MIN_TOPIC_BYTES, false);
@@ -100,12 +101,5 @@ public final class ListOffsetsWire {
         in.skipTaggedFields(RESPONSE);
         in.expectEnd();
         in.consumedTo(body);
-    }
-
-    private static void checkSupported(short version, String what) {
-        if (version < MIN_VERSION || version > MAX_VERSION) {
-            throw new ProtocolException(what + " v" + version + " is not supported: only v" + MIN_VERSION + "–v"
-                    + MAX_VERSION + " (the flexible versions)");
-        }
     }
 }

@@ -22,4 +22,18 @@ public final class ProtocolException extends RuntimeException {
     public ProtocolException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /**
+     * Refuses a version outside [{@code min}, {@code max}]: "Fetch response v11 is not supported: only v12–v18
+     * (flexible, with LastFetchedEpoch)".
+     *
+     * @param what  the message, e.g. "Fetch response"
+     * @param which what the supported versions are, for the reader of the error
+     */
+    static void requireVersion(String what, short version, short min, short max, String which) {
+        if (version < min || version > max) {
+            throw new ProtocolException(what + " v" + version + " is not supported: only v" + min + "–v" + max
+                    + " (" + which + ")");
+        }
+    }
 }

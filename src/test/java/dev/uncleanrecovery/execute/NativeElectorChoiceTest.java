@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.uncleanrecovery.cluster.BrokerApiVersions;
 import dev.uncleanrecovery.cluster.BrokerApiVersions.ApiRange;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,7 +40,7 @@ class NativeElectorChoiceTest {
     /** Describes itself as what it was made from. */
     private record Named(String describe) implements DesignatedElector {
         @Override
-        public List<PartitionOutcome> elect(List<ElectionTarget> targets) {
+        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
             return List.of();
         }
     }
@@ -93,7 +94,7 @@ class NativeElectorChoiceTest {
 
         assertThat(surveys[0]).isZero();
         assertThat(choice.describe()).isEqualTo("native");
-        choice.elect(List.of());
+        choice.elect(List.of(), null);
         assertThat(surveys[0]).isEqualTo(1);
     }
 }

@@ -49,6 +49,13 @@ class NativeElectorTest {
         return new ElectionTarget(tp, 2, EPOCH, List.of(1, 3, 2), List.of(2, 3, 1), 100, 0);
     }
 
+    /**
+     * The read the targets were validated against: deliberately empty. The native elector must read the partitions
+     * again right before electing, so it cannot depend on this.
+     */
+    private static final ClusterSnapshot VALIDATED_ELSEWHERE =
+            new ClusterSnapshot("cluster", 1000, List.of(), (short) 1, List.of(), Map.of(), Set.of());
+
     private PartitionStateReader reader() {
         return partitions -> new ClusterSnapshot("cluster", 1000,
                 List.of(new BrokerState(1, "h", 1, null, true), new BrokerState(2, "h", 2, null, false),
@@ -96,7 +103,7 @@ class NativeElectorTest {
         offline(orders0, payments3);
 
         List<PartitionOutcome> outcomes = elector(List.of(2, 3), controller(Map.of()))
-                .elect(List.of(target(orders0), target(payments3)));
+                .elect(List.of(target(orders0), target(payments3)), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.ELECTED);
         assertThat(outcomes.get(0).detail()).isEqualTo("leader 2, leader epoch 4 -> 5");
@@ -117,7 +124,7 @@ class NativeElectorTest {
         offline(orders0, orders1);
 
         List<PartitionOutcome> outcomes = elector(List.of(2), controller(Map.of(orders1, Errors.INELIGIBLE_REPLICA)))
-                .elect(List.of(target(orders0), target(orders1)));
+                .elect(List.of(target(orders0), target(orders1)), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.REFUSED);
         assertThat(outcomes.get(1).detail()).isEqualTo("the controller refused the designated election: INELIGIBLE_REPLICA:"
@@ -134,7 +141,7 @@ class NativeElectorTest {
                 ? CompletableFuture.failedFuture(new BrokerRequestException(2, true, "broker 2 did not answer ElectLeaders"))
                 : healthy.send(broker, request, timeout);
 
-        List<PartitionOutcome> outcomes = elector(List.of(2, 3), firstSilent).elect(List.of(target(orders0)));
+        List<PartitionOutcome> outcomes = elector(List.of(2, 3), firstSilent).elect(List.of(target(orders0)), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED);
         assertThat(sentThrough).containsExactly(3);
@@ -146,7 +153,7 @@ class NativeElectorTest {
         offline(orders0);
 
         List<PartitionOutcome> outcomes = elector(List.of(2), (broker, request, timeout) -> CompletableFuture.failedFuture(
-                new BrokerRequestException(2, true, "broker 2 closed the connection"))).elect(List.of(target(orders0)));
+                new BrokerRequestException(2, true, "broker 2 closed the connection"))).elect(List.of(target(orders0)), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).singleElement().satisfies(o -> {
             assertThat(o.outcome()).isEqualTo(Outcome.FAILED);
@@ -163,7 +170,7 @@ class NativeElectorTest {
         metadata.put(orders1, state(orders1, 3, EPOCH + 1));
 
         List<PartitionOutcome> outcomes = elector(List.of(2), controller(Map.of()))
-                .elect(List.of(target(orders0), target(orders1)));
+                .elect(List.of(target(orders0), target(orders1)), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.REFUSED);
         assertThat(outcomes.get(1).detail()).contains("got a leader before the election (3, epoch 5)");
@@ -181,7 +188,7 @@ class NativeElectorTest {
                     new ReplicaElectionResult("orders", List.of(new PartitionResult(0, (short) 0, null))))));
         };
 
-        List<PartitionOutcome> outcomes = elector(List.of(2), electsThree).elect(List.of(target(orders0)));
+        List<PartitionOutcome> outcomes = elector(List.of(2), electsThree).elect(List.of(target(orders0)), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).singleElement().satisfies(o -> {
             assertThat(o.outcome()).isEqualTo(Outcome.ELECTED_OTHER);
@@ -195,7 +202,7 @@ class NativeElectorTest {
         offline(many.toArray(TopicPartition[]::new));
 
         List<PartitionOutcome> outcomes = elector(List.of(2), controller(Map.of()))
-                .elect(many.stream().map(NativeElectorTest::target).toList());
+                .elect(many.stream().map(NativeElectorTest::target).toList(), VALIDATED_ELSEWHERE);
 
         assertThat(outcomes).hasSize(2300).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
         assertThat(requests).extracting(r -> r.topicPartitions().get(0).partitions().size())
