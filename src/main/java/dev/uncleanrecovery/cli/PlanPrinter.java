@@ -9,6 +9,9 @@ import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.SkippedPartition;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /** The plan as tables for people: what will be elected and why, and what is skipped and why. */
@@ -32,6 +35,7 @@ final class PlanPrinter {
                         p.reason());
             }
             table.print(out);
+            printUnanswered(plan, out);
         }
         if (!plan.skipped().isEmpty()) {
             out.println();
@@ -42,6 +46,19 @@ final class PlanPrinter {
             }
             table.print(out);
         }
+    }
+
+    /**
+     * Why brokers did not answer, once per broker and error: the table only says "(UNREACHABLE)", because a broker
+     * that is down fails every partition it holds the same way.
+     */
+    private static void printUnanswered(Plan plan, PrintWriter out) {
+        Map<Integer, Map<String, Integer>> byBroker = new TreeMap<>();
+        plan.partitions().forEach(p -> p.evidence().stream().filter(e -> e.status() == EvidenceStatus.UNREACHABLE)
+                .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new LinkedHashMap<>())
+                        .merge(e.error() == null ? "no answer" : e.error(), 1, Integer::sum)));
+        byBroker.forEach((broker, errors) -> errors.forEach((error, partitions) -> out.println("UNREACHABLE broker "
+                + broker + " (" + partitions + " partition(s)): " + error)));
     }
 
     private static String describe(PlanEvidence e) {

@@ -186,7 +186,7 @@ public final class LeaderChoice {
                 .toList();
         List<String> beaten = ranking.stream()
                 .filter(r -> r.broker() != leader.broker() && !better.contains(r))
-                .map(RankedReplica::describe)
+                .map(RankedReplica::describeBriefly)
                 .toList();
         if (!beaten.isEmpty()) {
             reason.append("; beats ").append(joinAnd(beaten));

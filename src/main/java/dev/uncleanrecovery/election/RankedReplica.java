@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.election;
 
 import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 
 /**
@@ -24,7 +25,20 @@ public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evi
 
     /** For people: "3 (epoch 6, LEO 1025)", "4 (fenced; from disk: epoch 7, LEO 1100)", "1 (UNREACHABLE: timed out)". */
     public String describe() {
-        String log = describeEvidence();
+        return describe(true);
+    }
+
+    /**
+     * The same, but an unreachable broker without its error, "1 (UNREACHABLE)": for a plan's reasons. That error
+     * is the broker's, not the partition's (a broker that is down would repeat it in every partition's reason); the
+     * evidence keeps it. Per-partition errors stay: "2 (ERROR: KAFKA_STORAGE_ERROR)".
+     */
+    public String describeBriefly() {
+        return describe(evidence == null || evidence.status() != EvidenceStatus.UNREACHABLE);
+    }
+
+    private String describe(boolean withError) {
+        String log = describeEvidence(withError);
         return switch (candidacy) {
             case CANDIDATE -> broker + " (" + log + ")";
             case EXCLUDED -> broker + " (excluded; " + log + ")";
@@ -34,7 +48,7 @@ public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evi
         };
     }
 
-    private String describeEvidence() {
+    private String describeEvidence(boolean withError) {
         if (evidence == null) {
             return "not probed";
         }
@@ -42,6 +56,6 @@ public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evi
             String where = evidence.source() == EvidenceSource.DISK ? "from disk: " : "";
             return where + "epoch " + evidence.lastWrittenLeaderEpoch() + ", LEO " + evidence.logEndOffset();
         }
-        return evidence.error() == null ? evidence.status().name() : evidence.status() + ": " + evidence.error();
+        return evidence.error() == null || !withError ? evidence.status().name() : evidence.status() + ": " + evidence.error();
     }
 }

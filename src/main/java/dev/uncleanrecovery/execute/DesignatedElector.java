@@ -18,4 +18,12 @@ public interface DesignatedElector {
      *                  anyway after a preparing step (the stock reorder) starts from this read
      */
     List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated);
+
+    /**
+     * Told as soon as there are partitions to elect, before their designated replicas are probed once more, so
+     * that slow set-up (asking the brokers what they offer, starting an Admin client) overlaps that probe. Changes
+     * nothing in the cluster; a failure here shows again when the elector is used.
+     */
+    default void prepare() {
+    }
 }

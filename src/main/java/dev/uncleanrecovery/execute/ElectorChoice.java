@@ -43,6 +43,20 @@ public final class ElectorChoice implements DesignatedElector {
         return chosen().elect(targets, validated);
     }
 
+    /** Chooses on a background thread: the ApiVersions survey, and for the stock elector its Admin client. */
+    @Override
+    public void prepare() {
+        Thread choosing = new Thread(() -> {
+            try {
+                chosen();
+            } catch (RuntimeException e) {
+                // Not chosen: the first real use tries again and reports the failure.
+            }
+        }, "elector-choice");
+        choosing.setDaemon(true);
+        choosing.start();
+    }
+
     private synchronized DesignatedElector chosen() {
         if (chosen == null) {
             chosen = choose(liveBrokers.get(), nativeElector, stockElector);

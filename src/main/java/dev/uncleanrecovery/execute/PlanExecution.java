@@ -91,6 +91,7 @@ public final class PlanExecution {
         }
 
         if (!proceed.isEmpty()) {
+            elector.prepare();
             progress.accept("probing the " + proceed.size() + " designated replica(s) once more");
             Map<TopicPartitionState, Integer> toReprobe = new LinkedHashMap<>();
             proceed.values().forEach(t -> toReprobe.put(now.partition(t.topicPartition()).orElseThrow(), t.designatedLeader()));

@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs one command-line tool as its own JVM, the way an operator would, and measures it from outside:
  * wall time from launch to exit, and peak resident memory (VmHWM of /proc/PID/status, polled every 20 ms
- * until the process exits; the last value read is the peak up to then).
+ * until the process exits; the last value read is the peak up to then). Each line the process writes to stderr
+ * (its progress steps) is stored with the milliseconds since launch in front, {@code +1234 ms re-reading …}, so the
+ * report can say where the time went.
  */
 final class MeasuredProcess {
 
@@ -41,11 +43,12 @@ final class MeasuredProcess {
         Path stdout = Path.of(outputPrefix + ".out");
         Path stderr = Path.of(outputPrefix + ".err");
         long launch = System.nanoTime();
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(stdout.toFile());
         builder.environment().putAll(environment);
         Process process = builder.start();
         onLaunch.accept(launch);
         process.getOutputStream().close();
+        Thread stderrCopy = timestampLines(process, launch, stderr);
         Path status = Path.of("/proc", String.valueOf(process.pid()), "status");
         Path stat = Path.of("/proc", String.valueOf(process.pid()), "stat");
         long peak = 0;
@@ -62,7 +65,30 @@ final class MeasuredProcess {
                     + " s; see " + stderr);
         }
         long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launch);
+        stderrCopy.join(TimeUnit.SECONDS.toMillis(10));
         return new Measurement(process.exitValue(), launch, wall, peak, cpu, stdout, stderr);
+    }
+
+    private static Thread timestampLines(Process process, long launch, Path stderr) {
+        Thread copy = new Thread(() -> {
+            try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(process.getErrorStream(),
+                    java.nio.charset.StandardCharsets.UTF_8));
+                 var out = Files.newBufferedWriter(stderr)) {
+                // The wall clock at launch, to line the steps up with a request log's timestamps.
+                out.write("+0 ms launched at " + java.time.LocalTime.now().minusNanos(System.nanoTime() - launch));
+                out.newLine();
+                String line;
+                while ((line = in.readLine()) != null) {
+                    out.write("+" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - launch) + " ms " + line);
+                    out.newLine();
+                }
+            } catch (IOException e) {
+                // the stream closed with the process
+            }
+        }, "stderr of " + process.pid());
+        copy.setDaemon(true);
+        copy.start();
+        return copy;
     }
 
     /** Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 10 ms. */

@@ -97,4 +97,40 @@ class NativeElectorChoiceTest {
         choice.elect(List.of(), null);
         assertThat(surveys[0]).isEqualTo(1);
     }
+
+    @Test
+    void prepare_chooses_once_on_another_thread_and_elect_uses_that_choice() throws Exception {
+        java.util.concurrent.CopyOnWriteArrayList<String> surveyedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch surveyed = new java.util.concurrent.CountDownLatch(1);
+        ElectorChoice choice = new ElectorChoice(() -> {
+            surveyedOn.add(Thread.currentThread().getName());
+            surveyed.countDown();
+            return live(Map.of(), broker(1, 2, false));
+        }, via -> new Named("native"), why -> new Named("stock"));
+
+        choice.prepare();
+
+        assertThat(surveyed.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(choice.describe()).isEqualTo("stock");
+        assertThat(choice.elect(List.of(), null)).isEmpty();
+        assertThat(surveyedOn).containsExactly("elector-choice");
+    }
+
+    @Test
+    void a_choice_that_fails_in_prepare_fails_again_where_the_elector_is_used() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch failedOnce = new java.util.concurrent.CountDownLatch(1);
+        ElectorChoice choice = new ElectorChoice(() -> {
+            asked.incrementAndGet();
+            failedOnce.countDown();
+            throw new IllegalStateException("cannot connect to --bootstrap-server h:1");
+        }, via -> new Named("native"), why -> new Named("stock"));
+
+        choice.prepare();
+        assertThat(failedOnce.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(choice::describe)
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot connect");
+        assertThat(asked).hasValue(2);
+    }
 }

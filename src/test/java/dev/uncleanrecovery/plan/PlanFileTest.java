@@ -61,7 +61,7 @@ class PlanFileTest {
                   "currentLeaderEpoch" : 7,
                   "observedAt" : "2026-11-29T03:04:01Z"
                 } ],
-                "reason" : "highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; UNREACHABLE: timed out after 30000 ms)",
+                "reason" : "highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; UNREACHABLE)",
                 "expectedTruncation" : [ {
                   "broker" : 1,
                   "estimate" : "UNKNOWN"

@@ -1,0 +1,60 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.election.ElectionOptions;
+import dev.uncleanrecovery.election.LeaderChoice;
+import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.Test;
+
+/** The plan as people read it: a dead broker's error is said once, not in every partition's row. */
+class PlanPrinterTest {
+
+    private static final Instant AT = Instant.parse("2026-11-30T06:00:00Z");
+    private static final String REFUSED = "cannot connect to broker 1 (h1:9092): connection refused";
+
+    private static void add(PlanBuilder plan, int partition, String brokerOneError) {
+        TopicPartition tp = new TopicPartition("orders", partition);
+        TopicPartitionState state = new TopicPartitionState("orders", new Uuid(42, 7), partition,
+                TopicPartitionState.NO_LEADER, 7, List.of(1, 3, 2), List.of(), List.of(), List.of(), List.of(1));
+        List<ReplicaEvidence> evidence = List.of(
+                ReplicaEvidence.failed(tp, 1, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, brokerOneError, AT),
+                ReplicaEvidence.answered(tp, 2, EvidenceSource.STOCK, 40, 6, 7, -1, AT),
+                ReplicaEvidence.answered(tp, 3, EvidenceSource.STOCK, 20, 6, 7, -1, AT));
+        plan.add(state, evidence, LeaderChoice.decide(state, evidence, Set.of(), ElectionOptions.defaults()
+                .withStrategy(Strategy.PROACTIVE)));
+    }
+
+    @Test
+    void an_unreachable_broker_is_explained_once_per_error_below_the_table() {
+        PlanBuilder plan = new PlanBuilder(AT, "cluster", "kafka-unclean-recovery test", Strategy.PROACTIVE);
+        add(plan, 0, REFUSED);
+        add(plan, 1, REFUSED);
+        add(plan, 2, "timed out after 30000 ms");
+        StringWriter text = new StringWriter();
+
+        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+
+        String printed = text.toString();
+        assertThat(printed).contains("orders-0", "orders-1", "orders-2", "1 (UNREACHABLE)",
+                "beats 3 (epoch 6, LEO 20) and 1 (offline in metadata; UNREACHABLE)");
+        assertThat(printed.split(java.util.regex.Pattern.quote(REFUSED), -1)).hasSize(2);
+        assertThat(printed.lines().filter(l -> l.startsWith("UNREACHABLE"))).containsExactly(
+                "UNREACHABLE broker 1 (2 partition(s)): " + REFUSED,
+                "UNREACHABLE broker 1 (1 partition(s)): timed out after 30000 ms");
+    }
+}
