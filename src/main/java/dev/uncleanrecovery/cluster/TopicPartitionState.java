@@ -44,4 +44,10 @@ public record TopicPartitionState(
     public boolean isOffline() {
         return leader == NO_LEADER;
     }
+
+    /** The same state with the replicas in another order (a reorder the controller has confirmed). */
+    public TopicPartitionState withReplicas(List<Integer> order) {
+        return new TopicPartitionState(topic, topicId, partition, leader, leaderEpoch, order, isr, eligibleLeaderReplicas,
+                lastKnownElr, offlineReplicas);
+    }
 }

@@ -176,6 +176,15 @@ public final class StockElector implements DesignatedElector {
                 o.detail() + "; BUT the original replica order " + reordered.get(tp) + " could not be restored ("
                         + error + "): the assignment is left best-first; restore it with kafka-reassign-partitions.sh",
                 o.before(), o.after())));
+        // The leaders were read back while the restore was on its way: "after" shows the order the controller has
+        // now confirmed, not the best-first one the read may still have seen.
+        reordered.forEach((tp, original) -> {
+            if (!restoreFailures.containsKey(tp)) {
+                outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k, o.designatedLeader(), o.outcome(),
+                        o.detail() + "; replica order " + original + " restored", o.before(),
+                        o.after() == null ? null : o.after().withReplicas(original)));
+            }
+        });
         return byPartition.keySet().stream().map(outcomes::get).toList();
     }
 

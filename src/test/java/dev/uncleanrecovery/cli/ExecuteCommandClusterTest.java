@@ -94,6 +94,10 @@ class ExecuteCommandClusterTest {
         ResultFile.Partition outcome = result.partitions().get(0);
         assertThat(outcome.outcome()).isEqualTo("ELECTED");
         assertThat(outcome.after().leaderEpoch()).isEqualTo(outcome.before().leaderEpoch() + 1);
+        // "after" is the order the controller confirmed, even when the read-back still saw the best-first one.
+        assertThat(outcome.after().replicas()).isEqualTo(before.replicas());
+        // [1,3,2] with 1 down: 3 stood before the designated 2, so the replicas were reordered, then restored.
+        assertThat(outcome.detail()).endsWith("; replica order " + before.replicas() + " restored");
         assertThat(result.warnings()).anySatisfy(w -> assertThat(w).contains("kafka-transactions.sh", "find-hanging"));
         assertThat(run.out()).contains("WARNING: Unclean elections happened");
 
