@@ -159,6 +159,17 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
         /** The partitions at {@code order}'s positions, in that order (grouped by topic: see {@link #groupByTopic}). */
         PartitionList inOrder(int[] order) {
             return new PartitionList() {
+                /** Found once: the Fetch round needs it for its topic-name map and again to write the request. */
+                private int[] topicStarts;
+
+                @Override
+                public int[] topicStarts() {
+                    if (topicStarts == null) {
+                        topicStarts = PartitionList.super.topicStarts();
+                    }
+                    return topicStarts;
+                }
+
                 @Override
                 public int size() {
                     return order.length;

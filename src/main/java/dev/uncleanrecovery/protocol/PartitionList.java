@@ -24,7 +24,8 @@ public interface PartitionList {
     /**
      * Where the request's topic entries start: a new entry wherever the topic differs from the one before. The
      * last element is {@link #size()}, so entry {@code t} holds positions {@code starts[t]} to
-     * {@code starts[t + 1] - 1}, and there are {@code starts.length - 1} entries.
+     * {@code starts[t + 1] - 1}, and there are {@code starts.length - 1} entries. An implementation may hand out
+     * the same array every time: callers only read it.
      */
     default int[] topicStarts() {
         int[] starts = new int[size() + 1];
