@@ -60,7 +60,9 @@ public final class NativeElector implements DesignatedElector {
     private final Consumer<String> progress;
 
     /**
-     * @param viaBrokers live brokers that advertise ElectLeaders v3, tried in this order until one answers
+     * @param viaBrokers live brokers that advertise ElectLeaders v3: request k goes through the k-th (modulo their
+     *                   number; each broker forwards one request at a time to the controller), and without an answer
+     *                   through the next ones
      */
     NativeElector(List<Integer> viaBrokers, Exchange exchange, IntFunction<String> describeBroker,
                   PartitionStateReader reader, Duration verifyTimeout, Consumer<String> progress) {
@@ -95,6 +97,8 @@ public final class NativeElector implements DesignatedElector {
     @Override
     public String describe() {
         return "native: ElectLeaders v3 with DesignatedLeaders (UNCLEAN), through " + describeBroker.apply(viaBrokers.get(0))
+                + (viaBrokers.size() == 1 ? "" : " and " + (viaBrokers.size() - 1) + " other broker(s) offering it, a request"
+                        + " of up to " + ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST + " partitions through each in turn")
                 + "; the controller elects the designated replica or refuses, never another";
     }
 
@@ -120,12 +124,12 @@ public final class NativeElector implements DesignatedElector {
             }
         }
 
-        // 2. Elect, a request per batch; every batch is sent before any answer is awaited, so the controller
-        //    works through them back to back.
+        // 2. Elect, a request per batch; every batch is sent before any answer is awaited, and the batches are
+        //    spread over the brokers: each broker forwards one request at a time to the controller.
         progress.accept("electing " + toElect.size() + " partition(s) (ElectLeaders v3 with DesignatedLeaders)");
         List<CompletableFuture<Map<TopicPartition, ControllerAnswer>>> sent = new ArrayList<>();
         for (int i = 0; i < toElect.size(); i += ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST) {
-            sent.add(electBatch(toElect.subList(i, Math.min(toElect.size(),
+            sent.add(electBatch(sent.size(), toElect.subList(i, Math.min(toElect.size(),
                     i + ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST))));
         }
         Map<TopicPartition, ControllerAnswer> answers = new HashMap<>();
@@ -193,7 +197,8 @@ public final class NativeElector implements DesignatedElector {
                 + (now == null ? "in an unknown state (could not read it)" : "still offline"), before, now);
     }
 
-    private CompletableFuture<Map<TopicPartition, ControllerAnswer>> electBatch(List<ElectionTarget> batch) {
+    /** @param number the batch's number: batch k goes through {@code viaBrokers[k mod n]} first */
+    private CompletableFuture<Map<TopicPartition, ControllerAnswer>> electBatch(int number, List<ElectionTarget> batch) {
         Map<String, List<ElectionTarget>> byTopic = new LinkedHashMap<>();
         batch.forEach(t -> byTopic.computeIfAbsent(t.topicPartition().topic(), k -> new ArrayList<>()).add(t));
         List<ElectLeadersRequest.TopicPartitions> topics = new ArrayList<>();
@@ -204,22 +209,26 @@ public final class NativeElector implements DesignatedElector {
         ElectLeadersRequest request = new ElectLeadersRequest(ElectionType.UNCLEAN, topics,
                 (int) CONTROLLER_TIMEOUT.toMillis());
         List<TopicPartition> partitions = batch.stream().map(ElectionTarget::topicPartition).toList();
-        return through(0, request, partitions, new ArrayList<>());
+        return through(number % viaBrokers.size(), 0, request, partitions, new ArrayList<>());
     }
 
     /**
-     * Sends the request through {@code viaBrokers[index]}; without an answer, through the next one. Asking twice
-     * is harmless: a partition elected the first time is refused the second time and verified anyway.
+     * Sends the request through {@code viaBrokers[first]}; without an answer, through the next one, round the list
+     * once. Asking twice is harmless: a partition elected the first time is refused the second time and verified
+     * anyway.
+     *
+     * @param tried how many brokers of the list were tried already
      */
-    private CompletableFuture<Map<TopicPartition, ControllerAnswer>> through(int index, ElectLeadersRequest request,
+    private CompletableFuture<Map<TopicPartition, ControllerAnswer>> through(int first, int tried, ElectLeadersRequest request,
                                                                              List<TopicPartition> partitions,
                                                                              List<String> failures) {
-        if (index == viaBrokers.size()) {
+        if (tried == viaBrokers.size()) {
             return CompletableFuture.completedFuture(noAnswer(partitions, failures));
         }
         CompletableFuture<ElectLeadersResponse> answer;
         try {
-            answer = exchange.send(viaBrokers.get(index), request, CONTROLLER_TIMEOUT.plus(ANSWER_SLACK));
+            answer = exchange.send(viaBrokers.get((first + tried) % viaBrokers.size()), request,
+                    CONTROLLER_TIMEOUT.plus(ANSWER_SLACK));
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
@@ -228,7 +237,7 @@ public final class NativeElector implements DesignatedElector {
                     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                     failures.add(cause.getMessage() == null ? cause.toString() : cause.getMessage());
                     return cause instanceof BrokerRequestException
-                            ? through(index + 1, request, partitions, failures)
+                            ? through(first, tried + 1, request, partitions, failures)
                             : CompletableFuture.completedFuture(noAnswer(partitions, failures));
                 });
     }

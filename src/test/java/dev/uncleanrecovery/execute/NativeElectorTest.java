@@ -148,6 +148,48 @@ class NativeElectorTest {
     }
 
     @Test
+    void requests_of_a_thousand_are_spread_over_the_brokers_in_turn() {
+        // Each broker forwards one request at a time to the controller: spread, they are forwarded side by side.
+        List<ElectionTarget> targets = new ArrayList<>();
+        for (int p = 0; p < 2_500; p++) {
+            TopicPartition tp = new TopicPartition("orders", p);
+            offline(tp);
+            targets.add(target(tp));
+        }
+
+        List<PartitionOutcome> outcomes = elector(List.of(2, 3), controller(Map.of())).elect(targets, VALIDATED_ELSEWHERE);
+
+        assertThat(outcomes).hasSize(2_500).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
+        assertThat(requests).extracting(r -> r.topicPartitions().get(0).partitions().size()).containsExactly(1000, 1000, 500);
+        assertThat(sentThrough).containsExactly(2, 3, 2);
+    }
+
+    @Test
+    void a_request_whose_broker_does_not_answer_goes_round_to_the_others() {
+        List<ElectionTarget> targets = new ArrayList<>();
+        for (int p = 0; p < 2_000; p++) {
+            TopicPartition tp = new TopicPartition("orders", p);
+            offline(tp);
+            targets.add(target(tp));
+        }
+        NativeElector.Exchange healthy = controller(Map.of());
+        List<Integer> asked = new CopyOnWriteArrayList<>();
+        NativeElector.Exchange thirdSilent = (broker, request, timeout) -> {
+            asked.add(broker);
+            return broker == 3
+                    ? CompletableFuture.failedFuture(new BrokerRequestException(3, true, "broker 3 did not answer ElectLeaders"))
+                    : healthy.send(broker, request, timeout);
+        };
+
+        List<PartitionOutcome> outcomes = elector(List.of(2, 3), thirdSilent).elect(targets, VALIDATED_ELSEWHERE);
+
+        assertThat(outcomes).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
+        // The second request went to 3 first, then round to 2.
+        assertThat(asked).containsExactly(2, 3, 2);
+        assertThat(sentThrough).containsExactly(2, 2);
+    }
+
+    @Test
     void no_answer_at_all_fails_and_says_the_partition_is_still_offline() {
         TopicPartition orders0 = new TopicPartition("orders", 0);
         offline(orders0);
