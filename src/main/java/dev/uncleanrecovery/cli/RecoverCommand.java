@@ -88,19 +88,11 @@ public class RecoverCommand implements Callable<Integer> {
     /** @param written completed once the plan file is on disk (the returned future fails if it cannot be written) */
     private CompletableFuture<Integer> reportInBackground(RecoveryPlanning.Result planned, Path planFile, PrintWriter out,
                                                           PrintWriter err, CompletableFuture<Void> written) {
-        CompletableFuture<Integer> reported = new CompletableFuture<>();
-        Thread writer = new Thread(() -> {
-            try {
-                int code = PlanCommand.report(planned, planFile, root.global, out, err, () -> written.complete(null));
-                out.println();
-                out.flush();
-                reported.complete(code);
-            } catch (Throwable t) {
-                reported.completeExceptionally(t);
-            }
-        }, "plan-report");
-        writer.setDaemon(true);
-        writer.start();
-        return reported;
+        return OnItsOwnThread.run("plan-report", () -> {
+            int code = PlanCommand.report(planned, planFile, root.global, out, err, () -> written.complete(null));
+            out.println();
+            out.flush();
+            return code;
+        });
     }
 }
