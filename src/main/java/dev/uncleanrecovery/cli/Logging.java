@@ -7,7 +7,7 @@ import ch.qos.logback.classic.Logger;
 import java.util.Arrays;
 import org.slf4j.LoggerFactory;
 
-/** Keeps kafka-clients quiet unless the user asked for {@code --verbose}. */
+/** Keeps kafka-clients quiet unless the user asked for {@code --verbose}; the set-up itself is {@link LogbackSetup}. */
 final class Logging {
 
     private Logging() {

@@ -114,7 +114,7 @@ public final class BrokerConnections implements AutoCloseable {
         String configuredClientId = config.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
         this.clientId = configuredClientId == null || configuredClientId.isBlank()
                 ? "kafka-unclean-recovery" : configuredClientId;
-        LogContext logContext = new LogContext("[" + clientId + " broker connections] ");
+        LogContext logContext = new OwnNetworkClientLog("[" + clientId + " broker connections] ");
         // ManualMetadataUpdater: the node list is fixed (from DescribeCluster with fenced brokers),
         // and no Metadata request is ever needed to route a request to a broker id.
         this.client = ClientUtils.createNetworkClient(config,
@@ -403,6 +403,11 @@ public final class BrokerConnections implements AutoCloseable {
                     timeoutMs, response -> onResponse(request, response));
             inFlight.add(request);
             client.send(clientRequest, now);
+            if (LOG.isDebugEnabled()) {
+                // The words of kafka-clients' NetworkClient, without the body: one request log counts every channel.
+                LOG.debug("Sending {} request with header (correlation id {}) and timeout {} to node {}", request.builder.apiKey(),
+                        clientRequest.correlationId(), timeoutMs, request.brokerId);
+            }
         } catch (RuntimeException e) {
             inFlight.remove(request);
             request.fail(new BrokerRequestException(request.brokerId, false, "cannot send " + request.apiName() + " to "
@@ -412,6 +417,10 @@ public final class BrokerConnections implements AutoCloseable {
 
     private void onResponse(PendingRequest<?> request, ClientResponse response) {
         inFlight.remove(request);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("Received {} response from node {} (correlation id {}) after {} ms", request.builder.apiKey(), request.brokerId,
+                    response.requestHeader().correlationId(), response.requestLatencyMs());
+        }
         int id = request.brokerId;
         String api = request.apiName();
         if (response.authenticationException() != null) {
@@ -489,6 +498,27 @@ public final class BrokerConnections implements AutoCloseable {
 
         void fail(Throwable t) {
             future.completeExceptionally(t);
+        }
+    }
+
+    /**
+     * kafka-clients' NetworkClient logs every request and answer at DEBUG with its whole body, formatted before the
+     * logging library sees it (a 0.4–0.7 MB line per DescribeTopicPartitions answer at 5,000 partitions, on the thread
+     * that waits for the answers). Ours logs under a name of its own, so the request log (see the cli's LogbackSetup)
+     * can take Admin's lines without these; {@link #send} and {@link #onResponse} log a short line instead. With
+     * {@code --verbose} it still logs everything, under org.apache.kafka like the rest of kafka-clients.
+     */
+    private static final class OwnNetworkClientLog extends LogContext {
+
+        static final String NAME = "org.apache.kafka.clients.BrokerConnections-NetworkClient";
+
+        OwnNetworkClientLog(String prefix) {
+            super(prefix);
+        }
+
+        @Override
+        public Logger logger(Class<?> type) {
+            return type == NetworkClient.class ? logger(NAME) : super.logger(type);
         }
     }
 }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.ClientUtils;
@@ -184,9 +186,20 @@ public final class ClusterDiscovery implements AutoCloseable {
         DescribeClusterResponseData cluster = depth == Depth.NEWEST_LEADERS && lastCluster != null ? lastCluster : describeCluster();
         List<BrokerState> brokers = brokersOf(cluster);
         List<BrokerState> live = live(brokers);
+        if (depth == Depth.EVERYTHING) {
+            // Each live broker's ApiVersions, on the raw connection the probe uses next: asked now (once per broker,
+            // answers kept), so the connections are open by the time the partitions are read.
+            live.forEach(b -> connections.apiVersions(b.id(), requestTimeout));
+        }
 
         Map<String, TopicPartitionsReader.Range> ranges = topicsOf(selection, live);
         Set<String> topics = ranges.keySet();
+        // Topic configs and reassignments are read beside the partitions (each is one round trip, forwarded to the
+        // controller for reassignments), and awaited after them: a partition error is still the one reported first.
+        CompletableFuture<Map<String, Integer>> minInsync = depth == Depth.EVERYTHING
+                ? OnItsOwnThread.run("discovery-topic-configs", () -> minInsyncReplicas(topics, live)) : null;
+        CompletableFuture<Set<TopicPartition>> reassigning = depth == Depth.EVERYTHING
+                ? OnItsOwnThread.run("discovery-reassignments", () -> reassigning(live)) : null;
         List<TopicPartitionState> partitions = new ArrayList<>();
         for (TopicPartitionState p : readPartitions(ranges, brokers, depth == Depth.NEWEST_LEADERS)) {
             if (selection.includes(p.topic(), p.partition())) {
@@ -202,7 +215,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                     partitions, Map.of(), Set.of());
         }
         return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers,
-                elrFeatureLevel(live), partitions, minInsyncReplicas(topics, live), reassigning(live));
+                elrFeatureLevel(live), partitions, OnItsOwnThread.join(minInsync), OnItsOwnThread.join(reassigning));
     }
 
     private static List<BrokerState> live(List<BrokerState> brokers) {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import java.util.List;
@@ -46,15 +47,8 @@ public final class ElectorChoice implements DesignatedElector {
     /** Chooses on a background thread: the ApiVersions survey, and for the stock elector its Admin client. */
     @Override
     public void prepare() {
-        Thread choosing = new Thread(() -> {
-            try {
-                chosen();
-            } catch (RuntimeException e) {
-                // Not chosen: the first real use tries again and reports the failure.
-            }
-        }, "elector-choice");
-        choosing.setDaemon(true);
-        choosing.start();
+        // Not chosen (a failure): the first real use tries again and reports it.
+        OnItsOwnThread.run("elector-choice", this::chosen);
     }
 
     private synchronized DesignatedElector chosen() {

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.OnItsOwnThread;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
@@ -60,13 +61,12 @@ public final class Json {
      * introspects every record type on first use, which costs a few hundred milliseconds of a large plan's run.
      */
     public static void prepareInBackground(Class<?>... types) {
-        Thread thread = new Thread(() -> {
+        OnItsOwnThread.run("json-serializers", () -> {
             for (Class<?> type : types) {
                 MAPPER.writerFor(type);
             }
-        }, "json-serializers");
-        thread.setDaemon(true);
-        thread.start();
+            return null;
+        });
     }
 
     /**

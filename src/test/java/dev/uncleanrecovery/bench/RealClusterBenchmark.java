@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.bench;
 
+import dev.uncleanrecovery.cli.LogbackSetup;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.nio.file.Files;
@@ -121,9 +122,9 @@ final class RealClusterBenchmark {
             Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
             watcher.setDaemon(true);
             // Our tool runs as operators run it: through bin/kafka-unclean-recovery.sh (its JVM flags, its class-data
-            // archive), with the request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS.
+            // archive), with its request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS.
             Map<String, String> environment = contender == Contender.tool
-                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", "-Dlogback.configurationFile=" + RequestLog.writeLogbackConfig(dir, requestLog))
+                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", "-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog)
                     : Map.of();
             MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
                 launchedAt.set(launch);

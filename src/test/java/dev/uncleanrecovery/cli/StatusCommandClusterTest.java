@@ -4,12 +4,15 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.LoggerContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.plan.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +23,8 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 @KafkaClusterTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -85,6 +90,46 @@ class StatusCommandClusterTest {
         assertThat(intList(p.get("lastKnownElr"))).isEqualTo(kafkaSays.lastKnownElr()).containsExactly(1);
         assertThat(intList(p.get("offlineReplicas"))).containsExactly(1);
         assertThat(Json.mapper().readTree(json.out()).get("fencedBrokers").toString()).isEqualTo("[1]");
+    }
+
+    @Test
+    @Order(4)
+    void the_request_log_has_one_short_line_per_request_and_answer(LocalKafkaCluster cluster, @TempDir Path dir) throws Exception {
+        Path requestLog = dir.resolve("requests.log");
+        LoggerContext logging = (LoggerContext) LoggerFactory.getILoggerFactory();
+        String before = System.getProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
+        CliRun run;
+        try {
+            // As -Dkafka.unclean.recovery.request.log=FILE does at start-up.
+            System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, requestLog.toString());
+            reconfigure(logging);
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", "orders");
+        } finally {
+            if (before == null) {
+                System.clearProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
+            } else {
+                System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, before);
+            }
+            reconfigure(logging);
+        }
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.ATTENTION);
+        List<String> lines = Files.readAllLines(requestLog);
+        assertThat(lines).anyMatch(l -> l.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} Sending DESCRIBE_CLUSTER request with header"
+                + " \\(correlation id \\d+\\) and timeout \\d+ to node -?\\d+"));
+        assertThat(lines).anyMatch(l -> l.matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} Received DESCRIBE_TOPIC_PARTITIONS response from node"
+                + " \\d+ \\(correlation id \\d+\\) after \\d+ ms"));
+        assertThat(lines).anyMatch(l -> l.contains("Sending API_VERSIONS request with header (raw frame"));
+        // The broker connections' own NetworkClient (bodies, connection chatter) stays out of it.
+        assertThat(lines).noneMatch(l -> l.contains("broker connections]") || l.contains("Initiating connection"));
+        assertThat(lines).allMatch(l -> l.length() < 300);
+    }
+
+    private static void reconfigure(LoggerContext logging) {
+        logging.reset();
+        LogbackSetup setup = new LogbackSetup();
+        setup.setContext(logging);
+        setup.configure(logging);
     }
 
     private static String ids(List<Integer> ids) {

@@ -1,0 +1,65 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.Configurator.ExecutionStatus;
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** Logging as the tool sets it up in code: stderr, kafka-clients quiet, and no request log unless asked for. */
+class LogbackSetupTest {
+
+    @Test
+    void the_tool_logs_warnings_to_stderr_and_kafka_clients_only_errors() {
+        LoggerContext context = new LoggerContext();
+        context.setMDCAdapter(new LogbackMDCAdapter()); // as logback's own start-up does
+        LogbackSetup setup = new LogbackSetup();
+        setup.setContext(context);
+        // The console appender takes hold of System.err when it starts.
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            ExecutionStatus status = setup.configure(context);
+
+            assertThat(status).isEqualTo(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
+            context.getLogger("org.apache.kafka.clients.NetworkClient").warn("not shown: kafka-clients' {}", "WARN");
+            context.getLogger("org.apache.kafka.clients.admin.KafkaAdminClient").error("shown: kafka-clients' {}", "ERROR");
+            context.getLogger("dev.uncleanrecovery.probe.ProbeFanOut").info("not shown: {}", "INFO under the root's WARN");
+            context.getLogger("dev.uncleanrecovery.probe.ProbeFanOut").warn("shown: {}", "our WARN");
+            context.getLogger("dev.uncleanrecovery.cluster.BrokerConnections").debug("not shown: no request log asked for");
+        } finally {
+            System.setErr(stderr);
+            context.stop();
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8).lines()).satisfiesExactly(
+                l -> assertThat(l).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ERROR \\S+\\.KafkaAdminClient - shown: kafka-clients' ERROR"),
+                l -> assertThat(l).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} WARN  \\S+\\.ProbeFanOut - shown: our WARN"));
+    }
+
+    @Test
+    void a_configuration_file_named_on_the_command_line_wins() {
+        LoggerContext context = new LoggerContext();
+        LogbackSetup setup = new LogbackSetup();
+        setup.setContext(context);
+        String before = System.getProperty("logback.configurationFile");
+        System.setProperty("logback.configurationFile", "/tmp/somebody-elses-logback.xml");
+        try {
+            assertThat(setup.configure(context)).isEqualTo(ExecutionStatus.INVOKE_NEXT_IF_ANY);
+            assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders().hasNext()).isFalse();
+        } finally {
+            if (before == null) {
+                System.clearProperty("logback.configurationFile");
+            } else {
+                System.setProperty("logback.configurationFile", before);
+            }
+        }
+    }
+}
