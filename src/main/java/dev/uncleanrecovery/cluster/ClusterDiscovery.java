@@ -56,7 +56,8 @@ import org.apache.kafka.common.utils.Utils;
  * DescribeTopicPartitions, ApiVersions (finalized features), DescribeConfigs and
  * ListPartitionReassignments, each sent straight to one live broker at a time through
  * {@link BrokerRotation}, so a hung broker is skipped after one request timeout instead of
- * stalling every call. Read-only. Admin is kept for the elections (and Kafka 3.7's topic describe).
+ * stalling every call. Read-only, except through {@link #controllerCalls()} (the stock elector's writes). Admin is
+ * kept for Kafka 3.7 (its topic describe and reassignment listing).
  */
 public final class ClusterDiscovery implements AutoCloseable {
 
@@ -108,8 +109,9 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /**
-     * Admin for the elections, created on first use. It bootstraps from the live brokers that answered
-     * discovery, so its first Metadata request does not land on a hung one.
+     * Admin for what Kafka 3.7 brokers cannot answer directly (their topics, their reassignments), created on first
+     * use. It bootstraps from the live brokers that answered discovery, so its first Metadata request does not land
+     * on a hung one.
      */
     public synchronized Admin admin() {
         if (admin == null) {
@@ -126,6 +128,14 @@ public final class ClusterDiscovery implements AutoCloseable {
             }
         }
         return admin;
+    }
+
+    /**
+     * AlterPartitionReassignments and ElectLeaders through the live brokers of the last read (each forwards them to
+     * the controller), over the connections discovery opened.
+     */
+    public ControllerCalls controllerCalls() {
+        return new ControllerCalls(connections, rotation, () -> live(lastKnownBrokers()), requestTimeout);
     }
 
     /** Connections to single brokers with the same client properties; {@code brokers} become askable. */

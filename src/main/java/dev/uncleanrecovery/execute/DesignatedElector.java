@@ -21,7 +21,7 @@ public interface DesignatedElector {
 
     /**
      * Told as soon as there are partitions to elect, before their designated replicas are probed once more, so
-     * that slow set-up (asking the brokers what they offer, starting an Admin client) overlaps that probe. Changes
+     * that slow set-up (asking the brokers what they offer) overlaps that probe. Changes
      * nothing in the cluster; a failure here shows again when the elector is used.
      */
     default void prepare() {

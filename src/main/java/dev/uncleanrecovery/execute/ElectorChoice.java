@@ -44,7 +44,7 @@ public final class ElectorChoice implements DesignatedElector {
         return chosen().elect(targets, validated);
     }
 
-    /** Chooses on a background thread: the ApiVersions survey, and for the stock elector its Admin client. */
+    /** Chooses on a background thread: the ApiVersions survey (one round trip per live broker, answers usually kept from discovery). */
     @Override
     public void prepare() {
         // Not chosen (a failure): the first real use tries again and reports it.

@@ -4,8 +4,10 @@ package dev.uncleanrecovery.execute;
 
 import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
 
+import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.ControllerCalls;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,13 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewPartitionReassignment;
-import org.apache.kafka.common.ElectionType;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -42,26 +40,27 @@ public final class StockElector implements DesignatedElector {
 
     /**
      * A reorder and an UNCLEAN election each write one PartitionChangeRecord per partition, and the controller
-     * refuses a request that writes more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP). Admin
-     * sends one request at a time to a node, so fewer, larger requests finish sooner: at 5,000 partitions one
-     * ElectLeaders takes about as long as one of the five that batches of 1,000 would need.
+     * refuses a request that writes more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP). The
+     * controller works through requests one at a time, so fewer, larger requests finish sooner: at 5,000 partitions
+     * one ElectLeaders takes about as long as one of the five that batches of 1,000 would need.
      */
     static final int PARTITIONS_PER_REQUEST = 10_000;
 
-    private final Admin admin;
+    private final ControllerCalls controller;
     private final PartitionStateReader reader;
     private final Duration verifyTimeout;
     private final Consumer<String> progress;
     private final String whyStock;
 
-    public StockElector(Admin admin, PartitionStateReader reader, Duration verifyTimeout, Consumer<String> progress) {
-        this(admin, reader, verifyTimeout, progress, null);
+    public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
+                        Consumer<String> progress) {
+        this(controller, reader, verifyTimeout, progress, null);
     }
 
     /** @param whyStock why the native elector is not used, for {@link #describe()}; null to say nothing */
-    public StockElector(Admin admin, PartitionStateReader reader, Duration verifyTimeout, Consumer<String> progress,
-                        String whyStock) {
-        this.admin = admin;
+    public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
+                        Consumer<String> progress, String whyStock) {
+        this.controller = controller;
         this.reader = reader;
         this.verifyTimeout = verifyTimeout;
         this.progress = progress;
@@ -72,8 +71,8 @@ public final class StockElector implements DesignatedElector {
      * AlterPartitionReassignments returns once the controller committed the new order; the brokers whose
      * metadata we read learn it a moment later. Wait (bounded) until they show it, or the partition got a leader.
      */
-    private ClusterSnapshot awaitReorder(java.util.Set<TopicPartition> partitions, Map<TopicPartition, List<Integer>> reorders,
-                                         java.util.Set<TopicPartition> failed) {
+    private ClusterSnapshot awaitReorder(Set<TopicPartition> partitions, Map<TopicPartition, List<Integer>> reorders,
+                                         Set<TopicPartition> failed) {
         long deadline = System.nanoTime() + verifyTimeout.toNanos();
         while (true) {
             ClusterSnapshot snapshot = reader.read(partitions);
@@ -105,7 +104,7 @@ public final class StockElector implements DesignatedElector {
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
         Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
-        List<Map<TopicPartition, KafkaFuture<Void>>> restoring = null;
+        CompletableFuture<Map<TopicPartition, String>> restoring = null;
         try {
             byPartition.keySet().forEach(tp -> start.partition(tp).ifPresent(p -> before.put(tp, p)));
 
@@ -122,7 +121,7 @@ public final class StockElector implements DesignatedElector {
             Map<TopicPartition, String> reorderFailures = reassign(reorders);
             reorders.keySet().stream().filter(tp -> !reorderFailures.containsKey(tp))
                     .forEach(tp -> reordered.put(tp, byPartition.get(tp).expectedReplicas()));
-            reorderFailures.forEach((tp, error) -> outcomes.put(tp, outcome(byPartition.get(tp), Outcome.FAILED,
+            reorderFailures.forEach((tp, error) -> outcomes.put(tp, outcome(byPartition.get(tp), Outcome.REFUSED,
                     "reorder refused by the controller: " + error + "; nothing changed", before.get(tp), null)));
 
             // 2. Re-check right before electing: still leaderless, same epoch, designated first and unfenced.
@@ -148,7 +147,8 @@ public final class StockElector implements DesignatedElector {
             // 4. Restore the original order right away: the controller has decided every election it answered, and
             //    an order change never moves a leader that stays a replica. It runs while the leaders are read back.
             progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
-            restoring = sendReassignments(reordered);
+            Map<TopicPartition, List<Integer>> originals = new LinkedHashMap<>(reordered);
+            restoring = OnItsOwnThread.run("replica-order-restore", () -> reassign(originals));
 
             // 5. Verify: leader == designated and leader epoch == planned + 1.
             Map<TopicPartition, TopicPartitionState> after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
@@ -170,7 +170,7 @@ public final class StockElector implements DesignatedElector {
         }
 
         // The restore's answers; the elected leader stays (it is valid: ISR = [leader]).
-        Map<TopicPartition, String> restoreFailures = failuresOf(restoring);
+        Map<TopicPartition, String> restoreFailures = failuresOf(restoring, reordered.keySet());
         restoreFailures.forEach((tp, error) -> outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k,
                 o.designatedLeader(), o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(),
                 o.detail() + "; BUT the original replica order " + reordered.get(tp) + " could not be restored ("
@@ -188,19 +188,15 @@ public final class StockElector implements DesignatedElector {
         return byPartition.keySet().stream().map(outcomes::get).toList();
     }
 
+    /** Every request (at most {@link #PARTITIONS_PER_REQUEST} partitions each) in order; per partition the refusal. */
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
-        return failuresOf(sendReassignments(orders));
-    }
-
-    private List<Map<TopicPartition, KafkaFuture<Void>>> sendReassignments(Map<TopicPartition, List<Integer>> orders) {
-        // Every request is sent before any answer is awaited: the controller works through them back to back.
-        List<Map<TopicPartition, KafkaFuture<Void>>> sent = new ArrayList<>();
+        Map<TopicPartition, String> failures = new HashMap<>();
         for (List<TopicPartition> request : requests(new ArrayList<>(orders.keySet()))) {
-            Map<TopicPartition, Optional<NewPartitionReassignment>> batch = new LinkedHashMap<>();
-            request.forEach(tp -> batch.put(tp, Optional.of(new NewPartitionReassignment(orders.get(tp)))));
-            sent.add(admin.alterPartitionReassignments(batch).values());
+            Map<TopicPartition, List<Integer>> batch = new LinkedHashMap<>();
+            request.forEach(tp -> batch.put(tp, orders.get(tp)));
+            controller.reassign(batch).forEach((tp, refusal) -> refusal.ifPresent(error -> failures.put(tp, error)));
         }
-        return sent;
+        return failures;
     }
 
     /** The partitions split into requests of at most {@link #PARTITIONS_PER_REQUEST}, in order. */
@@ -212,27 +208,22 @@ public final class StockElector implements DesignatedElector {
         return requests;
     }
 
-    private static Map<TopicPartition, String> failuresOf(List<Map<TopicPartition, KafkaFuture<Void>>> sent) {
-        Map<TopicPartition, String> failures = new HashMap<>();
-        sent.forEach(batch -> batch.forEach((tp, f) -> errorOf(f).ifPresent(e -> failures.put(tp, e))));
-        return failures;
+    /** The restore's refusals; when it failed as a whole (no broker answered), every partition it carried. */
+    private static Map<TopicPartition, String> failuresOf(CompletableFuture<Map<TopicPartition, String>> restoring,
+                                                          Set<TopicPartition> restored) {
+        try {
+            return OnItsOwnThread.join(restoring);
+        } catch (RuntimeException e) {
+            Map<TopicPartition, String> all = new LinkedHashMap<>();
+            restored.forEach(tp -> all.put(tp, String.valueOf(e.getMessage())));
+            return all;
+        }
     }
 
     private Map<TopicPartition, String> electUnclean(List<TopicPartition> partitions) {
         Map<TopicPartition, String> errors = new HashMap<>();
-        List<KafkaFuture<Map<TopicPartition, Optional<Throwable>>>> sent = new ArrayList<>();
         for (List<TopicPartition> request : requests(partitions)) {
-            sent.add(admin.electLeaders(ElectionType.UNCLEAN, Set.copyOf(request)).partitions());
-        }
-        for (KafkaFuture<Map<TopicPartition, Optional<Throwable>>> batch : sent) {
-            try {
-                batch.get().forEach((tp, error) -> error.ifPresent(e -> errors.put(tp, e.getMessage())));
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("ElectLeaders failed: " + e.getCause().getMessage(), e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during ElectLeaders", e);
-            }
+            controller.electUnclean(request).forEach((tp, refusal) -> refusal.ifPresent(error -> errors.put(tp, error)));
         }
         return errors;
     }
@@ -243,7 +234,7 @@ public final class StockElector implements DesignatedElector {
             return "no replica order was changed";
         }
         try {
-            return restoreNote(reordered, sendReassignments(reordered));
+            return restoreNote(reordered, CompletableFuture.completedFuture(reassign(reordered)));
         } catch (RuntimeException e) {
             return "the original replica order could NOT be restored (" + e.getMessage() + "); set it back with"
                     + " kafka-reassign-partitions.sh: " + reordered;
@@ -251,25 +242,13 @@ public final class StockElector implements DesignatedElector {
     }
 
     private static String restoreNote(Map<TopicPartition, List<Integer>> reordered,
-                                      List<Map<TopicPartition, KafkaFuture<Void>>> restoring) {
-        Map<TopicPartition, String> failures = failuresOf(restoring);
+                                      CompletableFuture<Map<TopicPartition, String>> restoring) {
+        Map<TopicPartition, String> failures = failuresOf(restoring, reordered.keySet());
         if (failures.isEmpty()) {
             return "the original replica order was restored";
         }
         return "the original replica order could NOT be restored for " + failures.keySet()
                 + "; restore with kafka-reassign-partitions.sh: " + failures.keySet().stream()
                 .map(tp -> tp + "=" + reordered.get(tp)).collect(Collectors.joining(", "));
-    }
-
-    private static Optional<String> errorOf(KafkaFuture<Void> future) {
-        try {
-            future.get();
-            return Optional.empty();
-        } catch (ExecutionException e) {
-            return Optional.of(e.getCause().getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.of("interrupted");
-        }
     }
 }

@@ -85,7 +85,7 @@ public final class RecoveryExecution {
                 },
                 // The connections exist by now: the survey above opened them with the live brokers.
                 via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
-                whyStock -> new StockElector(discovery.admin(), polling, options.verifyTimeout(), progress, whyStock));
+                whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress, whyStock));
         Map<TopicPartition, String> restarts = new ConcurrentHashMap<>();
         ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode(), restarts),
                 elector, options.allowUnprobedLeader(), progress).run(plan, planFile, beforeElecting);

@@ -16,6 +16,7 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
@@ -191,6 +192,26 @@ class SecuredClusterTest {
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).startsWith("error: could not describe the cluster: no answer from --bootstrap-server")
                 .endsWith("security.protocol right in --command-config?)").doesNotContain("\n");
+    }
+
+    @Test
+    @Order(8)
+    void without_alter_on_the_cluster_the_stock_reorder_is_refused_and_the_partition_is_left_as_it_was(
+            LocalKafkaCluster cluster) throws Exception {
+        // The README ACLs for status and plan only: no ALTER on the cluster. The plan is the one of @Order(4).
+        Path plan = dir.resolve("recovery-plan.json");
+        List<Integer> replicasBefore = cluster.describePartition(ORDERS_0).replicas();
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+
+        assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(run.out()).containsPattern("orders-0 +2 +REFUSED +reorder refused by the controller")
+                .contains("reorder refused by the controller: CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER"
+                        + " on the cluster to reorder replicas (see README Permissions); nothing changed");
+        PartitionView after = cluster.describePartition(ORDERS_0);
+        assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(after.replicas()).isEqualTo(replicasBefore).containsExactly(1, 3, 2);
     }
 
     private static String commandConfig(LocalKafkaCluster cluster, String user) {
