@@ -276,6 +276,10 @@ final class BrokerRawChannels implements AutoCloseable {
                 LOG.debug("{} answered correlation id {} that no request waits for", describe.apply(brokerId), correlationId);
                 continue;
             }
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("Received {} response from node {} (raw frame: correlation id {}) after {} ms", apiName(request.apiKey),
+                        brokerId, correlationId, time.milliseconds() - request.createdMs);
+            }
             try {
                 if (request.bodyOnly) {
                     new ResponseHeaderData(new ByteBufferAccessor(payload), RESPONSE_HEADER_VERSION);

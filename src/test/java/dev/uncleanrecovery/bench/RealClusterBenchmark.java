@@ -122,9 +122,11 @@ final class RealClusterBenchmark {
             Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
             watcher.setDaemon(true);
             // Our tool runs as operators run it: through bin/kafka-unclean-recovery.sh (its JVM flags, its class-data
-            // archive), with its request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS.
+            // archive), with its request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS (plus the environment's
+            // BENCH_TOOL_OPTS, for profiling: BENCH_TOOL_OPTS=-Xlog:gc:file=/tmp/gc.log, say).
             Map<String, String> environment = contender == Contender.tool
-                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", "-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog)
+                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", ("-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog + " "
+                            + System.getenv().getOrDefault("BENCH_TOOL_OPTS", "")).strip())
                     : Map.of();
             MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
                 launchedAt.set(launch);
