@@ -99,15 +99,13 @@ public class ExecuteCommand implements Callable<Integer> {
         return result.needsAttention() ? ExitCode.ATTENTION : ExitCode.OK;
     }
 
+    /** {@link OnItsOwnThread#join}, which rethrows unchecked failures as they are, and the write's IOException too. */
     private static void awaitWritten(CompletableFuture<Void> written) throws IOException {
         try {
-            written.join();
+            OnItsOwnThread.join(written);
         } catch (CompletionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
-            }
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
             }
             throw e;
         }

@@ -39,11 +39,9 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
         }
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setTarget("System.err");
-        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.WARN);
-        root.addAppender(started(context, stderr, "STDERR", "%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n"));
-        // kafka-clients warns about every failed connection attempt; the tool reports those itself.
-        context.getLogger("org.apache.kafka").setLevel(Level.ERROR);
+        context.getLogger(Logger.ROOT_LOGGER_NAME)
+                .addAppender(started(context, stderr, "STDERR", "%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n"));
+        Logging.setLevels(context, false);
 
         String requestLog = System.getProperty(REQUEST_LOG_PROPERTY);
         if (requestLog != null && !requestLog.isBlank()) {

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
 import java.util.Arrays;
 import org.slf4j.LoggerFactory;
 
@@ -18,9 +19,13 @@ final class Logging {
     }
 
     static void configure(boolean verbose) {
-        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-        root.setLevel(verbose ? Level.DEBUG : Level.WARN);
+        setLevels((LoggerContext) LoggerFactory.getILoggerFactory(), verbose);
+    }
+
+    /** Also what {@link LogbackSetup} starts with (not verbose). */
+    static void setLevels(LoggerContext context, boolean verbose) {
+        context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(verbose ? Level.DEBUG : Level.WARN);
         // kafka-clients warns about every failed connection attempt; the tool reports those itself.
-        ((Logger) LoggerFactory.getLogger("org.apache.kafka")).setLevel(verbose ? Level.DEBUG : Level.ERROR);
+        context.getLogger("org.apache.kafka").setLevel(verbose ? Level.DEBUG : Level.ERROR);
     }
 }

@@ -147,8 +147,7 @@ public final class StockElector implements DesignatedElector {
             // 4. Restore the original order right away: the controller has decided every election it answered, and
             //    an order change never moves a leader that stays a replica. It runs while the leaders are read back.
             progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
-            Map<TopicPartition, List<Integer>> originals = new LinkedHashMap<>(reordered);
-            restoring = OnItsOwnThread.run("replica-order-restore", () -> reassign(originals));
+            restoring = OnItsOwnThread.run("replica-order-restore", () -> reassign(reordered));
 
             // 5. Verify: leader == designated and leader epoch == planned + 1.
             Map<TopicPartition, TopicPartitionState> after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
@@ -161,7 +160,8 @@ public final class StockElector implements DesignatedElector {
                         + " was already the first live replica)", verified.before(), verified.after()));
             }
         } catch (RuntimeException e) {
-            String restoreNote = restoring != null ? restoreNote(reordered, restoring) : restore(reordered);
+            String restoreNote = restoring != null ? restoreNote(reordered, failuresOf(restoring, reordered.keySet()))
+                    : restore(reordered);
             for (ElectionTarget t : byPartition.values()) {
                 outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e.getMessage()
                         + "; " + restoreNote, before.get(t.topicPartition()), null));
@@ -234,16 +234,14 @@ public final class StockElector implements DesignatedElector {
             return "no replica order was changed";
         }
         try {
-            return restoreNote(reordered, CompletableFuture.completedFuture(reassign(reordered)));
+            return restoreNote(reordered, reassign(reordered));
         } catch (RuntimeException e) {
             return "the original replica order could NOT be restored (" + e.getMessage() + "); set it back with"
                     + " kafka-reassign-partitions.sh: " + reordered;
         }
     }
 
-    private static String restoreNote(Map<TopicPartition, List<Integer>> reordered,
-                                      CompletableFuture<Map<TopicPartition, String>> restoring) {
-        Map<TopicPartition, String> failures = failuresOf(restoring, reordered.keySet());
+    private static String restoreNote(Map<TopicPartition, List<Integer>> reordered, Map<TopicPartition, String> failures) {
         if (failures.isEmpty()) {
             return "the original replica order was restored";
         }

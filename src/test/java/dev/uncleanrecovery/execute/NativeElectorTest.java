@@ -63,6 +63,17 @@ class NativeElectorTest {
                 partitions.stream().map(metadata::get).filter(java.util.Objects::nonNull).toList(), Map.of(), Set.of());
     }
 
+    /** orders-0 … orders-(count - 1), all offline, each a target designating broker 2. */
+    private List<ElectionTarget> offlineOrders(int count) {
+        List<ElectionTarget> targets = new ArrayList<>();
+        for (int p = 0; p < count; p++) {
+            TopicPartition tp = new TopicPartition("orders", p);
+            offline(tp);
+            targets.add(target(tp));
+        }
+        return targets;
+    }
+
     private void offline(TopicPartition... partitions) {
         for (TopicPartition tp : partitions) {
             metadata.put(tp, state(tp, -1, EPOCH));
@@ -150,12 +161,7 @@ class NativeElectorTest {
     @Test
     void requests_of_a_thousand_are_spread_over_the_brokers_in_turn() {
         // Each broker forwards one request at a time to the controller: spread, they are forwarded side by side.
-        List<ElectionTarget> targets = new ArrayList<>();
-        for (int p = 0; p < 2_500; p++) {
-            TopicPartition tp = new TopicPartition("orders", p);
-            offline(tp);
-            targets.add(target(tp));
-        }
+        List<ElectionTarget> targets = offlineOrders(2_500);
 
         List<PartitionOutcome> outcomes = elector(List.of(2, 3), controller(Map.of())).elect(targets, VALIDATED_ELSEWHERE);
 
@@ -166,12 +172,7 @@ class NativeElectorTest {
 
     @Test
     void a_request_whose_broker_does_not_answer_goes_round_to_the_others() {
-        List<ElectionTarget> targets = new ArrayList<>();
-        for (int p = 0; p < 2_000; p++) {
-            TopicPartition tp = new TopicPartition("orders", p);
-            offline(tp);
-            targets.add(target(tp));
-        }
+        List<ElectionTarget> targets = offlineOrders(2_000);
         NativeElector.Exchange healthy = controller(Map.of());
         List<Integer> asked = new CopyOnWriteArrayList<>();
         NativeElector.Exchange thirdSilent = (broker, request, timeout) -> {
