@@ -36,6 +36,15 @@ import org.apache.kafka.common.requests.ElectLeadersResponse;
  */
 public final class ControllerCalls {
 
+    /**
+     * A reorder and an election each write one PartitionChangeRecord per partition, and the controller refuses a
+     * request that writes more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP) — a designated
+     * election (ElectLeaders v3) as well as a stock one. The controller works through requests one at a time, and
+     * each broker forwards one at a time, so fewer, larger requests finish sooner: at 5,000 partitions one request
+     * took 0.6–0.9 s, five of 1,000 (two in flight through two brokers) 1.3–1.8 s in the benchmark.
+     */
+    public static final int MAX_PARTITIONS_PER_REQUEST = 10_000;
+
     private static final String REORDER = "reorder replicas";
     private static final String ELECT = "elect leaders";
 
@@ -50,6 +59,15 @@ public final class ControllerCalls {
         this.rotation = rotation;
         this.liveBrokers = liveBrokers;
         this.requestTimeout = requestTimeout;
+    }
+
+    /** The partitions split into requests of at most {@link #MAX_PARTITIONS_PER_REQUEST}, in order. */
+    public static <T> List<List<T>> requests(List<T> partitions) {
+        List<List<T>> requests = new ArrayList<>();
+        for (int i = 0; i < partitions.size(); i += MAX_PARTITIONS_PER_REQUEST) {
+            requests.add(partitions.subList(i, Math.min(partitions.size(), i + MAX_PARTITIONS_PER_REQUEST)));
+        }
+        return requests;
     }
 
     /**

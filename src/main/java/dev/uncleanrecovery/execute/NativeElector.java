@@ -7,6 +7,7 @@ import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
 import dev.uncleanrecovery.cluster.BrokerConnections;
 import dev.uncleanrecovery.cluster.BrokerRequestException;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.ControllerCalls;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.protocol.ElectLeaders;
 import dev.uncleanrecovery.protocol.ElectLeadersRequest;
@@ -31,8 +32,8 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Designated elections with the companion patch: ElectLeaders v3 with DesignatedLeaders, election
- * type UNCLEAN, at most {@value ElectLeaders#MAX_DESIGNATED_PARTITIONS_PER_REQUEST} partitions per
- * request, sent to a live broker that advertises v3 (brokers forward ElectLeaders to the controller).
+ * type UNCLEAN, at most {@value ControllerCalls#MAX_PARTITIONS_PER_REQUEST} partitions per
+ * request (the controller's limit), sent to a live broker that advertises v3 (brokers forward ElectLeaders to the controller).
  * The controller elects the designated replica or refuses the partition — never another replica —
  * so, unlike the stock elector, nothing is reordered. Every partition is still re-checked just before
  * and verified just after (leader == designated, leader epoch == planned + 1), like the stock elector.
@@ -98,7 +99,7 @@ public final class NativeElector implements DesignatedElector {
     public String describe() {
         return "native: ElectLeaders v3 with DesignatedLeaders (UNCLEAN), through " + describeBroker.apply(viaBrokers.get(0))
                 + (viaBrokers.size() == 1 ? "" : " and " + (viaBrokers.size() - 1) + " other broker(s) offering it, a request"
-                        + " of up to " + ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST + " partitions through each in turn")
+                        + " of up to " + ControllerCalls.MAX_PARTITIONS_PER_REQUEST + " partitions through each in turn")
                 + "; the controller elects the designated replica or refuses, never another";
     }
 
@@ -128,9 +129,8 @@ public final class NativeElector implements DesignatedElector {
         //    spread over the brokers: each broker forwards one request at a time to the controller.
         progress.accept("electing " + toElect.size() + " partition(s) (ElectLeaders v3 with DesignatedLeaders)");
         List<CompletableFuture<Map<TopicPartition, ControllerAnswer>>> sent = new ArrayList<>();
-        for (int i = 0; i < toElect.size(); i += ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST) {
-            sent.add(electBatch(sent.size(), toElect.subList(i, Math.min(toElect.size(),
-                    i + ElectLeaders.MAX_DESIGNATED_PARTITIONS_PER_REQUEST))));
+        for (List<ElectionTarget> batch : ControllerCalls.requests(toElect)) {
+            sent.add(electBatch(sent.size(), batch));
         }
         Map<TopicPartition, ControllerAnswer> answers = new HashMap<>();
         for (CompletableFuture<Map<TopicPartition, ControllerAnswer>> batch : sent) {

@@ -38,14 +38,6 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class StockElector implements DesignatedElector {
 
-    /**
-     * A reorder and an UNCLEAN election each write one PartitionChangeRecord per partition, and the controller
-     * refuses a request that writes more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP). The
-     * controller works through requests one at a time, so fewer, larger requests finish sooner: at 5,000 partitions
-     * one ElectLeaders takes about as long as one of the five that batches of 1,000 would need.
-     */
-    static final int PARTITIONS_PER_REQUEST = 10_000;
-
     private final ControllerCalls controller;
     private final PartitionStateReader reader;
     private final Duration verifyTimeout;
@@ -188,24 +180,18 @@ public final class StockElector implements DesignatedElector {
         return byPartition.keySet().stream().map(outcomes::get).toList();
     }
 
-    /** Every request (at most {@link #PARTITIONS_PER_REQUEST} partitions each) in order; per partition the refusal. */
+    /**
+     * Every request (at most {@link ControllerCalls#MAX_PARTITIONS_PER_REQUEST} partitions) in order; per partition
+     * the refusal.
+     */
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
         Map<TopicPartition, String> failures = new HashMap<>();
-        for (List<TopicPartition> request : requests(new ArrayList<>(orders.keySet()))) {
+        for (List<TopicPartition> request : ControllerCalls.requests(new ArrayList<>(orders.keySet()))) {
             Map<TopicPartition, List<Integer>> batch = new LinkedHashMap<>();
             request.forEach(tp -> batch.put(tp, orders.get(tp)));
             controller.reassign(batch).forEach((tp, refusal) -> refusal.ifPresent(error -> failures.put(tp, error)));
         }
         return failures;
-    }
-
-    /** The partitions split into requests of at most {@link #PARTITIONS_PER_REQUEST}, in order. */
-    static List<List<TopicPartition>> requests(List<TopicPartition> partitions) {
-        List<List<TopicPartition>> requests = new ArrayList<>();
-        for (int i = 0; i < partitions.size(); i += PARTITIONS_PER_REQUEST) {
-            requests.add(partitions.subList(i, Math.min(partitions.size(), i + PARTITIONS_PER_REQUEST)));
-        }
-        return requests;
     }
 
     /** The restore's refusals; when it failed as a whole (no broker answered), every partition it carried. */
@@ -222,7 +208,7 @@ public final class StockElector implements DesignatedElector {
 
     private Map<TopicPartition, String> electUnclean(List<TopicPartition> partitions) {
         Map<TopicPartition, String> errors = new HashMap<>();
-        for (List<TopicPartition> request : requests(partitions)) {
+        for (List<TopicPartition> request : ControllerCalls.requests(partitions)) {
             controller.electUnclean(request).forEach((tp, refusal) -> refusal.ifPresent(error -> errors.put(tp, error)));
         }
         return errors;

@@ -21,9 +21,6 @@ public final class ElectLeaders {
     /** The version that carries DesignatedLeaders; also the newest we speak. */
     public static final short DESIGNATED_LEADERS_VERSION = 3;
 
-    /** At most this many designated partitions per v3 request, as for GetReplicaLogInfo (DESIGN §3). */
-    public static final int MAX_DESIGNATED_PARTITIONS_PER_REQUEST = 1000;
-
     private ElectLeaders() {
     }
 

@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.IntStream;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -159,20 +158,21 @@ class NativeElectorTest {
     }
 
     @Test
-    void requests_of_a_thousand_are_spread_over_the_brokers_in_turn() {
+    void requests_of_ten_thousand_are_spread_over_the_brokers_in_turn() {
         // Each broker forwards one request at a time to the controller: spread, they are forwarded side by side.
-        List<ElectionTarget> targets = offlineOrders(2_500);
+        List<ElectionTarget> targets = offlineOrders(25_000);
 
         List<PartitionOutcome> outcomes = elector(List.of(2, 3), controller(Map.of())).elect(targets, VALIDATED_ELSEWHERE);
 
-        assertThat(outcomes).hasSize(2_500).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
-        assertThat(requests).extracting(r -> r.topicPartitions().get(0).partitions().size()).containsExactly(1000, 1000, 500);
+        assertThat(outcomes).hasSize(25_000).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
+        assertThat(requests).extracting(r -> r.topicPartitions().get(0).partitions().size())
+                .containsExactly(10_000, 10_000, 5_000);
         assertThat(sentThrough).containsExactly(2, 3, 2);
     }
 
     @Test
     void a_request_whose_broker_does_not_answer_goes_round_to_the_others() {
-        List<ElectionTarget> targets = offlineOrders(2_000);
+        List<ElectionTarget> targets = offlineOrders(20_000);
         NativeElector.Exchange healthy = controller(Map.of());
         List<Integer> asked = new CopyOnWriteArrayList<>();
         NativeElector.Exchange thirdSilent = (broker, request, timeout) -> {
@@ -240,16 +240,13 @@ class NativeElectorTest {
     }
 
     @Test
-    void at_most_1000_partitions_go_in_one_request() {
-        List<TopicPartition> many = IntStream.range(0, 2300).mapToObj(p -> new TopicPartition("orders", p)).toList();
-        offline(many.toArray(TopicPartition[]::new));
-
+    void up_to_ten_thousand_partitions_go_in_one_request() {
         List<PartitionOutcome> outcomes = elector(List.of(2), controller(Map.of()))
-                .elect(many.stream().map(NativeElectorTest::target).toList(), VALIDATED_ELSEWHERE);
+                .elect(offlineOrders(10_000), VALIDATED_ELSEWHERE);
 
-        assertThat(outcomes).hasSize(2300).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
-        assertThat(requests).extracting(r -> r.topicPartitions().get(0).partitions().size())
-                .containsExactly(1000, 1000, 300);
+        assertThat(outcomes).hasSize(10_000).allSatisfy(o -> assertThat(o.outcome()).isEqualTo(Outcome.ELECTED));
+        assertThat(requests).singleElement()
+                .satisfies(r -> assertThat(r.topicPartitions().get(0).partitions()).hasSize(10_000));
     }
 
     @Test

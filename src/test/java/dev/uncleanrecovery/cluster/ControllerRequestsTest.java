@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.execute;
+package dev.uncleanrecovery.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,10 +10,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
- * The stock elector's requests stay under the controller's 10,000-records-per-request limit (one record per
- * partition), and every partition is sent exactly once, in order.
+ * Both electors' requests (reorders, stock and designated elections) stay under the controller's limit of 10,000
+ * records per request (one record per partition), and every partition is sent exactly once, in order.
  */
-class StockElectorRequestsTest {
+class ControllerRequestsTest {
 
     private static List<TopicPartition> partitions(int count) {
         return IntStream.range(0, count).mapToObj(i -> new TopicPartition("t" + i / 100, i % 100)).toList();
@@ -23,15 +23,15 @@ class StockElectorRequestsTest {
     void up_to_ten_thousand_partitions_go_in_one_request() {
         List<TopicPartition> all = partitions(10_000);
 
-        assertThat(StockElector.requests(all)).containsExactly(all);
-        assertThat(StockElector.requests(List.of())).isEmpty();
+        assertThat(ControllerCalls.requests(all)).containsExactly(all);
+        assertThat(ControllerCalls.requests(List.of())).isEmpty();
     }
 
     @Test
     void more_are_split_at_ten_thousand_in_order() {
         List<TopicPartition> all = partitions(25_001);
 
-        List<List<TopicPartition>> requests = StockElector.requests(all);
+        List<List<TopicPartition>> requests = ControllerCalls.requests(all);
 
         assertThat(requests).extracting(List::size).containsExactly(10_000, 10_000, 5_001);
         assertThat(requests.stream().flatMap(List::stream).toList()).isEqualTo(all);
