@@ -67,8 +67,8 @@ public class RecoverCommand implements Callable<Integer> {
                 }
                 return planCode;
             }
-            // The plan is written and printed while its partitions are re-read and the designated replicas probed
-            // once more; nothing is elected before the plan is on disk (printing it may still go on). The steps are
+            // The plan is written and printed while its partitions are re-read and, at the same time, the designated
+            // replicas probed once more (as the plan saw them); nothing is elected before the plan is on disk (printing it may still go on). The steps are
             // shown after the plan.
             CompletableFuture<Void> written = new CompletableFuture<>();
             CompletableFuture<Integer> reported = reportInBackground(planned, planFile, out, err, written);
@@ -76,7 +76,7 @@ public class RecoverCommand implements Callable<Integer> {
             try {
                 result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
                         execution.options(planning.probeMode()), ProgressLine.heldUntil(reported, ProgressLine.steps(err)),
-                        () -> CompletableFuture.anyOf(written, reported).join());
+                        () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot());
             } finally {
                 reported.handle((code, failure) -> code).join();
             }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
@@ -9,16 +10,19 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
@@ -45,20 +49,32 @@ public final class PlanExecution {
     }
 
     public ExecutionResult run(Plan plan, String planFile) {
-        return run(plan, planFile, () -> { });
+        return run(plan, planFile, () -> { }, null);
     }
 
     /**
      * @param beforeElecting runs after the re-read and the designated replicas' second look, right before the
      *                       elector changes anything; if it throws, nothing is elected (recover: the plan must be
      *                       on disk first)
+     * @param asPlanned      the partitions as read for the plan (recover), or null (a plan file does not carry the
+     *                       topic ids a probe needs): with it, the designated replicas are probed once more while
+     *                       the partitions are re-read, and an answer counts only for a partition the re-read finds
+     *                       as the probe saw it (same topic id and leader epoch); the others are probed again
      */
-    public ExecutionResult run(Plan plan, String planFile, Runnable beforeElecting) {
+    public ExecutionResult run(Plan plan, String planFile, Runnable beforeElecting, ClusterSnapshot asPlanned) {
         Instant startedAt = Instant.now();
         long start = System.nanoTime();
         Map<TopicPartition, PlannedElection> planned = new LinkedHashMap<>();
         plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
-        progress.accept("re-reading " + planned.size() + " partition(s) of the plan");
+        Map<TopicPartitionState, Integer> early = asPlanned == null ? Map.of() : designatedAsPlanned(planned, asPlanned);
+        CompletableFuture<Map<TopicPartition, ReplicaEvidence>> earlyReprobe = null;
+        if (early.isEmpty()) {
+            progress.accept("re-reading " + planned.size() + " partition(s) of the plan");
+        } else {
+            progress.accept("re-reading " + planned.size() + " partition(s) of the plan while their " + early.size()
+                    + " designated replica(s) are probed once more");
+            earlyReprobe = OnItsOwnThread.run("designated-reprobe", () -> reprobe.reprobe(early));
+        }
         ClusterSnapshot now = reader.read(planned.keySet());
         if (!plan.clusterId().equals(now.clusterId())) {
             throw new UserInputException("the plan was made for cluster " + plan.clusterId() + ", but --bootstrap-server is"
@@ -92,10 +108,25 @@ public final class PlanExecution {
 
         if (!proceed.isEmpty()) {
             elector.prepare();
-            progress.accept("probing the " + proceed.size() + " designated replica(s) once more");
             Map<TopicPartitionState, Integer> toReprobe = new LinkedHashMap<>();
             proceed.values().forEach(t -> toReprobe.put(now.partition(t.topicPartition()).orElseThrow(), t.designatedLeader()));
-            Map<TopicPartition, ReplicaEvidence> reprobed = reprobe.reprobe(toReprobe);
+            Map<TopicPartition, ReplicaEvidence> reprobed = new HashMap<>();
+            if (earlyReprobe != null) {
+                Map<TopicPartition, ReplicaEvidence> answers = OnItsOwnThread.join(earlyReprobe);
+                Map<TopicPartition, PartitionToProbe> probedAs = new HashMap<>();
+                early.keySet().forEach(state -> probedAs.put(state.topicPartition(), PartitionToProbe.of(state)));
+                toReprobe.keySet().removeIf(state -> {
+                    boolean seenAsProbed = PartitionToProbe.of(state).equals(probedAs.get(state.topicPartition()));
+                    if (seenAsProbed) {
+                        reprobed.put(state.topicPartition(), answers.get(state.topicPartition()));
+                    }
+                    return seenAsProbed;
+                });
+            }
+            if (!toReprobe.isEmpty()) {
+                progress.accept("probing the " + toReprobe.size() + " designated replica(s) once more");
+                reprobed.putAll(reprobe.reprobe(toReprobe));
+            }
             for (ElectionTarget t : List.copyOf(proceed.values())) {
                 Optional<String> shrank = Revalidation.logShrank(t, reprobed.get(t.topicPartition()));
                 if (shrank.isPresent()) {
@@ -113,6 +144,18 @@ public final class PlanExecution {
         List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get).toList();
         return new ExecutionResult(now.clusterId(), planFile, startedAt, Duration.ofNanos(System.nanoTime() - start),
                 proceed.isEmpty() ? "none (nothing to elect)" : elector.describe(), ordered);
+    }
+
+    /** Per partition of the plan that may be elected, its state as planned and the replica to probe once more. */
+    private Map<TopicPartitionState, Integer> designatedAsPlanned(Map<TopicPartition, PlannedElection> planned,
+                                                                  ClusterSnapshot asPlanned) {
+        Map<TopicPartitionState, Integer> designated = new LinkedHashMap<>();
+        for (PlannedElection p : planned.values()) {
+            if (unprobedDesignation(p).isEmpty()) {
+                asPlanned.partition(p.topicPartition()).ifPresent(state -> designated.put(state, p.designatedLeader()));
+            }
+        }
+        return designated;
     }
 
     private Optional<String> unprobedDesignation(PlannedElection p) {

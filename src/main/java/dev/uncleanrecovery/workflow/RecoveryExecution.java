@@ -57,12 +57,12 @@ public final class RecoveryExecution {
     }
 
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
-        return execute(plan, planFile, options, progress, () -> { });
+        return execute(plan, planFile, options, progress, () -> { }, null);
     }
 
-    /** @param beforeElecting see {@link PlanExecution#run(Plan, String, Runnable)} */
+    /** @param beforeElecting and asPlanned: see {@link PlanExecution#run(Plan, String, Runnable, ClusterSnapshot)} */
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress,
-                                   Runnable beforeElecting) {
+                                   Runnable beforeElecting, ClusterSnapshot asPlanned) {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
         // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
         PartitionStateReader polling = new PartitionStateReader() {
@@ -88,7 +88,7 @@ public final class RecoveryExecution {
                 whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress, whyStock));
         Map<TopicPartition, String> restarts = new ConcurrentHashMap<>();
         ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode(), restarts),
-                elector, options.allowUnprobedLeader(), progress).run(plan, planFile, beforeElecting);
+                elector, options.allowUnprobedLeader(), progress).run(plan, planFile, beforeElecting, asPlanned);
         if (restarts.isEmpty()) {
             return result;
         }

@@ -1,0 +1,198 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.plan.ExpectedState;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanEvidence;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.probe.PartitionToProbe;
+import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The second look before an election: the partitions re-read, the designated replicas probed once more. With the
+ * partitions as planned at hand (recover), both happen at once, and an answer counts only for a partition the re-read
+ * finds as the probe saw it. The cluster is played by fakes: what is under test is the order and the bookkeeping.
+ */
+class PlanExecutionTest {
+
+    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
+    private static final TopicPartition ORDERS_1 = new TopicPartition("orders", 1);
+    private static final Uuid ORDERS_ID = Uuid.fromString("m0uMP1nXQ4mAkRTb3e6u1Q");
+    private static final Uuid RECREATED_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
+    private static final int EPOCH = 4;
+    private static final long PLANNED_LEO = 100;
+
+    /** One reprobe call: what it was asked, and on which thread. */
+    private record Reprobe(List<PartitionToProbe> asked, String thread) {
+    }
+
+    private final List<Reprobe> reprobes = new CopyOnWriteArrayList<>();
+    private final List<String> steps = new CopyOnWriteArrayList<>();
+    private final List<ElectionTarget> elected = new CopyOnWriteArrayList<>();
+    private final Map<TopicPartition, Long> reprobedLogEnd = new HashMap<>();
+
+    private static TopicPartitionState offline(TopicPartition tp, Uuid topicId) {
+        return new TopicPartitionState(tp.topic(), topicId, tp.partition(), TopicPartitionState.NO_LEADER, EPOCH,
+                List.of(1, 3, 2), List.of(1), List.of(), List.of(1), List.of(1));
+    }
+
+    private static ClusterSnapshot cluster(TopicPartitionState... partitions) {
+        return new ClusterSnapshot("cluster", 1000, List.of(new BrokerState(1, "h", 1, null, true),
+                new BrokerState(2, "h", 2, null, false), new BrokerState(3, "h", 3, null, false)), (short) 1,
+                List.of(partitions), Map.of(), Set.of());
+    }
+
+    private static PlannedElection planned(TopicPartition tp) {
+        return new PlannedElection(tp.topic(), tp.partition(), 2, new ExpectedState(EPOCH, ExpectedState.UNKNOWN_EPOCH,
+                List.of(1, 3, 2)), List.of(new PlanEvidence(2, EvidenceSource.NATIVE, EvidenceStatus.OK, PLANNED_LEO, EPOCH,
+                EPOCH, 7L, null, Instant.EPOCH)), "longest log", List.of());
+    }
+
+    private static Plan plan(TopicPartition... partitions) {
+        return new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED,
+                List.of(partitions).stream().map(PlanExecutionTest::planned).toList(), List.of());
+    }
+
+    private ReplicaReprobe reprobe(CountDownLatch asked) {
+        return designated -> {
+            reprobes.add(new Reprobe(designated.keySet().stream().map(PartitionToProbe::of).toList(),
+                    Thread.currentThread().getName()));
+            asked.countDown();
+            Map<TopicPartition, ReplicaEvidence> answers = new HashMap<>();
+            designated.forEach((state, broker) -> answers.put(state.topicPartition(), ReplicaEvidence.answered(
+                    state.topicPartition(), broker, EvidenceSource.NATIVE,
+                    reprobedLogEnd.getOrDefault(state.topicPartition(), PLANNED_LEO), EPOCH, EPOCH, 7L, Instant.now())));
+            return answers;
+        };
+    }
+
+    private final DesignatedElector elector = new DesignatedElector() {
+        @Override
+        public String describe() {
+            return "fake elector";
+        }
+
+        @Override
+        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
+            elected.addAll(targets);
+            return targets.stream().map(t -> new PartitionOutcome(t.topicPartition(), t.designatedLeader(), Outcome.ELECTED,
+                    "elected", null, null)).toList();
+        }
+    };
+
+    @Test
+    void with_the_planned_partitions_the_designated_replicas_are_probed_while_the_partitions_are_read() throws Exception {
+        CountDownLatch asked = new CountDownLatch(1);
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        boolean[] probedDuringRead = new boolean[1];
+        PartitionStateReader reader = partitions -> {
+            try {
+                // The re-read waits for the re-probe to start: it could not, were they one after the other.
+                probedDuringRead[0] = asked.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return now;
+        };
+
+        ExecutionResult result = new PlanExecution(reader, reprobe(asked), elector, false, steps::add)
+                .run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, now);
+
+        assertThat(probedDuringRead[0]).isTrue();
+        assertThat(reprobes).singleElement().satisfies(r -> {
+            assertThat(r.thread()).isEqualTo("designated-reprobe");
+            assertThat(r.asked()).extracting(PartitionToProbe::topicPartition).containsExactly(ORDERS_0, ORDERS_1);
+        });
+        assertThat(steps).first().asString()
+                .isEqualTo("re-reading 2 partition(s) of the plan while their 2 designated replica(s) are probed once more");
+        assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0, ORDERS_1);
+        assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.ELECTED);
+    }
+
+    @Test
+    void a_partition_the_re_read_finds_otherwise_than_the_probe_saw_it_is_probed_again() {
+        // Same name, epoch and replicas, another topic id: the topic was deleted and made again meanwhile.
+        ClusterSnapshot asPlanned = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, RECREATED_ID));
+
+        new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false, steps::add)
+                .run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, asPlanned);
+
+        assertThat(reprobes).hasSize(2);
+        assertThat(reprobes.get(1).asked()).containsExactly(new PartitionToProbe(ORDERS_1, RECREATED_ID, EPOCH));
+        assertThat(reprobes.get(1).thread()).isEqualTo(Thread.currentThread().getName());
+        assertThat(steps).contains("probing the 1 designated replica(s) once more");
+        assertThat(elected).hasSize(2);
+    }
+
+    @Test
+    void an_early_answer_with_a_shorter_log_refuses_the_partition() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        reprobedLogEnd.put(ORDERS_1, PLANNED_LEO - 10);
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, now);
+
+        assertThat(reprobes).hasSize(1);
+        assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0);
+        assertThat(result.partitions().get(1)).satisfies(o -> {
+            assertThat(o.outcome()).isEqualTo(Outcome.REFUSED);
+            assertThat(o.detail()).contains("log shrank since the plan", "LEO 100 -> epoch 4 LEO 90");
+        });
+    }
+
+    @Test
+    void a_partition_refused_by_the_re_read_is_not_elected_though_it_was_probed_early() {
+        ClusterSnapshot asPlanned = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        TopicPartitionState ledAgain = new TopicPartitionState("orders", ORDERS_ID, 1, 3, EPOCH + 1, List.of(1, 3, 2),
+                List.of(3), List.of(), List.of(), List.of(1));
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), ledAgain);
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, asPlanned);
+
+        assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0);
+        assertThat(result.partitions().get(1).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(result.partitions().get(1).detail()).contains("has a leader again (3, leader epoch 5)");
+    }
+
+    @Test
+    void from_a_plan_file_the_partitions_are_read_first_and_then_probed() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        List<String> order = new CopyOnWriteArrayList<>();
+        ReplicaReprobe recorded = reprobe(new CountDownLatch(1));
+
+        new PlanExecution(partitions -> {
+            order.add("read");
+            return now;
+        }, designated -> {
+            order.add("reprobe");
+            return recorded.reprobe(designated);
+        }, elector, false, steps::add).run(plan(ORDERS_0), "plan.json");
+
+        assertThat(order).containsExactly("read", "reprobe");
+        assertThat(reprobes).singleElement().satisfies(r -> assertThat(r.asked())
+                .containsExactly(new PartitionToProbe(ORDERS_0, ORDERS_ID, EPOCH)));
+        assertThat(steps).startsWith("re-reading 1 partition(s) of the plan", "probing the 1 designated replica(s) once more");
+    }
+}
