@@ -259,6 +259,12 @@ final class RealClusterBenchmark {
         if (agent != null) {
             builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
         }
+        // For diagnosis, e.g. BENCH_NODE_OPTS="-Xlog:gc:file=/tmp/kafka-gc-%p.log": every node's JVM, after the rest.
+        String nodeOpts = System.getenv().getOrDefault("BENCH_NODE_OPTS", "").strip();
+        if (!nodeOpts.isEmpty()) {
+            String[] flags = nodeOpts.split("\\s+");
+            builder.jvmArgs(NodeRole.BROKER, flags).jvmArgs(NodeRole.CONTROLLER, flags);
+        }
         return builder.build();
     }
 

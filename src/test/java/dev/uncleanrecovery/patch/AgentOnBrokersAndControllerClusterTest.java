@@ -10,6 +10,8 @@ import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.protocol.ElectLeaders;
+import dev.uncleanrecovery.protocol.ElectLeadersRequest;
 import dev.uncleanrecovery.protocol.ElectLeadersResponse;
 import dev.uncleanrecovery.protocol.GetReplicaLogInfo;
 import dev.uncleanrecovery.protocol.GetReplicaLogInfoRequest;
@@ -18,6 +20,7 @@ import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse.PartitionLogInfo;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -143,11 +146,40 @@ class AgentOnBrokersAndControllerClusterTest {
     }
 
     @Test
+    void designations_that_do_not_pair_up_with_their_partitions_are_refused_and_elect_nobody(LocalKafkaCluster cluster) {
+        TopicPartition orders0 = new TopicPartition(TOPIC, 0);
+        TopicPartition orders1 = new TopicPartition(TOPIC, 1);
+        // 5 is no replica: a partition the controller's checks let through would still elect nobody
+        var unpaired = new ElectLeadersRequest(ElectionType.UNCLEAN,
+                List.of(new ElectLeadersRequest.TopicPartitions(TOPIC, List.of(0, 1), List.of(5))), 30_000);
+        var listedTwice = new ElectLeadersRequest(ElectionType.UNCLEAN, List.of(
+                new ElectLeadersRequest.TopicPartitions(TOPIC, List.of(0), List.of(5)),
+                new ElectLeadersRequest.TopicPartitions(TOPIC, List.of(1), List.of(5))), 30_000);
+        try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(2))) {
+            List<ElectLeadersResponse.PartitionResult> both = brokers.electLeadersAll(2, unpaired, ElectLeaders.DESIGNATED_LEADERS_VERSION);
+            assertThat(both).hasSize(2).allSatisfy(r -> {
+                assertThat(r.error()).isEqualTo(Errors.INVALID_REQUEST);
+                assertThat(r.errorMessage()).contains("topic orders has 2 Partitions but 1 DesignatedLeaders");
+            });
+
+            List<ElectLeadersResponse.PartitionResult> twice = brokers.electLeadersAll(2, listedTwice,
+                    ElectLeaders.DESIGNATED_LEADERS_VERSION);
+            assertThat(twice).hasSize(2).allSatisfy(r -> assertThat(r.error()).isEqualTo(Errors.INVALID_REQUEST));
+            assertThat(twice).extracting(ElectLeadersResponse.PartitionResult::errorMessage)
+                    .anySatisfy(m -> assertThat(m).contains("is listed without a designated leader (topic orders appears"
+                            + " more than once in the request)"))
+                    .anySatisfy(m -> assertThat(m).contains("designated replica 5 is not in the replica set"));
+        }
+        assertThat(cluster.describePartition(orders0).isLeaderless()).isTrue();
+        assertThat(cluster.describePartition(orders1).isLeaderless()).isTrue();
+    }
+
+    @Test
     void elect_leaders_v3_without_designated_leaders_answers_like_v2(LocalKafkaCluster cluster) {
         // PREFERRED on a leaderless partition whose preferred replica (1) is down: refused either way, nothing changes
         TopicPartition orders0 = new TopicPartition(TOPIC, 0);
-        var request = new dev.uncleanrecovery.protocol.ElectLeadersRequest(org.apache.kafka.common.ElectionType.PREFERRED,
-                List.of(new dev.uncleanrecovery.protocol.ElectLeadersRequest.TopicPartitions(TOPIC, List.of(0))), 30_000);
+        var request = new ElectLeadersRequest(ElectionType.PREFERRED,
+                List.of(new ElectLeadersRequest.TopicPartitions(TOPIC, List.of(0))), 30_000);
         try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(2))) {
             ElectLeadersResponse.PartitionResult v2 = brokers.electLeaders(2, request, (short) 2);
             ElectLeadersResponse.PartitionResult v3 = brokers.electLeaders(2, request, (short) 3);

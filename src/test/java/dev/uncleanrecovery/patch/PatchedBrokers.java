@@ -90,13 +90,18 @@ final class PatchedBrokers implements AutoCloseable {
 
     /** One partition's result of an ElectLeaders request for one partition, sent raw in {@code version}. */
     ElectLeadersResponse.PartitionResult electLeaders(int brokerId, ElectLeadersRequest request, short version) {
+        return electLeadersAll(brokerId, request, version).get(0);
+    }
+
+    /** Every partition's result of an ElectLeaders request, in answer order, sent raw in {@code version}. */
+    List<ElectLeadersResponse.PartitionResult> electLeadersAll(int brokerId, ElectLeadersRequest request, short version) {
         var frame = connections.sendRawFrame(brokerId, ElectLeaders.API_KEY, version,
                 correlationId -> Frames.request(request, version, correlationId, "patch-test"), TIMEOUT).join();
         ElectLeadersResponse response = Frames.parseElectLeadersResponse(frame, version).body();
         if (response.errorCode() != 0) {
             throw new AssertionError("ElectLeaders v3 failed for the whole request: error " + response.errorCode());
         }
-        return response.replicaElectionResults().get(0).partitionResult().get(0);
+        return response.replicaElectionResults().stream().flatMap(topic -> topic.partitionResult().stream()).toList();
     }
 
     /** The replica's log end offset on {@code brokerId}: ListOffsets LATEST with ReplicaId -2 (DEBUGGING). */

@@ -63,10 +63,27 @@ public final class DesignatedElection {
     private static final class Designations {
         final DesignatedElectLeadersRequestData request;
         final Map<Uuid, Map<Integer, Integer>> validated = new HashMap<>();
+        /** Per topic, each partition's first position in its Partitions list; built on first use. */
+        private final Map<String, Map<Integer, Integer>> positions = new HashMap<>();
         ApiError refusal;
 
         Designations(DesignatedElectLeadersRequestData request) {
             this.request = request;
+        }
+
+        /**
+         * Where the partition stands in its topic's Partitions list, or -1: a map per topic rather than a scan per
+         * partition, which would cost the controller's event thread 50 million comparisons for one topic's 10,000.
+         */
+        int positionOf(String topic, List<Integer> partitions, int partitionId) {
+            Map<Integer, Integer> byPartition = positions.computeIfAbsent(topic, t -> {
+                Map<Integer, Integer> first = new HashMap<>();
+                for (int i = 0; i < partitions.size(); i++) {
+                    first.putIfAbsent(partitions.get(i), i);
+                }
+                return first;
+            });
+            return byPartition.getOrDefault(partitionId, -1);
         }
     }
 
@@ -108,7 +125,7 @@ public final class DesignatedElection {
             return refuse(designations, Errors.INVALID_REQUEST, "topic " + topic + " has " + partitions.size()
                     + " Partitions but " + designated.size() + " DesignatedLeaders; they must pair up one to one");
         }
-        int index = partitions.indexOf(partitionId);
+        int index = designations.positionOf(topic, partitions, partitionId);
         if (index < 0) {
             return refuse(designations, Errors.INVALID_REQUEST, partitionName + " is listed without a designated leader "
                     + "(topic " + topic + " appears more than once in the request)");
