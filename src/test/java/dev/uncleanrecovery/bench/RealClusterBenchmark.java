@@ -97,7 +97,7 @@ final class RealClusterBenchmark {
         for (String previous : List.of("plan.json", "plan-result.json")) {
             Files.deleteIfExists(dir.resolve(previous));
         }
-        try (LocalKafkaCluster cluster = cluster(partitions, agent).start(); Admin admin = cluster.createAdmin()) {
+        try (LocalKafkaCluster cluster = cluster(agent).start(); Admin admin = cluster.createAdmin()) {
             long setupStart = System.nanoTime();
             ManyPartitionOutage.Outage outage;
             try {
@@ -168,7 +168,7 @@ final class RealClusterBenchmark {
         Files.createDirectories(out);
         Path stop = out.resolve("outage.stop");
         Files.deleteIfExists(stop);
-        try (LocalKafkaCluster cluster = cluster(partitions, patchAgent(options)).start()) {
+        try (LocalKafkaCluster cluster = cluster(patchAgent(options)).start()) {
             ManyPartitionOutage.reproduce(cluster, "bench", partitions, Long.parseLong(options.getOrDefault("records-per-round", "2")),
                     1, s -> System.out.println("  [outage " + partitions + "] " + s));
             Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
@@ -249,13 +249,17 @@ final class RealClusterBenchmark {
                 : null;
     }
 
-    /** 1 controller + 3 brokers, with more heap for thousands of partitions, and the agent when given. */
-    private static LocalKafkaCluster cluster(int partitions, Path agent) {
+    /**
+     * 1 controller + 3 brokers, with more heap for thousands of partitions, and the agent when given. The heap is
+     * fixed from the start (-Xms = -Xmx, as kafka-server-start.sh sets it): from the harness's -Xms32m, each growth
+     * of the old generation cost a full collection, and GC logs of the brokers showed one of 634 ms in the middle of
+     * a measured run (broker 2, answering the tool's re-probe).
+     */
+    private static LocalKafkaCluster cluster(Path agent) {
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
-                .startupTimeout(java.time.Duration.ofSeconds(240));
-        if (partitions > 2000) {
-            builder.jvmArgs(NodeRole.BROKER, "-Xmx512m").jvmArgs(NodeRole.CONTROLLER, "-Xmx256m");
-        }
+                .startupTimeout(java.time.Duration.ofSeconds(240))
+                .jvmArgs(NodeRole.BROKER, "-Xms512m", "-Xmx512m")
+                .jvmArgs(NodeRole.CONTROLLER, "-Xms256m", "-Xmx256m");
         if (agent != null) {
             builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
         }
