@@ -113,10 +113,9 @@ public final class PlanExecution {
             Map<TopicPartition, ReplicaEvidence> reprobed = new HashMap<>();
             if (earlyReprobe != null) {
                 Map<TopicPartition, ReplicaEvidence> answers = OnItsOwnThread.join(earlyReprobe);
-                Map<TopicPartition, PartitionToProbe> probedAs = new HashMap<>();
-                early.keySet().forEach(state -> probedAs.put(state.topicPartition(), PartitionToProbe.of(state)));
+                Set<PartitionToProbe> probedAs = early.keySet().stream().map(PartitionToProbe::of).collect(Collectors.toSet());
                 toReprobe.keySet().removeIf(state -> {
-                    boolean seenAsProbed = PartitionToProbe.of(state).equals(probedAs.get(state.topicPartition()));
+                    boolean seenAsProbed = probedAs.contains(PartitionToProbe.of(state));
                     if (seenAsProbed) {
                         reprobed.put(state.topicPartition(), answers.get(state.topicPartition()));
                     }
