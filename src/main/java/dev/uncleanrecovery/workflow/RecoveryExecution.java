@@ -112,8 +112,9 @@ public final class RecoveryExecution {
             Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
             designated.forEach((partition, broker) ->
                     byBroker.computeIfAbsent(broker, b -> new ArrayList<>()).add(PartitionToProbe.of(partition)));
-            // The plan's partitions were just re-read (PlanExecution), which opened the broker connections: the
-            // designated states come from that read, so no second discovery round is needed here.
+            // The broker connections exist by now: those of the plan's own probe ('recover', which re-probes while
+            // it re-reads) or those the re-read opened ('execute --plan'). The designated states come from that plan
+            // or re-read, so no second discovery round is needed here.
             BrokerConnections connections = discovery.connections(List.of());
             ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                     .run(byBroker, p -> { });

@@ -5,6 +5,10 @@ package dev.uncleanrecovery.bench;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -72,6 +77,7 @@ final class ManyPartitionOutage {
                     TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
             awaitAll(admin, topic, partitions, "leader 1 with a full ISR",
                     p -> leaderOf(p) == LAST_LEADER && p.isr().size() == 3);
+            awaitLogsCreated(cluster, topic, partitions);
 
             progress.accept(partitions + " partitions: " + perRound + " record(s) each, acks=all");
             produce(cluster, topic, partitions, perRound, "all", "round-1");
@@ -135,6 +141,36 @@ final class ManyPartitionOutage {
                         + "' within " + STEP_TIMEOUT.toSeconds() + " s");
             }
             Thread.sleep(250);
+        }
+    }
+
+    /**
+     * The controller shows leader 1 and a full ISR as soon as it has created the partitions; each broker creates their
+     * logs afterwards, which took over a minute for 5,000 on this machine (its heartbeats timed out meanwhile). Producing
+     * before that failed three set-ups in one session: the idempotent producer's retries to partitions being created
+     * ended in OutOfOrderSequence until the batch expired after 5 minutes. So wait until every broker has a log
+     * directory for every partition (RF 3 on 3 brokers).
+     */
+    private static void awaitLogsCreated(LocalKafkaCluster cluster, String topic, int partitions)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
+        for (int broker : List.of(LAST_LEADER, LONGEST, SHORTEST)) {
+            long created;
+            while ((created = logDirectories(cluster.logDir(broker), topic)) < partitions) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("broker " + broker + " created only " + created + " of " + partitions
+                            + " logs within " + STEP_TIMEOUT.toSeconds() + " s");
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    private static long logDirectories(Path dataDirectory, String topic) {
+        try (Stream<Path> entries = Files.list(dataDirectory)) {
+            return entries.filter(p -> Files.isDirectory(p) && p.getFileName().toString().startsWith(topic + "-")).count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
