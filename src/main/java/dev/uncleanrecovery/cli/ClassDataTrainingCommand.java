@@ -91,8 +91,6 @@ final class ClassDataTrainingCommand implements Callable<Integer> {
                 }
             }
         }
-        // Every subcommand's model (a real run builds only its own, but the archive should hold them all).
-        RootCommand.commandLine();
         // The network side: discovery against a port nothing listens on (it fails, as it should here).
         Main.run(sink, sink, "--bootstrap-server", "127.0.0.1:9", "status", "--admin-timeout-ms", "2000");
         return ExitCode.OK;

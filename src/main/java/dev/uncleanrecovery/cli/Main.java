@@ -19,7 +19,7 @@ public final class Main {
 
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         Logging.configure(Logging.isVerbose(args));
-        CommandLine commandLine = RootCommand.commandLine(args);
+        CommandLine commandLine = new CommandLine(new RootCommand());
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);

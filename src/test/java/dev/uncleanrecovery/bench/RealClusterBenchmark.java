@@ -128,10 +128,17 @@ final class RealClusterBenchmark {
                     ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", ("-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog + " "
                             + System.getenv().getOrDefault("BENCH_TOOL_OPTS", "")).strip())
                     : Map.of();
+            // The leader watcher's describes of all N partitions (and their answers) share the cores with the contender.
+            com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            long benchCpuBefore = os.getProcessCpuTime();
             MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
                 launchedAt.set(launch);
                 watcher.start();
             });
+            System.out.println("  [" + contender + " " + partitions + "] this JVM (the leader watcher, polling every "
+                    + WATCH_INTERVAL_MS + " ms) used " + (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000
+                    + " ms of CPU during the contender's " + m.wallMillis() + " ms");
             // A contender that failed may leave partitions leaderless for good: give the watcher a moment, not minutes.
             watcher.join(10_000);
             watcher.interrupt();
@@ -311,7 +318,9 @@ final class RealClusterBenchmark {
         }
     }
 
-    /** Polls the topic every 100 ms from launch until every partition has a leader (bounded: 10 minutes). */
+    private static final long WATCH_INTERVAL_MS = 100;
+
+    /** Polls the topic every WATCH_INTERVAL_MS from launch until every partition has a leader (bounded: 10 minutes). */
     private static void watchLeaders(Admin admin, ManyPartitionOutage.Outage outage, AtomicLong launchedAt, AtomicLong allLedAt) {
         long deadline = System.nanoTime() + 600_000_000_000L;
         while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
@@ -322,7 +331,7 @@ final class RealClusterBenchmark {
                     allLedAt.set(now);
                     return;
                 }
-                Thread.sleep(100);
+                Thread.sleep(WATCH_INTERVAL_MS);
             } catch (InterruptedException e) {
                 return;
             } catch (ExecutionException e) {

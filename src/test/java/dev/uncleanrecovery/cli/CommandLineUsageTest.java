@@ -60,29 +60,7 @@ class CommandLineUsageTest {
         assertThat(loaded).contains(" dev.uncleanrecovery.election.LeaderChoice ", " dev.uncleanrecovery.plan.PlanFile ",
                 " dev.uncleanrecovery.plan.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
                 " com.fasterxml.jackson.databind.ObjectMapper ", " org.apache.kafka.clients.NetworkClient ",
-                " dev.uncleanrecovery.cluster.ClusterDiscovery ",
-                // A real run builds only its own subcommand; the archive holds every one of them.
-                " dev.uncleanrecovery.cli.RecoverCommand ", " dev.uncleanrecovery.cli.ExecuteCommand ",
-                " dev.uncleanrecovery.cli.PlanCommand ", " dev.uncleanrecovery.cli.PlanOptions ");
-    }
-
-    @Test
-    void a_command_line_holds_only_the_subcommands_its_arguments_name() {
-        assertThat(RootCommand.commandLine("--bootstrap-server", "127.0.0.1:9092", "recover", "--help")
-                .getSubcommands().keySet()).containsExactly("recover");
-        assertThat(RootCommand.commandLine("--help").getSubcommands().keySet()).containsExactly("status", "plan",
-                "execute", "recover", "inspect", "demo", "class-data-training");
-        assertThat(RootCommand.commandLine().getSubcommands()).hasSize(7);
-    }
-
-    @Test
-    void an_option_value_that_is_a_subcommand_name_does_not_hide_the_real_subcommand() {
-        String[] args = {"--bootstrap-server", "plan", "status", "--admin-timeout-ms", "500"};
-
-        picocli.CommandLine.ParseResult parsed = RootCommand.commandLine(args).parseArgs(args);
-
-        assertThat(parsed.subcommand().commandSpec().name()).isEqualTo("status");
-        assertThat(parsed.matchedOptionValue("--bootstrap-server", "")).isEqualTo("plan");
+                " dev.uncleanrecovery.cluster.ClusterDiscovery ");
     }
 
     private static Set<String> trainingDirectories() throws IOException {
