@@ -28,22 +28,13 @@ class ExecuteOptions {
             description = "How long to wait for elected partitions to show their new leader (default: ${DEFAULT-VALUE}).")
     long verifyTimeoutMs;
 
-    /**
-     * Batches of the second look in flight per broker. It asks one replica per partition (a third of the plan's
-     * probe), while the partitions are still offline, usually of one or two designated brokers: their batches go
-     * out at once (up to 5,000 partitions) instead of two at a time, as the plan's probe of every replica does. At
-     * 5,000 partitions on one broker: 3 waves of about 0.15 s each (runs V, W) become one.
-     */
-    static final int REPROBE_BATCHES_IN_FLIGHT = 5;
-
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {
         Duration reprobe = Duration.ofMillis(Math.max(100, reprobeTimeoutMs));
         ProbeSettings defaults = ProbeSettings.defaults();
         return new RecoveryExecution.Options(allowUnprobedLeader,
                 defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
-                        ? reprobe : defaults.requestTimeout())
-                        .withBatching(defaults.maxPartitionsPerRequest(), REPROBE_BATCHES_IN_FLIGHT),
+                        ? reprobe : defaults.requestTimeout()),
                 Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode);
     }
 
