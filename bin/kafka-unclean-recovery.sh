@@ -34,7 +34,7 @@ fi
 # and keeps a probe of 100,000 partitions from pausing for seconds: hundreds of batches in flight at once
 # outgrow the serial collector's survivor space, and it copies them into the old generation over and over.
 # A young generation of half a larger initial heap (5% of the memory: ~600 MiB on a 24 GiB machine, capped by
-# the JVM's default maximum on small ones) lets a run of a few thousand partitions (~250 MB allocated at 5,000)
+# the JVM's default maximum on small ones) lets a run of a few thousand partitions (~310 MB allocated at 5,000)
 # finish without a collection: on 2 cores shared with brokers taking over thousands of leaderships, the one or two
 # young collections of the default sizing paused it 45 and 175 ms. Memory is touched only as it is used.
 jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -XX:InitialRAMPercentage=5 -XX:NewRatio=1 -Xss1m)
