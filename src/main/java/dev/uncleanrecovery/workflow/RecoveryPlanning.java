@@ -103,19 +103,15 @@ public final class RecoveryPlanning {
         Set<Integer> fenced = snapshot.fencedBrokers();
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy());
-        // Each decision is a pure function of its partition: thousands are decided on every core (the brokers are
-        // idle between the probe and the re-read), then added to the plan in order.
-        List<Decision> decisions = considered.parallelStream()
-                .map(partition -> snapshot.reassigning().contains(partition.topicPartition())
-                        ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
-                                "a reassignment is in progress; finish or cancel it first"
-                                        + " (kafka-reassign-partitions.sh --list)")
-                        : LeaderChoice.decide(partition, evidence.getOrDefault(partition.topicPartition(), List.of()),
-                                fenced, options.election()))
-                .toList();
-        for (int i = 0; i < considered.size(); i++) {
-            TopicPartitionState partition = considered.get(i);
-            plan.add(partition, evidence.getOrDefault(partition.topicPartition(), List.of()), decisions.get(i));
+        List<Decision> decisions = new ArrayList<>();
+        for (TopicPartitionState partition : considered) {
+            List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
+            Decision decision = snapshot.reassigning().contains(partition.topicPartition())
+                    ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
+                            "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
+                    : LeaderChoice.decide(partition, known, fenced, options.election());
+            decisions.add(decision);
+            plan.add(partition, known, decision);
         }
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
     }
