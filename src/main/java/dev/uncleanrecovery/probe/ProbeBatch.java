@@ -23,6 +23,11 @@ public final class ProbeBatch {
         this.requests = requests;
     }
 
+    /** The same broker, deadline and request count, for some of the partitions (or others) instead. */
+    ProbeBatch only(List<PartitionToProbe> partitions) {
+        return new ProbeBatch(brokerId, partitions, deadlineNanos, maxRequestTimeout, requests);
+    }
+
     public int brokerId() {
         return brokerId;
     }

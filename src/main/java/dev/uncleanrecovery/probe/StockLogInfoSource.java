@@ -38,6 +38,9 @@ import org.apache.kafka.common.protocol.Errors;
  *   <li><b>last written leader epoch</b>: the Fetch DivergingEpoch search of
  *       {@link LatestEpochSearch}, every partition of the batch in the same Fetch, round by round:
  *       about log2(leader epoch + 3) Fetch requests per batch, whatever the batch size.</li>
+ *   <li><b>a second look</b> at a replica a plan saw ({@link PartitionToProbe#asPlanned()}): one Fetch with
+ *       LastFetchedEpoch = the planned epoch shows whether the log still holds what the plan counted on;
+ *       only a replica it does not confirm is asked the full way.</li>
  * </ul>
  * The first Fetch round goes out together with ListOffsets. Both are written and read by the {@code protocol}
  * package ({@link ListOffsetsWire}, {@link FetchWire}: checked byte for byte against kafka-clients) and sent over
@@ -72,6 +75,70 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     @Override
     public CompletableFuture<ProbeBatchAnswer> probe(ProbeBatch batch) {
+        List<PartitionToProbe> seenByPlan = batch.partitions().stream().filter(p -> p.asPlanned() != null).toList();
+        if (seenByPlan.isEmpty()) {
+            return findOut(batch);
+        }
+        return confirm(batch, seenByPlan).thenCompose(confirmed -> {
+            List<PartitionToProbe> rest = batch.partitions().stream()
+                    .filter(p -> !confirmed.containsKey(p.topicPartition())).map(PartitionToProbe::withoutPlan).toList();
+            if (rest.isEmpty()) {
+                return CompletableFuture.completedFuture(new ProbeBatchAnswer(confirmed, Map.of()));
+            }
+            return findOut(batch.only(rest)).thenApply(found -> {
+                Map<TopicPartition, ReplicaEvidence> settled = new HashMap<>(found.settled());
+                settled.putAll(confirmed);
+                return new ProbeBatchAnswer(settled, found.retry());
+            });
+        });
+    }
+
+    /**
+     * The second look at replicas a plan saw: one Fetch with LastFetchedEpoch = the epoch the plan saw as the
+     * replica's latest. DivergingEpoch (that epoch, an end offset at least the planned log end offset) shows the
+     * log still holds everything the plan counted on; the end offset is then the log end offset (a later epoch
+     * would need a leader, and the partition has none), and it is reported as the replica's evidence. Without
+     * ListOffsets and without the rest of the search, that is a third of the requests of finding out: on a
+     * partition without a leader nothing can be appended, so the log either still holds the planned records or
+     * lost some (a broker that restarted and truncated an unflushed tail). A replica for which the one Fetch shows
+     * anything else is asked the full way (ListOffsets and the whole search), which tells how its log changed.
+     *
+     * @return the evidence of every replica the Fetch confirmed; those missing need the full probe
+     */
+    private CompletableFuture<Map<TopicPartition, ReplicaEvidence>> confirm(ProbeBatch batch,
+                                                                           List<PartitionToProbe> seenByPlan) {
+        BatchPositions positions = new BatchPositions(seenByPlan);
+        LatestEpochSearch[] searches = new LatestEpochSearch[positions.size()];
+        for (int i = 0; i < searches.length; i++) {
+            PartitionToProbe p = seenByPlan.get(i);
+            int planned = p.asPlanned().lastWrittenLeaderEpoch();
+            if (planned >= 0) {
+                searches[i] = new LatestEpochSearch(Math.max(planned, p.metadataLeaderEpoch()), planned);
+            }
+        }
+        EpochOutcome[] stopped = new EpochOutcome[positions.size()];
+        int[] searching = stillSearching(searches, stopped);
+        if (searching.length == 0) {
+            return CompletableFuture.completedFuture(Map.of());
+        }
+        return oneRound(batch, positions, searches, stopped, searching).thenApply(asked -> {
+            Instant now = Instant.now();
+            Map<TopicPartition, ReplicaEvidence> confirmed = new HashMap<>(seenByPlan.size() * 4 / 3 + 1);
+            for (int i = 0; i < searches.length; i++) {
+                PartitionToProbe.AsPlanned planned = seenByPlan.get(i).asPlanned();
+                if (searches[i] != null && stopped[i] == null
+                        && searches[i].holdsAtLeast(planned.lastWrittenLeaderEpoch(), planned.logEndOffset())) {
+                    TopicPartition tp = seenByPlan.get(i).topicPartition();
+                    confirmed.put(tp, ReplicaEvidence.answered(tp, batch.brokerId(), EvidenceSource.STOCK,
+                            searches[i].logEndOffset(), planned.lastWrittenLeaderEpoch(), -1, -1L, now));
+                }
+            }
+            return confirmed;
+        });
+    }
+
+    /** ListOffsets for the log end offset, the Fetch search for the latest epoch: what the replica's log holds. */
+    private CompletableFuture<ProbeBatchAnswer> findOut(ProbeBatch batch) {
         BatchPositions positions = new BatchPositions(batch.partitions());
         CompletableFuture<LogEnd[]> logEnds = listLogEndOffsets(batch, positions);
         boolean epochsKnown = batch.partitions().stream().allMatch(p -> p.metadataLeaderEpoch() >= 0);
@@ -254,8 +321,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     private CompletableFuture<EpochOutcome[]> nextRound(ProbeBatch batch, BatchPositions positions,
                                                         LatestEpochSearch[] searches, EpochOutcome[] stopped) {
-        int[] searching = IntStream.range(0, searches.length)
-                .filter(i -> searches[i] != null && !searches[i].isDone() && stopped[i] == null).toArray();
+        int[] searching = stillSearching(searches, stopped);
         if (searching.length == 0) {
             EpochOutcome[] outcomes = stopped.clone();
             for (int i = 0; i < outcomes.length; i++) {
@@ -265,6 +331,19 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             }
             return CompletableFuture.completedFuture(outcomes);
         }
+        return oneRound(batch, positions, searches, stopped, searching)
+                .thenCompose(recorded -> nextRound(batch, positions, searches, stopped));
+    }
+
+    /** The positions whose search goes on: started, not done, not stopped by an error. */
+    private static int[] stillSearching(LatestEpochSearch[] searches, EpochOutcome[] stopped) {
+        return IntStream.range(0, searches.length)
+                .filter(i -> searches[i] != null && !searches[i].isDone() && stopped[i] == null).toArray();
+    }
+
+    /** One Fetch for the {@code searching} positions; its answers recorded in {@code searches} and {@code stopped}. */
+    private CompletableFuture<Void> oneRound(ProbeBatch batch, BatchPositions positions, LatestEpochSearch[] searches,
+                                             EpochOutcome[] stopped, int[] searching) {
         DivergenceFetch request = new DivergenceFetch(positions, searching, searches);
         batch.countRequest(ApiKeys.FETCH.name);
         return exchange(batch, ApiKeys.FETCH, FetchWire.MIN_VERSION, request.latestAllowedVersion(),
@@ -272,8 +351,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                 (version, body) -> {
                     record(batch, version, body, request, positions, searches, stopped);
                     return null;
-                })
-                .thenCompose(recorded -> nextRound(batch, positions, searches, stopped));
+                });
     }
 
     /**
@@ -340,7 +418,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             } else if (error != Errors.NONE) {
                 stopped[position] = new EpochOutcome(null, error, null);
             } else if (divergingEpoch >= 0) {
-                searches[position].diverged(probedEpoch, divergingEndOffset);
+                searches[position].diverged(probedEpoch, divergingEpoch, divergingEndOffset);
             } else {
                 stopped[position] = new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
                         + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)");

@@ -8,6 +8,7 @@ import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.execute.BrokerRestart;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
@@ -19,6 +20,8 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
@@ -105,13 +108,15 @@ public final class RecoveryExecution {
      * since the plan ({@link BrokerRestart}); the note is appended to that partition's outcome.
      */
     private ReplicaReprobe reprobe(Plan plan, ProbeSettings settings, ProbeMode mode, Map<TopicPartition, String> restarts) {
+        Map<TopicPartition, PlannedElection> planned = new HashMap<>();
+        plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
         return designated -> {
             if (designated.isEmpty()) {
                 return Map.of();
             }
             Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
-            designated.forEach((partition, broker) ->
-                    byBroker.computeIfAbsent(broker, b -> new ArrayList<>()).add(PartitionToProbe.of(partition)));
+            designated.forEach((partition, broker) -> byBroker.computeIfAbsent(broker, b -> new ArrayList<>())
+                    .add(asPlanned(planned.get(partition.topicPartition()), partition, broker)));
             // The broker connections exist by now: those of the plan's own probe ('recover', which re-probes while
             // it re-reads) or those the re-read opened ('execute --plan'). The designated states come from that plan
             // or re-read, so no second discovery round is needed here.
@@ -126,5 +131,21 @@ public final class RecoveryExecution {
                     .ifPresent(note -> restarts.put(p.topicPartition(), note)));
             return answers;
         };
+    }
+
+    /**
+     * The designated replica to probe once more, with what the plan saw of its log when it answered: a second look
+     * then only has to show the log still holds that much (one request on stock brokers instead of three).
+     */
+    private static PartitionToProbe asPlanned(PlannedElection planned, TopicPartitionState partition, int broker) {
+        PartitionToProbe probe = PartitionToProbe.of(partition);
+        if (planned == null) {
+            return probe;
+        }
+        return planned.evidence().stream()
+                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK && e.lastWrittenLeaderEpoch() >= 0)
+                .findFirst()
+                .map(e -> probe.seenAs(new PartitionToProbe.AsPlanned(e.lastWrittenLeaderEpoch(), e.logEndOffset())))
+                .orElse(probe);
     }
 }

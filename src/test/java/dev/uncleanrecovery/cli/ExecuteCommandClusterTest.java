@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.LogTailCut;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.Json;
@@ -191,6 +192,42 @@ class ExecuteCommandClusterTest {
         } finally {
             cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         }
+    }
+
+    @Test
+    @Order(6)
+    void a_designated_log_that_shrank_after_the_plan_is_refused_and_nothing_changes(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: a plan for orders-1 (still offline), designating the longest survivor; then that broker is killed,
+        // loses the tail of its log on disk (no clean-shutdown marker: its log recovery truncates the cut batch)
+        // and comes back
+        Path plan = dir.resolve("orders-1.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--topic", "orders", "--partition", "1", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        PlannedElection election = PlanFile.read(plan).partitions().get(0);
+        assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        long plannedLeo = election.evidence().stream().filter(e -> e.broker() == election.designatedLeader())
+                .findFirst().orElseThrow().logEndOffset();
+        PartitionView before = cluster.describePartition(ORDERS_1);
+        cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        cluster.truncateReplicaLog(ORDERS_1, LastReplicaStandingOutage.LONGEST_SURVIVOR, LogTailCut.dropBytes(100));
+        cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+
+        // when
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--reprobe-timeout-ms", "10000");
+
+        // then: the second look finds the shorter log, the partition is refused, nothing is touched
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+        ResultFile.Partition outcome = ResultFile.read(dir.resolve("orders-1-result.json")).partitions().get(0);
+        assertThat(outcome.outcome()).isEqualTo("REFUSED");
+        assertThat(outcome.detail()).contains("designated replica 2 log shrank since the plan", "LEO " + plannedLeo + " ->");
+        PartitionView after = cluster.describePartition(ORDERS_1);
+        assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(after.replicas()).isEqualTo(before.replicas());
+        assertThat(run.err()).doesNotContain("reordering", "electing");
     }
 
     private static Path planOrders12(LocalKafkaCluster cluster) throws Exception {

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -35,16 +36,22 @@ class LatestEpochSearchTest {
     private static int search(Replica replica, int metadataLeaderEpoch, LatestEpochSearch search) {
         int rounds = 0;
         while (!search.isDone()) {
-            int e = search.nextProbe();
-            long[] answer = replica.divergingEpoch(e);
-            if (answer == null) {
-                search.outOfRange(e);
-            } else {
-                search.diverged(e, answer[1]);
-            }
+            oneRound(replica, search);
             rounds++;
         }
         return rounds;
+    }
+
+    /** One Fetch: the search's next probe, answered by the replica. Returns the epoch asked about. */
+    private static int oneRound(Replica replica, LatestEpochSearch search) {
+        int e = search.nextProbe();
+        long[] answer = replica.divergingEpoch(e);
+        if (answer == null) {
+            search.outOfRange(e);
+        } else {
+            search.diverged(e, (int) answer[0], answer[1]);
+        }
+        return e;
     }
 
     @Test
@@ -88,6 +95,60 @@ class LatestEpochSearchTest {
         search(new Replica(new TreeMap<>(Map.of(0, 0L, 5, 20L)), 30), 3, search);
 
         assertThat(search.isAheadOfMetadata()).isTrue();
+    }
+
+    @Test
+    void one_fetch_at_the_planned_epoch_confirms_a_log_that_still_holds_what_the_plan_saw() {
+        // a plan saw epoch 3, LEO 20; cache 0@0, 3@10, LEO 20
+        Replica unchanged = new Replica(new TreeMap<>(Map.of(0, 0L, 3, 10L)), 20);
+        LatestEpochSearch search = new LatestEpochSearch(5, 3);
+
+        int asked = oneRound(unchanged, search);
+
+        assertThat(asked).isEqualTo(3);
+        assertThat(search.holdsAtLeast(3, 20)).isTrue();
+        assertThat(search.logEndOffset()).isEqualTo(20);
+        assertThat(search.holdsAtLeast(3, 21)).as("a plan that saw more than the log holds").isFalse();
+        assertThat(search.holdsAtLeast(2, 20)).as("another epoch than the one asked about").isFalse();
+    }
+
+    @Test
+    void a_log_cut_back_below_the_planned_epoch_or_offset_is_not_confirmed() {
+        // the plan saw epoch 3, LEO 20: the tail was lost (log end 14), or the whole of epoch 3 (latest is 0),
+        // or epoch 3 is no longer cached while a later epoch is (its floor, 2, is what the broker names)
+        Replica cutTail = new Replica(new TreeMap<>(Map.of(0, 0L, 3, 10L)), 14);
+        Replica epochGone = new Replica(new TreeMap<>(Map.of(0, 0L)), 8);
+        Replica floorOnly = new Replica(new TreeMap<>(Map.of(0, 0L, 2, 5L, 4, 25L)), 30);
+
+        for (Replica replica : List.of(cutTail, epochGone, floorOnly)) {
+            LatestEpochSearch search = new LatestEpochSearch(5, 3);
+            oneRound(replica, search);
+            assertThat(search.holdsAtLeast(3, 20)).as("%s", replica).isFalse();
+        }
+    }
+
+    @Test
+    void a_search_started_at_any_guess_still_finds_the_latest_epoch() {
+        Random random = new Random(320);
+        for (int trial = 0; trial < 5_000; trial++) {
+            int metadataLeaderEpoch = random.nextInt(50);
+            TreeMap<Integer, Long> cache = new TreeMap<>();
+            long offset = 0;
+            for (int epoch = random.nextInt(3); epoch <= metadataLeaderEpoch && random.nextInt(3) != 0;
+                 epoch += 1 + random.nextInt(4)) {
+                cache.put(epoch, offset);
+                offset += random.nextInt(100);
+            }
+            long logEndOffset = offset + random.nextInt(10);
+            int guess = random.nextInt(metadataLeaderEpoch + 5) - 2;
+            LatestEpochSearch search = new LatestEpochSearch(metadataLeaderEpoch, guess);
+
+            search(new Replica(cache, logEndOffset), metadataLeaderEpoch, search);
+
+            assertThat(search.latestEpoch()).as("cache %s, first probe %d", cache, guess)
+                    .isEqualTo(cache.isEmpty() ? -1 : cache.lastKey());
+            assertThat(search.logEndOffset()).isEqualTo(cache.isEmpty() ? -1 : logEndOffset);
+        }
     }
 
     @Test

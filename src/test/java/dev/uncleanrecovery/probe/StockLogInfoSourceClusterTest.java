@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -226,6 +227,30 @@ class StockLogInfoSourceClusterTest {
                     .isEqualTo(Map.of("ListOffsets", 1L, "Fetch", (long) fetchRounds));
         }
 
+        // when: second looks at the live replicas, as execute takes them with a plan made from that probe: broker 2
+        // as the probe saw it; broker 1 as if the plan had seen 5 records more (its log shrank since), then as if
+        // it had seen broker 2's later epoch (which 1 never wrote)
+        TopicPartitionState asProbed = offlineProbe.partition(tp);
+        ProbeResult look = secondLook(cluster, offlineProbe.snapshot(), Map.of(
+                2, PartitionToProbe.of(asProbed).seenAs(new PartitionToProbe.AsPlanned(epochOfBroker2, 25)),
+                1, PartitionToProbe.of(asProbed).seenAs(
+                        new PartitionToProbe.AsPlanned(epochOfFirstWrites, broker1RecoveredTo + 5))));
+        ProbeResult lookAtLaterEpoch = secondLook(cluster, offlineProbe.snapshot(), Map.of(
+                1, PartitionToProbe.of(asProbed).seenAs(new PartitionToProbe.AsPlanned(epochOfBroker2, 25))));
+
+        // then: one Fetch confirms broker 2's log; broker 1's is found out the full way each time and reported
+        // as it is, so the shrink shows
+        System.out.println("second looks: " + look.evidenceFor(tp) + " " + look.requests() + "; "
+                + lookAtLaterEpoch.evidenceFor(tp) + " " + lookAtLaterEpoch.requests());
+        assertThat(look.evidenceFor(tp)).extracting(ReplicaEvidence::broker).containsExactly(1, 2);
+        assertAnswered(look.evidenceFor(tp).get(1), 25, epochOfBroker2, -1);
+        assertThat(look.requests().byBroker().get(2)).isEqualTo(Map.of("Fetch", 1L));
+        assertAnswered(look.evidenceFor(tp).get(0), broker1RecoveredTo, epochOfFirstWrites, metadataEpoch);
+        assertThat(look.requests().byBroker().get(1)).isEqualTo(Map.of("ListOffsets", 1L, "Fetch", 1L + fetchRounds));
+        assertAnswered(lookAtLaterEpoch.evidenceFor(tp).get(0), broker1RecoveredTo, epochOfFirstWrites, metadataEpoch);
+        assertThat(lookAtLaterEpoch.requests().byBroker().get(1))
+                .isEqualTo(Map.of("ListOffsets", 1L, "Fetch", 1L + fetchRounds));
+
         // when: broker 3 returns, the controller elects it by itself (sole LastKnownELR member), and the others
         // truncate to its log and catch up
         cluster.startBroker(3);
@@ -263,6 +288,18 @@ class StockLogInfoSourceClusterTest {
         try (BrokerConnections connections = BrokerConnections.open(properties, snapshot.brokers())) {
             ProbeFanOut fanOut = new ProbeFanOut(new StockLogInfoSource(connections), settings, connections::describe);
             return new Probe(fanOut.run(PartitionToProbe.everyReplica(snapshot.partitions()), null), snapshot);
+        }
+    }
+
+    /** Probes each broker's one replica as a second look would: with what a plan saw of it. */
+    private static ProbeResult secondLook(LocalKafkaCluster cluster, ClusterSnapshot snapshot,
+                                          Map<Integer, PartitionToProbe> replicaByBroker) {
+        Properties properties = ClientProperties.load(cluster.bootstrapServers(), null, 15_000);
+        try (BrokerConnections connections = BrokerConnections.open(properties, snapshot.brokers())) {
+            Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
+            replicaByBroker.forEach((broker, replica) -> byBroker.put(broker, List.of(replica)));
+            return new ProbeFanOut(new StockLogInfoSource(connections), ProbeSettings.defaults(), connections::describe)
+                    .run(byBroker, null);
         }
     }
 
