@@ -343,6 +343,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return node(nodeId).dataDirectory();
     }
 
+    /** Where the broker keeps its replica of {@code partition}: {@code <log.dirs>/<topic>-<partition>}. */
+    public Path replicaDirectory(int brokerId, TopicPartition partition) {
+        return logDir(brokerId).resolve(partition.topic() + "-" + partition.partition());
+    }
+
     /** The node's own directory: {@code server.properties}, {@code node.log}, {@code format.log}, {@code data/}. */
     public Path nodeDirectory(int nodeId) {
         return node(nodeId).directory();
@@ -438,7 +443,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
      */
     public synchronized SegmentTruncation truncateReplicaLog(TopicPartition partition, int brokerId, LogTailCut cut) {
         KafkaNode broker = requireStopped(broker(brokerId), "cut its log");
-        Path partitionDirectory = broker.dataDirectory().resolve(partition.topic() + "-" + partition.partition());
+        Path partitionDirectory = replicaDirectory(brokerId, partition);
         if (!Files.isDirectory(partitionDirectory)) {
             throw new LocalClusterException(broker.name() + " holds no replica of " + partition + ": "
                     + partitionDirectory + " does not exist; check the partition's replicas");

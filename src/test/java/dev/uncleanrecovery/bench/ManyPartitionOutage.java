@@ -5,10 +5,7 @@ package dev.uncleanrecovery.bench;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -123,9 +120,8 @@ final class ManyPartitionOutage {
     }
 
     private static void awaitAll(Admin admin, String topic, int partitions, String what, Predicate<TopicPartitionInfo> done)
-            throws ExecutionException, InterruptedException {
-        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
-        while (true) {
+            throws InterruptedException {
+        awaitUntil(250, () -> {
             List<TopicPartitionInfo> all;
             try {
                 all = describe(admin, topic);
@@ -133,15 +129,9 @@ final class ManyPartitionOutage {
                 all = List.of(); // just created: the brokers' metadata may not have it yet
             }
             long ok = all.stream().filter(done).count();
-            if (all.size() == partitions && ok == partitions) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + ok + " of " + partitions + " partitions reached '" + what
-                        + "' within " + STEP_TIMEOUT.toSeconds() + " s");
-            }
-            Thread.sleep(250);
-        }
+            return all.size() == partitions && ok == partitions ? null
+                    : "only " + ok + " of " + partitions + " partitions reached '" + what + "'";
+        });
     }
 
     /**
@@ -153,24 +143,36 @@ final class ManyPartitionOutage {
      */
     private static void awaitLogsCreated(LocalKafkaCluster cluster, String topic, int partitions)
             throws InterruptedException {
-        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
         for (int broker : List.of(LAST_LEADER, LONGEST, SHORTEST)) {
-            long created;
-            while ((created = logDirectories(cluster.logDir(broker), topic)) < partitions) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("broker " + broker + " created only " + created + " of " + partitions
-                            + " logs within " + STEP_TIMEOUT.toSeconds() + " s");
-                }
-                Thread.sleep(500);
-            }
+            awaitUntil(500, () -> {
+                long created = IntStream.range(0, partitions)
+                        .filter(p -> Files.isDirectory(cluster.replicaDirectory(broker, new TopicPartition(topic, p))))
+                        .count();
+                return created == partitions ? null
+                        : "broker " + broker + " created only " + created + " of " + partitions + " logs";
+            });
         }
     }
 
-    private static long logDirectories(Path dataDirectory, String topic) {
-        try (Stream<Path> entries = Files.list(dataDirectory)) {
-            return entries.filter(p -> Files.isDirectory(p) && p.getFileName().toString().startsWith(topic + "-")).count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** What a set-up step still misses, or null once it is done. */
+    @FunctionalInterface
+    private interface Shortfall {
+        String get() throws InterruptedException;
+    }
+
+    /**
+     * Polls until {@code shortfall} answers null (done), at most {@link #STEP_TIMEOUT}.
+     *
+     * @param shortfall what is still missing, or null once done; its last answer is the timeout's message
+     */
+    private static void awaitUntil(long pollMs, Shortfall shortfall) throws InterruptedException {
+        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
+        String missing;
+        while ((missing = shortfall.get()) != null) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(missing + " within " + STEP_TIMEOUT.toSeconds() + " s");
+            }
+            Thread.sleep(pollMs);
         }
     }
 

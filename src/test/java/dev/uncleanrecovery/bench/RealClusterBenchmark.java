@@ -136,8 +136,8 @@ final class RealClusterBenchmark {
                 launchedAt.set(launch);
                 watcher.start();
             });
-            System.out.println("  [" + contender + " " + partitions + "] this JVM (the leader watcher, polling every "
-                    + WATCH_INTERVAL_MS + " ms) used " + (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000
+            System.out.println("  [" + contender + " " + partitions + "] the benchmark's JVM (mostly its leader watcher,"
+                    + " polling every " + WATCH_INTERVAL_MS + " ms, and the contender's RSS sampling) used " + (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000
                     + " ms of CPU during the contender's " + m.wallMillis() + " ms");
             // A contender that failed may leave partitions leaderless for good: give the watcher a moment, not minutes.
             watcher.join(10_000);
