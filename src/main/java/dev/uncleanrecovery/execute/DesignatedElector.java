@@ -20,6 +20,18 @@ public interface DesignatedElector {
     List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated);
 
     /**
+     * {@link #elect(List, ClusterSnapshot)}, with a gate: {@code beforeFirstChange} runs once the elector has done
+     * what changes nothing (deciding which partitions need a reorder, say) and right before its first change to the
+     * cluster; if it throws, the exception propagates and nothing was changed ('recover' waits there until its plan
+     * is on disk, while the elector's own preparation goes on).
+     */
+    default List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                         Runnable beforeFirstChange) {
+        beforeFirstChange.run();
+        return elect(targets, validated);
+    }
+
+    /**
      * Told as soon as there are partitions to elect, before their designated replicas are probed once more, so
      * that slow set-up (asking the brokers what they offer) overlaps that probe. Changes
      * nothing in the cluster; a failure here shows again when the elector is used.

@@ -44,6 +44,12 @@ public final class ElectorChoice implements DesignatedElector {
         return chosen().elect(targets, validated);
     }
 
+    @Override
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                        Runnable beforeFirstChange) {
+        return chosen().elect(targets, validated, beforeFirstChange);
+    }
+
     /** Chooses on a background thread: the ApiVersions survey (one round trip per live broker, answers usually kept from discovery). */
     @Override
     public void prepare() {

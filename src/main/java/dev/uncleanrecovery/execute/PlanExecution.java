@@ -54,8 +54,8 @@ public final class PlanExecution {
 
     /**
      * @param beforeElecting runs after the re-read and the designated replicas' second look, right before the
-     *                       elector changes anything; if it throws, nothing is elected (recover: the plan must be
-     *                       on disk first)
+     *                       elector changes anything (its preparation, which changes nothing, may go first); if it
+     *                       throws, nothing is elected (recover: the plan must be on disk first)
      * @param asPlanned      the partitions as read for the plan (recover), or null (a plan file does not carry the
      *                       topic ids a probe needs): with it, the designated replicas are probed once more while
      *                       the partitions are re-read, and an answer counts only for a partition the re-read finds
@@ -135,10 +135,12 @@ public final class PlanExecution {
             }
         }
 
-        beforeElecting.run();
-        if (!proceed.isEmpty()) {
+        if (proceed.isEmpty()) {
+            beforeElecting.run();
+        } else {
             progress.accept(elector.describe());
-            elector.elect(new ArrayList<>(proceed.values()), now).forEach(o -> outcomes.put(o.topicPartition(), o));
+            elector.elect(new ArrayList<>(proceed.values()), now, beforeElecting)
+                    .forEach(o -> outcomes.put(o.topicPartition(), o));
         }
         List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get).toList();
         return new ExecutionResult(now.clusterId(), planFile, startedAt, Duration.ofNanos(System.nanoTime() - start),

@@ -91,22 +91,29 @@ public final class StockElector implements DesignatedElector {
      */
     @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot start) {
+        return elect(targets, start, () -> { });
+    }
+
+    @Override
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot start, Runnable beforeFirstChange) {
         Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
         targets.forEach(t -> byPartition.put(t.topicPartition(), t));
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
+        byPartition.keySet().forEach(tp -> start.partition(tp).ifPresent(p -> before.put(tp, p)));
+        // Which partitions need a reorder: those whose live replicas do not already stand best-first.
+        Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
+        for (ElectionTarget t : byPartition.values()) {
+            if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), start.liveBrokers())) {
+                reorders.put(t.topicPartition(), t.replicasBestFirst());
+            }
+        }
+        beforeFirstChange.run();
+
         Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
         CompletableFuture<Map<TopicPartition, String>> restoring = null;
         try {
-            byPartition.keySet().forEach(tp -> start.partition(tp).ifPresent(p -> before.put(tp, p)));
-
-            // 1. Reorder best-first where the live replicas do not already stand in that order.
-            Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
-            for (ElectionTarget t : byPartition.values()) {
-                if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), start.liveBrokers())) {
-                    reorders.put(t.topicPartition(), t.replicasBestFirst());
-                }
-            }
+            // 1. Reorder best-first.
             progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first"
                     + (reorders.size() < byPartition.size() ? " (" + (byPartition.size() - reorders.size())
                             + " already have their live replicas best-first: not touched)" : ""));

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
@@ -127,6 +128,20 @@ class PlanExecutionTest {
                 .isEqualTo("re-reading 2 partition(s) of the plan while their 2 designated replica(s) are probed once more");
         assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0, ORDERS_1);
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.ELECTED);
+    }
+
+    @Test
+    void when_the_gate_before_the_first_change_fails_nothing_is_elected_and_the_failure_propagates() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        CountDownLatch asked = new CountDownLatch(1);
+
+        PlanExecution execution = new PlanExecution(partitions -> now, reprobe(asked), elector, false, steps::add);
+
+        assertThatThrownBy(() -> execution.run(plan(ORDERS_0), "plan.json", () -> {
+            throw new IllegalStateException("the plan could not be written");
+        }, now)).isInstanceOf(IllegalStateException.class).hasMessage("the plan could not be written");
+        assertThat(reprobes).hasSize(1);
+        assertThat(elected).isEmpty();
     }
 
     @Test
