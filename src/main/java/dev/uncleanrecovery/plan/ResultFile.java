@@ -32,12 +32,15 @@ public record ResultFile(int version, String clusterId, String planFile, String 
                         List<Integer> eligibleLeaderReplicas, List<Integer> lastKnownElr) {
     }
 
-    /** Written whole or not at all (temp file, then an atomic move). */
+    /**
+     * Written whole or not at all, and on the disk before the tool says it is: a temporary file, flushed, then an
+     * atomic move. It is the record of what was done to the cluster.
+     */
     public static void write(Path file, ResultFile result) throws IOException {
         Path absolute = file.toAbsolutePath();
         Path temp = Files.createTempFile(absolute.getParent(), absolute.getFileName().toString(), ".tmp");
         try {
-            Json.mapper().writeValue(temp.toFile(), result);
+            StrictJsonFile.writeDurably(temp, result);
             Files.move(temp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
             Files.deleteIfExists(temp);

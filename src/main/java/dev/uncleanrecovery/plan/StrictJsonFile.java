@@ -124,14 +124,7 @@ final class StrictJsonFile<T> {
         // Same directory, so that the rename below stays on one file system and is atomic.
         Path temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp");
         try {
-            // Streamed in Jackson's own 8 KB chunks: a 5,000-partition plan is ~7 MB, and as one byte[] it was
-            // allocated, copied, and copied once more into a direct buffer of its size by the file channel: a
-            // profile of the benchmark's run showed tens of milliseconds of zeroing and copying before the election.
-            try (FileOutputStream out = new FileOutputStream(temporary.toFile())) {
-                Json.mapper().writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, value);
-                out.write('\n');
-                out.getFD().sync();
-            }
+            writeDurably(temporary, value);
             if (replaceExisting) {
                 moveReplacing(temporary, target);
             } else {
@@ -139,6 +132,20 @@ final class StrictJsonFile<T> {
             }
         } finally {
             Files.deleteIfExists(temporary);
+        }
+    }
+
+    /**
+     * {@code value} as the file's whole content (indented JSON and a newline), flushed to the disk before this
+     * returns. Streamed in Jackson's own 8 KB chunks: a 5,000-partition plan is ~7 MB, and as one byte[] it was
+     * allocated, copied, and copied once more into a direct buffer of its size by a file channel (a profile of the
+     * benchmark's run showed tens of milliseconds of zeroing and copying before the first election).
+     */
+    static void writeDurably(Path file, Object value) throws IOException {
+        try (FileOutputStream out = new FileOutputStream(file.toFile())) {
+            Json.mapper().writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, value);
+            out.write('\n');
+            out.getFD().sync();
         }
     }
 
