@@ -161,7 +161,8 @@ public final class ClusterDiscovery implements AutoCloseable {
      * The partitions as the best-informed live broker knows them, for waiting on elections: every live broker
      * of the last read is asked at once, and per partition the answer with the highest leader epoch is kept
      * (brokers learn new leaders at different moments; the one that becomes leader of many partitions is the
-     * slowest to answer). No DescribeCluster: the brokers are those of the last read. Like
+     * slowest to answer); once the answers in hand show a leader for every partition, the slower brokers are not
+     * waited for. No DescribeCluster: the brokers are those of the last read. Like
      * {@link #describePartitionsOnly}, not for re-validating a plan.
      */
     public ClusterSnapshot describeNewestLeaders(PartitionSelection.Explicit selection) {

@@ -74,8 +74,9 @@ final class TopicPartitionsReader {
      * Every answering broker at once, and per partition the state with the highest leader epoch: right after an
      * election the brokers learn the new leaders at different moments, and the one becoming leader of many
      * partitions is the busiest and slowest to answer. Waits for the first answer, then at most
-     * {@link #STRAGGLER_WAIT} for the others; a broker that did not answer by then is left out of this read.
-     * When no broker answers, this is {@link #read} (the rotation, with its errors).
+     * {@link #STRAGGLER_WAIT} for the others, and not at all once the answers in hand show a leader for every
+     * partition (what the wait on an election looks for); a broker that did not answer by then is left out of this
+     * read. When no broker answers, this is {@link #read} (the rotation, with its errors).
      */
     List<TopicPartitionState> readNewest(Map<String, Range> topics, List<BrokerState> brokers) {
         List<BrokerState> asked = rotation.answering(brokers);
@@ -87,11 +88,20 @@ final class TopicPartitionsReader {
                 .map(b -> readFrom(b.id(), topics, timeout)).toList();
         CompletableFuture<Void> all = CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
         CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
-        answers.forEach(f -> f.thenRun(() -> firstAnswer.complete(null)));
-        all.whenComplete((done, error) -> firstAnswer.complete(null));
+        CompletableFuture<Void> enough = new CompletableFuture<>();
+        answers.forEach(f -> f.thenRun(() -> {
+            firstAnswer.complete(null);
+            if (everyPartitionLed(answers)) {
+                enough.complete(null);
+            }
+        }));
+        all.whenComplete((done, error) -> {
+            firstAnswer.complete(null);
+            enough.complete(null);
+        });
         try {
             firstAnswer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            all.get(STRAGGLER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            enough.get(STRAGGLER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException | ExecutionException e) {
             // Some broker is slow or failed: what the others said is enough for this read.
         } catch (InterruptedException e) {
@@ -101,6 +111,13 @@ final class TopicPartitionsReader {
         List<List<TopicPartitionState>> answered = answers.stream()
                 .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
         return answered.isEmpty() ? read(topics, brokers) : newestOf(answered);
+    }
+
+    /** True when the answers that have arrived show a leader for every partition they hold. */
+    private static boolean everyPartitionLed(List<CompletableFuture<List<TopicPartitionState>>> answers) {
+        List<List<TopicPartitionState>> arrived = answers.stream()
+                .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
+        return newestOf(arrived).stream().noneMatch(TopicPartitionState::isOffline);
     }
 
     /** Per partition, the state with the highest leader epoch among the brokers' answers (the first on a tie). */
