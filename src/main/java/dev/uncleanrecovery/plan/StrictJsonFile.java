@@ -55,7 +55,6 @@ final class StrictJsonFile<T> {
     private static final Pattern MISSING_PROPERTY = Pattern.compile("Missing required creator property '([^']+)'");
     private static final Pattern DUPLICATE_FIELD = Pattern.compile("Duplicate field '([^']+)'");
 
-
     private final Class<T> type;
     private final String kind;
     private final int version;

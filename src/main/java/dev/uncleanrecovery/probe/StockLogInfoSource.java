@@ -95,13 +95,12 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     /**
      * The second look at replicas a plan saw: one Fetch with LastFetchedEpoch = the epoch the plan saw as the
-     * replica's latest. DivergingEpoch (that epoch, an end offset at least the planned log end offset) shows the
-     * log still holds everything the plan counted on; the end offset is then the log end offset (a later epoch
-     * would need a leader, and the partition has none), and it is reported as the replica's evidence. Without
-     * ListOffsets and without the rest of the search, that is a third of the requests of finding out: on a
-     * partition without a leader nothing can be appended, so the log either still holds the planned records or
-     * lost some (a broker that restarted and truncated an unflushed tail). A replica for which the one Fetch shows
-     * anything else is asked the full way (ListOffsets and the whole search), which tells how its log changed.
+     * replica's latest, a third of the requests of finding out. On a partition without a leader nothing can be
+     * appended: the log either still holds the planned records or lost some (a broker that restarted and truncated
+     * an unflushed tail). DivergingEpoch (that epoch, an end offset at least the planned log end offset) shows the
+     * former; that end offset is then the log end offset (a later epoch would have needed a leader), and it is
+     * reported as the replica's evidence. A replica for which the one Fetch shows anything else is asked the full
+     * way (ListOffsets and the whole search), which tells how its log changed.
      *
      * @return the evidence of every replica the Fetch confirmed; those missing need the full probe
      */
