@@ -12,23 +12,20 @@ public interface DesignatedElector {
     String describe();
 
     /**
-     * @param targets   partitions that passed {@link Revalidation}; each gets exactly one outcome
-     * @param validated the read they passed it against, just now. An elector that must read the partitions again
-     *                  right before its one irreversible step (the native election) does; one that reads again
-     *                  anyway after a preparing step (the stock reorder) starts from this read
+     * @param targets           partitions that passed {@link Revalidation}; each gets exactly one outcome
+     * @param validated         the read they passed it against, just now. An elector that must read the partitions
+     *                          again right before its one irreversible step (the native election) does; one that
+     *                          reads again anyway after a preparing step (the stock reorder) starts from this read
+     * @param beforeFirstChange runs once the elector has done what changes nothing (deciding which partitions need a
+     *                          reorder, say) and right before its first change to the cluster; if it throws, the
+     *                          exception propagates and nothing was changed ('recover' waits there until its plan is
+     *                          on disk, while the elector's own preparation goes on)
      */
-    List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated);
+    List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated, Runnable beforeFirstChange);
 
-    /**
-     * {@link #elect(List, ClusterSnapshot)}, with a gate: {@code beforeFirstChange} runs once the elector has done
-     * what changes nothing (deciding which partitions need a reorder, say) and right before its first change to the
-     * cluster; if it throws, the exception propagates and nothing was changed ('recover' waits there until its plan
-     * is on disk, while the elector's own preparation goes on).
-     */
-    default List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
-                                         Runnable beforeFirstChange) {
-        beforeFirstChange.run();
-        return elect(targets, validated);
+    /** {@link #elect(List, ClusterSnapshot, Runnable)} with nothing to wait for. */
+    default List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
+        return elect(targets, validated, () -> { });
     }
 
     /**

@@ -40,11 +40,6 @@ public final class ElectorChoice implements DesignatedElector {
     }
 
     @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
-        return chosen().elect(targets, validated);
-    }
-
-    @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
                                         Runnable beforeFirstChange) {
         return chosen().elect(targets, validated, beforeFirstChange);

@@ -105,7 +105,9 @@ public final class NativeElector implements DesignatedElector {
 
     /** @param validated not used: the partitions are read again right before the election, which nothing undoes */
     @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                        Runnable beforeFirstChange) {
+        beforeFirstChange.run();
         Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
         targets.forEach(t -> byPartition.put(t.topicPartition(), t));
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();

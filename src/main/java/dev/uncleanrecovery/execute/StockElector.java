@@ -90,11 +90,6 @@ public final class StockElector implements DesignatedElector {
      *              every partition is read again after the reorder, right before the election.
      */
     @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot start) {
-        return elect(targets, start, () -> { });
-    }
-
-    @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot start, Runnable beforeFirstChange) {
         Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
         targets.forEach(t -> byPartition.put(t.topicPartition(), t));

@@ -40,7 +40,8 @@ class NativeElectorChoiceTest {
     /** Describes itself as what it was made from. */
     private record Named(String describe) implements DesignatedElector {
         @Override
-        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
+        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                            Runnable beforeFirstChange) {
             return List.of();
         }
     }

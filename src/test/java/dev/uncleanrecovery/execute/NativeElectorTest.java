@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.cluster.BrokerRequestException;
 import dev.uncleanrecovery.cluster.BrokerState;
@@ -104,6 +105,18 @@ class NativeElectorTest {
 
     private NativeElector elector(List<Integer> via, NativeElector.Exchange exchange) {
         return new NativeElector(via, exchange, id -> "broker " + id, reader(), Duration.ofSeconds(2), s -> { });
+    }
+
+    @Test
+    void a_failing_gate_before_the_first_change_sends_no_election() {
+        TopicPartition orders0 = new TopicPartition("orders", 0);
+        offline(orders0);
+
+        assertThatThrownBy(() -> elector(List.of(2), controller(Map.of())).elect(List.of(target(orders0)),
+                VALIDATED_ELSEWHERE, () -> {
+                    throw new IllegalStateException("the plan could not be written");
+                })).hasMessage("the plan could not be written");
+        assertThat(requests).isEmpty();
     }
 
     @Test

@@ -94,7 +94,9 @@ class PlanExecutionTest {
         }
 
         @Override
-        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
+        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                            Runnable beforeFirstChange) {
+            beforeFirstChange.run();
             elected.addAll(targets);
             return targets.stream().map(t -> new PartitionOutcome(t.topicPartition(), t.designatedLeader(), Outcome.ELECTED,
                     "elected", null, null)).toList();
