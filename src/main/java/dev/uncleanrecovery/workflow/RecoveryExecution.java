@@ -137,7 +137,7 @@ public final class RecoveryExecution {
      * The designated replica to probe once more, with what the plan saw of its log when it answered: a second look
      * then only has to show the log still holds that much (one request on stock brokers instead of three).
      */
-    private static PartitionToProbe asPlanned(PlannedElection planned, TopicPartitionState partition, int broker) {
+    static PartitionToProbe asPlanned(PlannedElection planned, TopicPartitionState partition, int broker) {
         PartitionToProbe probe = PartitionToProbe.of(partition);
         if (planned == null) {
             return probe;
