@@ -2,9 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.uncleanrecovery.cli.LogbackSetup;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -129,15 +131,15 @@ final class RealClusterBenchmark {
                             + System.getenv().getOrDefault("BENCH_TOOL_OPTS", "")).strip())
                     : Map.of();
             // The leader watcher's describes of all N partitions (and their answers) share the cores with the contender.
-            com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
-                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             long benchCpuBefore = os.getProcessCpuTime();
             MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
                 launchedAt.set(launch);
                 watcher.start();
             });
+            long benchCpuMs = (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000;
             System.out.println("  [" + contender + " " + partitions + "] the benchmark's JVM (mostly its leader watcher,"
-                    + " polling every " + WATCH_INTERVAL_MS + " ms, and the contender's RSS sampling) used " + (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000
+                    + " polling every " + WATCH_INTERVAL_MS + " ms, and the contender's RSS sampling) used " + benchCpuMs
                     + " ms of CPU during the contender's " + m.wallMillis() + " ms");
             // A contender that failed may leave partitions leaderless for good: give the watcher a moment, not minutes.
             watcher.join(10_000);

@@ -201,10 +201,7 @@ class ExecuteCommandClusterTest {
         // given: a plan for orders-1 (still offline), designating the longest survivor; then that broker is killed,
         // loses the tail of its log on disk (no clean-shutdown marker: its log recovery truncates the cut batch)
         // and comes back
-        Path plan = dir.resolve("orders-1.json");
-        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--probe-timeout-ms", "3000", "--topic", "orders", "--partition", "1", "--output-file", plan.toString());
-        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        Path plan = plan(cluster, "orders-1.json", "--topic", "orders", "--partition", "1");
         PlannedElection election = PlanFile.read(plan).partitions().get(0);
         assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         long plannedLeo = election.evidence().stream().filter(e -> e.broker() == election.designatedLeader())
@@ -231,11 +228,18 @@ class ExecuteCommandClusterTest {
     }
 
     private static Path planOrders12(LocalKafkaCluster cluster) throws Exception {
-        Path file = dir.resolve("orders-1-2.json");
         Path selection = Files.writeString(dir.resolve("select.json"),
                 "{\"partitions\":[{\"topic\":\"orders\",\"partition\":1},{\"topic\":\"orders\",\"partition\":2}]}");
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--probe-timeout-ms", "3000", "--path-to-json-file", selection.toString(), "--output-file", file.toString());
+        return plan(cluster, "orders-1-2.json", "--path-to-json-file", selection.toString());
+    }
+
+    /** 'plan' (proactive) of the selected partitions into {@code name} in the test's directory; it must succeed. */
+    private static Path plan(LocalKafkaCluster cluster, String name, String... selection) {
+        Path file = dir.resolve(name);
+        List<String> args = new java.util.ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "plan",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--output-file", file.toString()));
+        args.addAll(List.of(selection));
+        CliRun run = CliRun.of(args.toArray(String[]::new));
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         return file;
     }

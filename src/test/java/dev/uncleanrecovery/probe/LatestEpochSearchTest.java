@@ -33,7 +33,7 @@ class LatestEpochSearchTest {
         }
     }
 
-    private static int search(Replica replica, int metadataLeaderEpoch, LatestEpochSearch search) {
+    private static int search(Replica replica, LatestEpochSearch search) {
         int rounds = 0;
         while (!search.isDone()) {
             oneRound(replica, search);
@@ -59,7 +59,7 @@ class LatestEpochSearchTest {
         Replica replica = new Replica(new TreeMap<>(Map.of(0, 0L, 1, 10L)), 15);
         LatestEpochSearch search = new LatestEpochSearch(2);
 
-        search(replica, 2, search);
+        search(replica, search);
 
         assertThat(search.latestEpoch()).isEqualTo(1);
         assertThat(search.logEndOffset()).isEqualTo(15);
@@ -70,7 +70,7 @@ class LatestEpochSearchTest {
     void an_empty_epoch_cache_gives_epoch_minus_one() {
         LatestEpochSearch search = new LatestEpochSearch(7);
 
-        search(new Replica(new TreeMap<>(), 0), 7, search);
+        search(new Replica(new TreeMap<>(), 0), search);
 
         assertThat(search.latestEpoch()).isEqualTo(-1);
         assertThat(search.logEndOffset()).isEqualTo(-1);
@@ -82,7 +82,7 @@ class LatestEpochSearchTest {
         // Asking E=0 answers (0, 15) = (0, LEO), which looks final but is not.
         LatestEpochSearch search = new LatestEpochSearch(5);
 
-        search(new Replica(new TreeMap<>(Map.of(0, 0L, 4, 15L)), 15), 5, search);
+        search(new Replica(new TreeMap<>(Map.of(0, 0L, 4, 15L)), 15), search);
 
         assertThat(search.latestEpoch()).isEqualTo(4);
         assertThat(search.logEndOffset()).isEqualTo(15);
@@ -92,7 +92,7 @@ class LatestEpochSearchTest {
     void a_cache_ahead_of_the_metadata_is_reported() {
         LatestEpochSearch search = new LatestEpochSearch(3);
 
-        search(new Replica(new TreeMap<>(Map.of(0, 0L, 5, 20L)), 30), 3, search);
+        search(new Replica(new TreeMap<>(Map.of(0, 0L, 5, 20L)), 30), search);
 
         assertThat(search.isAheadOfMetadata()).isTrue();
     }
@@ -131,23 +131,16 @@ class LatestEpochSearchTest {
     void a_search_started_at_any_guess_still_finds_the_latest_epoch() {
         Random random = new Random(320);
         for (int trial = 0; trial < 5_000; trial++) {
-            int metadataLeaderEpoch = random.nextInt(50);
-            TreeMap<Integer, Long> cache = new TreeMap<>();
-            long offset = 0;
-            for (int epoch = random.nextInt(3); epoch <= metadataLeaderEpoch && random.nextInt(3) != 0;
-                 epoch += 1 + random.nextInt(4)) {
-                cache.put(epoch, offset);
-                offset += random.nextInt(100);
-            }
-            long logEndOffset = offset + random.nextInt(10);
+            int metadataLeaderEpoch = random.nextInt(200);
+            Replica replica = randomReplica(random, metadataLeaderEpoch);
             int guess = random.nextInt(metadataLeaderEpoch + 5) - 2;
             LatestEpochSearch search = new LatestEpochSearch(metadataLeaderEpoch, guess);
 
-            search(new Replica(cache, logEndOffset), metadataLeaderEpoch, search);
+            search(replica, search);
 
-            assertThat(search.latestEpoch()).as("cache %s, first probe %d", cache, guess)
-                    .isEqualTo(cache.isEmpty() ? -1 : cache.lastKey());
-            assertThat(search.logEndOffset()).isEqualTo(cache.isEmpty() ? -1 : logEndOffset);
+            assertThat(search.latestEpoch()).as("cache %s, first probe %d", replica.cache(), guess)
+                    .isEqualTo(replica.cache().isEmpty() ? -1 : replica.cache().lastKey());
+            assertThat(search.logEndOffset()).isEqualTo(replica.cache().isEmpty() ? -1 : replica.logEndOffset());
         }
     }
 
@@ -156,26 +149,30 @@ class LatestEpochSearchTest {
         Random random = new Random(966);
         for (int trial = 0; trial < 5_000; trial++) {
             int metadataLeaderEpoch = random.nextInt(200);
-            TreeMap<Integer, Long> cache = new TreeMap<>();
-            long offset = 0;
-            int epoch = random.nextInt(3);
-            while (random.nextInt(4) != 0 && epoch < metadataLeaderEpoch) {
-                cache.put(epoch, offset);
-                offset += random.nextInt(3) == 0 ? 0 : random.nextInt(1000);
-                epoch += 1 + random.nextInt(5);
-            }
-            long logEndOffset = offset + (cache.isEmpty() ? 0 : random.nextInt(50));
-            Replica replica = new Replica(cache, logEndOffset);
+            Replica replica = randomReplica(random, metadataLeaderEpoch);
             LatestEpochSearch search = new LatestEpochSearch(metadataLeaderEpoch);
 
-            int rounds = search(replica, metadataLeaderEpoch, search);
+            int rounds = search(replica, search);
 
-            int expectedLatest = cache.isEmpty() ? -1 : cache.lastKey();
-            assertThat(search.latestEpoch()).as("latest epoch of %s", cache).isEqualTo(expectedLatest);
-            assertThat(search.logEndOffset()).isEqualTo(cache.isEmpty() ? -1 : logEndOffset);
+            TreeMap<Integer, Long> cache = replica.cache();
+            assertThat(search.latestEpoch()).as("latest epoch of %s", cache).isEqualTo(cache.isEmpty() ? -1 : cache.lastKey());
+            assertThat(search.logEndOffset()).isEqualTo(cache.isEmpty() ? -1 : replica.logEndOffset());
             assertThat(search.isAheadOfMetadata()).isFalse();
             int bound = 32 - Integer.numberOfLeadingZeros(metadataLeaderEpoch + 2);
             assertThat(rounds).as("rounds for metadata epoch %d", metadataLeaderEpoch).isLessThanOrEqualTo(bound);
         }
+    }
+
+    /** A cache of epochs below the metadata's (some with no records: an epoch started at the same offset), or none. */
+    private static Replica randomReplica(Random random, int metadataLeaderEpoch) {
+        TreeMap<Integer, Long> cache = new TreeMap<>();
+        long offset = 0;
+        int epoch = random.nextInt(3);
+        while (random.nextInt(4) != 0 && epoch < metadataLeaderEpoch) {
+            cache.put(epoch, offset);
+            offset += random.nextInt(3) == 0 ? 0 : random.nextInt(1000);
+            epoch += 1 + random.nextInt(5);
+        }
+        return new Replica(cache, offset + (cache.isEmpty() ? 0 : random.nextInt(50)));
     }
 }
