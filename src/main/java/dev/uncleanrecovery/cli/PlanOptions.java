@@ -30,8 +30,14 @@ class PlanOptions {
     List<Integer> excludedBrokers;
 
     @Option(names = "--max-truncated-records", paramLabel = "N",
-            description = "Skip a partition whose choice would make other replicas truncate more than N records.")
+            description = "Skip a partition whose choice would make other replicas truncate more than N records;"
+                    + " a replica whose log is unknown counts as over N.")
     Long maxTruncatedRecords;
+
+    @Option(names = "--allow-unknown-truncation",
+            description = "With --max-truncated-records: count only the known loss (a replica that did not answer"
+                    + " may lose any amount).")
+    boolean allowUnknownTruncation;
 
     @Option(names = "--probe-timeout-ms", paramLabel = "MS", defaultValue = "30000",
             description = "Deadline for asking every replica; a broker silent until then counts as UNREACHABLE"
@@ -63,6 +69,10 @@ class PlanOptions {
             }
             options = options.withMaxTruncatedRecords(maxTruncatedRecords);
         }
+        if (allowUnknownTruncation && maxTruncatedRecords == null) {
+            throw new UserInputException("--allow-unknown-truncation needs --max-truncated-records");
+        }
+        options = options.withUnknownTruncationAllowed(allowUnknownTruncation);
         return options;
     }
 

@@ -11,8 +11,11 @@ import java.util.Set;
  * @param excludedBrokers     brokers never to elect ({@code --exclude-broker}), e.g. a host with a failing disk
  * @param maxTruncatedRecords when present, a choice expected to truncate more offsets than this is skipped
  *                            ({@code --max-truncated-records})
+ * @param allowUnknownTruncation with a limit, a replica whose log is unknown counts as over it unless this is set
+ *                            ({@code --allow-unknown-truncation}): an unknown loss is not a zero loss
  */
-public record ElectionOptions(Strategy strategy, Set<Integer> excludedBrokers, OptionalLong maxTruncatedRecords) {
+public record ElectionOptions(Strategy strategy, Set<Integer> excludedBrokers, OptionalLong maxTruncatedRecords,
+                              boolean allowUnknownTruncation) {
 
     public ElectionOptions {
         if (strategy == null) {
@@ -24,20 +27,29 @@ public record ElectionOptions(Strategy strategy, Set<Integer> excludedBrokers, O
         }
     }
 
+    /** Unknown truncations count as over any limit. */
+    public ElectionOptions(Strategy strategy, Set<Integer> excludedBrokers, OptionalLong maxTruncatedRecords) {
+        this(strategy, excludedBrokers, maxTruncatedRecords, false);
+    }
+
     /** Balanced, nobody excluded, no truncation limit. */
     public static ElectionOptions defaults() {
         return new ElectionOptions(Strategy.DEFAULT, Set.of(), OptionalLong.empty());
     }
 
     public ElectionOptions withStrategy(Strategy newStrategy) {
-        return new ElectionOptions(newStrategy, excludedBrokers, maxTruncatedRecords);
+        return new ElectionOptions(newStrategy, excludedBrokers, maxTruncatedRecords, allowUnknownTruncation);
     }
 
     public ElectionOptions withExcludedBrokers(Set<Integer> brokers) {
-        return new ElectionOptions(strategy, brokers, maxTruncatedRecords);
+        return new ElectionOptions(strategy, brokers, maxTruncatedRecords, allowUnknownTruncation);
     }
 
     public ElectionOptions withMaxTruncatedRecords(long max) {
-        return new ElectionOptions(strategy, excludedBrokers, OptionalLong.of(max));
+        return new ElectionOptions(strategy, excludedBrokers, OptionalLong.of(max), allowUnknownTruncation);
+    }
+
+    public ElectionOptions withUnknownTruncationAllowed(boolean allowed) {
+        return new ElectionOptions(strategy, excludedBrokers, maxTruncatedRecords, allowed);
     }
 }

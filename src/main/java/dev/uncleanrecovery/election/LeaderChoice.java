@@ -25,13 +25,14 @@ import org.apache.kafka.common.TopicPartition;
  *   <li>Candidates: replicas whose broker answered live without error, is unfenced, is not excluded, and
  *       that the metadata does not list as offline. A log read from disk is evidence, not a candidate: its
  *       broker is down and cannot lead.
- *   <li>Balanced waits until every ELR and LastKnownELR member has answered (live or from disk);
- *       proactive decides from whoever answered.
+ *   <li>Balanced waits until every ELR, LastKnownELR and (on clusters without ELR) leaderless-ISR member has
+ *       answered (live or from disk); proactive decides from whoever answered.
  *   <li>Rank by (last written leader epoch, log end offset) descending — the Raft rule: a shorter log from
  *       a later epoch beats a longer log from an earlier one, because followers truncate to the leader's
  *       epoch boundaries. Ties: LastKnownELR members, then ELR members, then assignment order, then lowest id.
  *   <li>The best candidate is the designated leader; every other replica gets an {@link ExpectedTruncation}.
- *       A choice whose known truncation exceeds {@code maxTruncatedRecords} is skipped.
+ *       A choice whose known truncation exceeds {@code maxTruncatedRecords} is skipped, and so is one that
+ *       truncates an unknown amount on some replica, unless unknown truncation is allowed.
  * </ol>
  */
 public final class LeaderChoice {
@@ -85,16 +86,31 @@ public final class LeaderChoice {
         String reason = reason(partition, leader, candidates, ranking, truncations);
         Decision.Elect elect = new Decision.Elect(tp, leader.broker(), reason, ranking, truncations);
 
-        if (options.maxTruncatedRecords().isPresent()
-                && elect.totalTruncatedRecords() > options.maxTruncatedRecords().getAsLong()) {
-            return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker() + " would truncate "
-                    + (elect.totalIsLowerBound() ? "at least " : "") + elect.totalTruncatedRecords() + " records ("
-                    + truncations.stream().filter(t -> t.isKnown() && t.records() > 0)
-                            .map(t -> t.broker() + " " + t.describe()).collect(Collectors.joining(", "))
-                    + "), more than --max-truncated-records " + options.maxTruncatedRecords().getAsLong()
-                    + "; " + reason);
+        if (options.maxTruncatedRecords().isPresent()) {
+            long max = options.maxTruncatedRecords().getAsLong();
+            List<ExpectedTruncation> unknown = truncations.stream().filter(t -> !t.isKnown()).toList();
+            if (!unknown.isEmpty() && !options.allowUnknownTruncation()) {
+                return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker()
+                        + " would truncate an unknown number of records on " + unknown.stream()
+                                .map(t -> describeUnknown(replicas, t.broker())).collect(Collectors.joining(", "))
+                        + ": an unknown loss counts as over --max-truncated-records " + max
+                        + " (pass --allow-unknown-truncation to count only the known loss); " + reason);
+            }
+            if (elect.totalTruncatedRecords() > max) {
+                return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker() + " would truncate "
+                        + (elect.totalIsLowerBound() ? "at least " : "") + elect.totalTruncatedRecords() + " records ("
+                        + truncations.stream().filter(t -> t.isKnown() && t.records() > 0)
+                                .map(t -> t.broker() + " " + t.describe()).collect(Collectors.joining(", "))
+                        + "), more than --max-truncated-records " + max + "; " + reason);
+            }
         }
         return elect;
+    }
+
+    /** "2 (UNREACHABLE: did not answer ListOffsets within 3 s)": a replica whose log is unknown, and why. */
+    private static String describeUnknown(List<RankedReplica> replicas, int broker) {
+        return replicas.stream().filter(r -> r.broker() == broker).findFirst().map(RankedReplica::describe)
+                .orElse(broker + " (not probed)");
     }
 
     /** The candidacy of one replica and the evidence that counts for it. */
@@ -149,17 +165,23 @@ public final class LeaderChoice {
                 .thenComparingInt(RankedReplica::broker);
     }
 
-    /** Balanced: the ELR and LastKnownELR members that have not answered, as a skip reason. */
+    /**
+     * Balanced: the ELR, LastKnownELR and leaderless-ISR members that have not answered, as a skip reason. Without
+     * ELR (3.x, 4.0, clusters upgraded without enabling it) the controller never empties the ISR: an offline
+     * partition keeps its last ISR member(s) there, the same signal as LastKnownELR.
+     */
     private static Optional<String> waitingForElr(TopicPartitionState partition, List<RankedReplica> replicas) {
         Set<Integer> members = new LinkedHashSet<>(partition.lastKnownElr());
         members.addAll(partition.eligibleLeaderReplicas());
+        members.addAll(partition.isr());
         List<String> missing = new ArrayList<>();
         for (int member : members) {
             RankedReplica replica = replicas.stream().filter(r -> r.broker() == member).findFirst().orElse(null);
             if (replica != null && replica.hasKnownLog()) {
                 continue;
             }
-            String role = partition.lastKnownElr().contains(member) ? "LastKnownELR" : "ELR";
+            String role = partition.lastKnownElr().contains(member) ? "LastKnownELR"
+                    : partition.eligibleLeaderReplicas().contains(member) ? "ELR" : "leaderless-ISR";
             String why = replica == null ? "not a replica"
                     : replica.evidence() == null ? "not probed"
                     : replica.evidence().error() == null ? replica.evidence().status().name()

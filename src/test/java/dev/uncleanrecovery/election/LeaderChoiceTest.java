@@ -250,6 +250,25 @@ class LeaderChoiceTest {
         }
 
         @Test
+        void balanced_waits_for_the_leaderless_isr_member_on_a_cluster_without_elr() {
+            // given: ELR off (3.x, 4.0): the last leader 1 stays in the ISR of the offline partition
+            TopicPartitionState partition = orders3().isr(1).state();
+
+            Decision decision = decide(partition, BALANCED, unreachable(1, "timed out"), live(2, 6, 1042));
+
+            assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason())
+                    .startsWith("leaderless-ISR member 1 did not answer (UNREACHABLE: timed out)")
+                    .contains("--strategy proactive");
+        }
+
+        @Test
+        void balanced_elects_once_the_leaderless_isr_member_is_known_from_disk() {
+            Decision decision = decide(orders3().isr(1).state(), BALANCED, disk(1, 6, 1042), live(2, 6, 1042));
+
+            assertThat(elected(decision).designatedLeader()).isEqualTo(2);
+        }
+
+        @Test
         void balanced_counts_a_last_known_elr_log_read_from_disk_as_an_answer() {
             // given: 1 is down, but 'inspect' read its log: we know what electing 2 costs it
             TopicPartitionState partition = orders3().lastKnownElr(1).state();
@@ -326,17 +345,38 @@ class LeaderChoiceTest {
         @Test
         void choice_over_the_truncation_limit_is_skipped() {
             Decision decision = decide(orders3().state(), PROACTIVE.withMaxTruncatedRecords(16).withExcludedBrokers(Set.of(3)),
-                    live(2, 6, 1042), live(3, 6, 1059));
+                    live(1, 6, 1000), live(2, 6, 1042), live(3, 6, 1059));
 
             assertThat(skipped(decision, SkipCause.OVER_TRUNCATION_LIMIT).reason())
-                    .startsWith("electing 2 would truncate at least 17 records (3 loses 17 records (1042..1059)),"
+                    .startsWith("electing 2 would truncate 17 records (3 loses 17 records (1042..1059)),"
                             + " more than --max-truncated-records 16; ");
+        }
+
+        @Test
+        void an_unknown_truncation_counts_as_over_any_limit() {
+            // given: 1 did not answer: electing 2 may cut any amount of 1's log
+            Decision decision = decide(orders3().state(), PROACTIVE.withMaxTruncatedRecords(1000),
+                    live(2, 6, 1042), live(3, 6, 1042), unreachable(1, "did not answer ListOffsets within 3 s"));
+
+            assertThat(skipped(decision, SkipCause.OVER_TRUNCATION_LIMIT).reason())
+                    .startsWith("electing 2 would truncate an unknown number of records on"
+                            + " 1 (UNREACHABLE: did not answer ListOffsets within 3 s): an unknown loss counts as over"
+                            + " --max-truncated-records 1000 (pass --allow-unknown-truncation");
+        }
+
+        @Test
+        void an_unknown_truncation_passes_the_limit_only_when_allowed() {
+            Decision decision = decide(orders3().state(),
+                    PROACTIVE.withMaxTruncatedRecords(0).withUnknownTruncationAllowed(true),
+                    live(2, 6, 1042), live(3, 6, 1042), unreachable(1, "timed out"));
+
+            assertThat(elected(decision).totalIsLowerBound()).isTrue();
         }
 
         @Test
         void choice_at_exactly_the_truncation_limit_is_elected() {
             Decision decision = decide(orders3().state(), PROACTIVE.withMaxTruncatedRecords(17).withExcludedBrokers(Set.of(3)),
-                    live(2, 6, 1042), live(3, 6, 1059));
+                    live(1, 6, 1000), live(2, 6, 1042), live(3, 6, 1059));
 
             assertThat(elected(decision).totalTruncatedRecords()).isEqualTo(17);
         }

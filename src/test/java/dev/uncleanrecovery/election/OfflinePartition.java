@@ -20,6 +20,7 @@ final class OfflinePartition {
     private int leader = TopicPartitionState.NO_LEADER;
     private int leaderEpoch = 7;
     private List<Integer> replicas = List.of(1, 2, 3);
+    private List<Integer> isr = List.of();
     private List<Integer> elr = List.of();
     private List<Integer> lastKnownElr = List.of();
     private List<Integer> offline = List.of();
@@ -30,6 +31,12 @@ final class OfflinePartition {
 
     OfflinePartition replicas(Integer... brokers) {
         replicas = List.of(brokers);
+        return this;
+    }
+
+    /** The ISR a leaderless partition keeps on a cluster without ELR: its last leader. */
+    OfflinePartition isr(Integer... brokers) {
+        isr = List.of(brokers);
         return this;
     }
 
@@ -55,7 +62,7 @@ final class OfflinePartition {
 
     TopicPartitionState state() {
         return new TopicPartitionState(ORDERS_3.topic(), ORDERS_ID, ORDERS_3.partition(), leader, leaderEpoch,
-                replicas, List.of(), elr, lastKnownElr, offline);
+                replicas, isr, elr, lastKnownElr, offline);
     }
 
     static ReplicaEvidence live(int broker, int lastWrittenEpoch, long logEndOffset) {
