@@ -41,6 +41,11 @@ public class ExecuteCommand implements Callable<Integer> {
     @Option(names = "--plan", paramLabel = "FILE", required = true, description = "The plan written by 'plan'.")
     Path planFile;
 
+    @Option(names = "--dry-run",
+            description = "Re-read, re-probe and show what would be elected, refused and why; change nothing and write"
+                    + " no result file. Exit 0 or 3 as a real run would.")
+    boolean dryRun;
+
     @Mixin
     ExecuteOptions execution;
 
@@ -58,20 +63,22 @@ public class ExecuteCommand implements Callable<Integer> {
         ExecutionResult result;
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             result = new RecoveryExecution(discovery).execute(plan, planFile.toString(),
-                    execution.options(PlanOptions.probeMode(probeMode)), ProgressLine.steps(spec.commandLine().getErr()));
+                    execution.options(PlanOptions.probeMode(probeMode), dryRun), ProgressLine.steps(spec.commandLine().getErr()));
         }
-        return report(result, execution.resultFile(planFile), root.global, spec.commandLine().getOut());
+        return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut());
     }
 
-    /** Writes the result file and prints the summary; shared with {@code recover}. */
+    /**
+     * Writes the result file and prints the summary; shared with {@code recover}.
+     *
+     * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
+     */
     static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
         ResultFile file = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
         // Written on a thread of its own while the outcomes are printed (at 5,000 partitions each takes 0.1–0.2 s).
         // The outcomes are shown even when the file cannot be written; that failure is raised right after them.
-        CompletableFuture<Void> written = OnItsOwnThread.run("result-file", () -> {
-            ResultFile.write(resultFile, file);
-            return null;
-        });
+        CompletableFuture<Path> written = resultFile == null ? CompletableFuture.completedFuture(null)
+                : OnItsOwnThread.run("result-file", () -> ResultFile.write(resultFile, file));
         if (global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(file));
             awaitWritten(written);
@@ -82,16 +89,24 @@ public class ExecuteCommand implements Callable<Integer> {
             }
             table.print(out);
             out.println();
-            out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed (%d ms, %s)%n",
-                    result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
-                    result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
-                    result.elector());
+            if (resultFile == null) {
+                out.printf("Dry run: %d would be elected, %d already recovered, %d refused (%d ms). Nothing was changed.%n",
+                        result.count(Outcome.WOULD_ELECT), result.count(Outcome.ALREADY_RECOVERED),
+                        result.count(Outcome.REFUSED), result.elapsed().toMillis());
+            } else {
+                out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed (%d ms, %s)%n",
+                        result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
+                        result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
+                        result.elector());
+            }
             for (String warning : file.warnings()) {
                 out.println("WARNING: " + warning);
             }
             out.flush();
-            awaitWritten(written);
-            out.println("Result written to " + resultFile.toAbsolutePath());
+            Path where = awaitWritten(written);
+            if (where != null) {
+                out.println("Result written to " + where);
+            }
         }
         if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
             return ExitCode.FAILURE;
@@ -100,9 +115,9 @@ public class ExecuteCommand implements Callable<Integer> {
     }
 
     /** {@link OnItsOwnThread#join}, which rethrows unchecked failures as they are, and the write's IOException too. */
-    private static void awaitWritten(CompletableFuture<Void> written) throws IOException {
+    private static Path awaitWritten(CompletableFuture<Path> written) throws IOException {
         try {
-            OnItsOwnThread.join(written);
+            return OnItsOwnThread.join(written);
         } catch (CompletionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;

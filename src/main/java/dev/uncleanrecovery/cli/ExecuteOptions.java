@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.workflow.RecoveryExecution;
@@ -13,8 +14,13 @@ import picocli.CommandLine.Option;
 class ExecuteOptions {
 
     @Option(names = "--result-file", paramLabel = "FILE",
-            description = "Where to write the result (default: next to the plan, <plan>-result.json).")
+            description = "Where to write the result (default: next to the plan, <plan>-result.json). Never"
+                    + " overwritten: a later run writes <name>-2.json, -3, ... and says where.")
     Path resultFile;
+
+    @Option(names = "--all-or-nothing",
+            description = "If any partition of the plan is refused, elect none of them.")
+    boolean allOrNothing;
 
     @Option(names = "--allow-unprobed-leader",
             description = "Elect a designatedLeader that has no live evidence in the plan (hand-edited plans).")
@@ -30,12 +36,16 @@ class ExecuteOptions {
 
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {
+        return options(probeMode, false);
+    }
+
+    RecoveryExecution.Options options(ProbeMode probeMode, boolean dryRun) {
         Duration reprobe = Duration.ofMillis(Math.max(100, reprobeTimeoutMs));
         ProbeSettings defaults = ProbeSettings.defaults();
         return new RecoveryExecution.Options(allowUnprobedLeader,
                 defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
                         ? reprobe : defaults.requestTimeout()),
-                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode);
+                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode, new PlanExecution.Mode(dryRun, allOrNothing));
     }
 
     Path resultFile(Path planFile) {

@@ -66,12 +66,15 @@ public class PlanCommand implements Callable<Integer> {
     /** Writes the plan file and prints it; shared with {@code recover}. */
     static int report(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
             throws java.io.IOException {
-        return report(result, file, global, out, err, () -> { });
+        return report(result, file, global, out, err, () -> { }, false);
     }
 
-    /** @param written runs once the plan file is on disk, before the plan is printed */
+    /**
+     * @param written  runs once the plan file is on disk, before the plan is printed
+     * @param applying the plan is applied right after (recover --automated-recovery): say so, not "review it"
+     */
     static int report(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
-                      Runnable written) throws java.io.IOException {
+                      Runnable written, boolean applying) throws java.io.IOException {
         var plan = result.plan();
         if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
             out.println("Nothing is offline among the " + result.snapshot().partitions().size()
@@ -87,8 +90,10 @@ public class PlanCommand implements Callable<Integer> {
             out.println();
             out.println("Evidence: " + evidenceSources(result));
             out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + result.probeTime().toMillis()
-                    + " ms, " + result.requests().total() + " requests). Nothing was changed.");
-            if (!plan.partitions().isEmpty()) {
+                    + " ms, " + result.requests().total() + " requests)." + (applying ? "" : " Nothing was changed."));
+            if (applying && !plan.partitions().isEmpty()) {
+                out.println("Applying it now (--automated-recovery): each partition is checked once more, then elected.");
+            } else if (!plan.partitions().isEmpty()) {
                 out.println("Review it, then apply it with: kafka-unclean-recovery.sh --bootstrap-server "
                         + global.bootstrapServer + " execute --plan " + file);
             }

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "recover", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"For runbooks: 'plan', then — only with --automated-recovery — 'execute' in the same run,",
-            "with the same guard rails. Without the flag it is a dry run that writes the plan and says how to apply it."})
+            "with the same guard rails. Without the flag it is a dry run that writes the plan and says how to apply it",
+            "(exit 3: the planned partitions are still offline)."})
 public class RecoverCommand implements Callable<Integer> {
 
     @Spec
@@ -64,6 +65,8 @@ public class RecoverCommand implements Callable<Integer> {
                 if (!planned.plan().partitions().isEmpty()) {
                     out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
                             + " 'execute --plan " + planFile + "'.");
+                    // The planned partitions are still offline: a runbook must not read this as recovered.
+                    return ExitCode.ATTENTION;
                 }
                 return planCode;
             }
@@ -76,7 +79,8 @@ public class RecoverCommand implements Callable<Integer> {
             try {
                 result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
                         execution.options(planning.probeMode()), ProgressLine.heldUntil(reported, ProgressLine.steps(err)),
-                        () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot());
+                        () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot(),
+                        RecoveryPlanning.redecision(planned, planning.election()));
             } finally {
                 reported.handle((code, failure) -> code).join();
             }
@@ -90,7 +94,7 @@ public class RecoverCommand implements Callable<Integer> {
     private CompletableFuture<Integer> reportInBackground(RecoveryPlanning.Result planned, Path planFile, PrintWriter out,
                                                           PrintWriter err, CompletableFuture<Void> written) {
         return OnItsOwnThread.run("plan-report", () -> {
-            int code = PlanCommand.report(planned, planFile, root.global, out, err, () -> written.complete(null));
+            int code = PlanCommand.report(planned, planFile, root.global, out, err, () -> written.complete(null), true);
             out.println();
             out.flush();
             return code;

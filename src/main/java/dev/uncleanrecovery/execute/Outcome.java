@@ -13,7 +13,9 @@ public enum Outcome {
     /** The controller elected a different replica than the designated one. Needs a human. */
     ELECTED_OTHER,
     /** A step failed; the detail says exactly what state was left behind. */
-    FAILED;
+    FAILED,
+    /** Dry run: it passed every check and would be elected; nothing was done. */
+    WOULD_ELECT;
 
     public boolean needsAttention() {
         return this == REFUSED || this == ELECTED_OTHER || this == FAILED;

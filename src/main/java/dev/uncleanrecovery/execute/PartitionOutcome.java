@@ -14,4 +14,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 public record PartitionOutcome(TopicPartition topicPartition, int designatedLeader, Outcome outcome,
                                String detail, TopicPartitionState before, TopicPartitionState after) {
+
+    /** The same outcome with more said about it: "...; broker 2 answered after the plan: epoch 0, LEO 20". */
+    public PartitionOutcome withNote(String note) {
+        return new PartitionOutcome(topicPartition, designatedLeader, outcome, detail + "; " + note, before, after);
+    }
 }

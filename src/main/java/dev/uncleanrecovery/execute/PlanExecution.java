@@ -9,6 +9,7 @@ import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
@@ -33,11 +34,18 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class PlanExecution {
 
+    /** How a run applies the plan: for real or as a dry run, and whether one refusal stops them all. */
+    public record Mode(boolean dryRun, boolean allOrNothing) {
+        public static final Mode APPLY = new Mode(false, false);
+    }
+
     private final PartitionStateReader reader;
     private final ReplicaReprobe reprobe;
     private final DesignatedElector elector;
     private final boolean allowUnprobedLeader;
     private final Consumer<String> progress;
+    private Redecision redecision;
+    private Mode mode = Mode.APPLY;
 
     public PlanExecution(PartitionStateReader reader, ReplicaReprobe reprobe, DesignatedElector elector,
                          boolean allowUnprobedLeader, Consumer<String> progress) {
@@ -48,26 +56,37 @@ public final class PlanExecution {
         this.progress = progress;
     }
 
+    /** What to do when a replica that did not answer the plan answers now with a better log (without: refuse). */
+    public PlanExecution withRedecision(Redecision decideAgain) {
+        this.redecision = decideAgain;
+        return this;
+    }
+
+    public PlanExecution withMode(Mode how) {
+        this.mode = how;
+        return this;
+    }
+
     public ExecutionResult run(Plan plan, String planFile) {
         return run(plan, planFile, () -> { }, null);
     }
 
     /**
-     * @param beforeElecting runs after the re-read and the designated replicas' second look, right before the
-     *                       elector changes anything (its preparation, which changes nothing, may go first); if it
-     *                       throws, nothing is elected (recover: the plan must be on disk first)
+     * @param beforeElecting runs after the re-read and the replicas' second look, right before the elector changes
+     *                       anything (its preparation, which changes nothing, may go first); if it throws, nothing
+     *                       is elected (recover: the plan must be on disk first)
      * @param asPlanned      the partitions as read for the plan (recover), or null (a plan file does not carry the
-     *                       topic ids a probe needs): with it, the designated replicas are probed once more while
-     *                       the partitions are re-read, and an answer counts only for a partition the re-read finds
-     *                       as the probe saw it (same topic id and leader epoch); the others are probed again
+     *                       topic ids a probe needs): with it, the replicas are probed once more while the
+     *                       partitions are re-read, and an answer counts only for a partition the re-read finds as
+     *                       the probe saw it (same topic id and leader epoch); the others are probed again
      */
     public ExecutionResult run(Plan plan, String planFile, Runnable beforeElecting, ClusterSnapshot asPlanned) {
         Instant startedAt = Instant.now();
         long start = System.nanoTime();
         Map<TopicPartition, PlannedElection> planned = new LinkedHashMap<>();
         plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
-        Map<TopicPartitionState, Integer> early = asPlanned == null ? Map.of() : designatedAsPlanned(planned, asPlanned);
-        CompletableFuture<Map<TopicPartition, ReplicaEvidence>> earlyReprobe = null;
+        Map<TopicPartitionState, List<Integer>> early = asPlanned == null ? Map.of() : toProbeAsPlanned(planned, asPlanned);
+        CompletableFuture<Map<TopicPartition, List<ReplicaEvidence>>> earlyReprobe = null;
         if (early.isEmpty()) {
             progress.accept("re-reading " + planned.size() + " partition(s) of the plan");
         } else {
@@ -90,73 +109,205 @@ public final class PlanExecution {
                 outcomes.put(p.topicPartition(), refuse(target, "partition no longer exists", null));
                 continue;
             }
-            Optional<String> unprobed = unprobedDesignation(p);
-            if (unprobed.isPresent()) {
-                outcomes.put(p.topicPartition(), refuse(target, unprobed.get(), current.get()));
-                continue;
-            }
+            // The cluster's own reasons (fenced, not a replica, led again) come before "not probed in the plan".
             Revalidation.Verdict verdict = Revalidation.check(target, current.get(), now);
+            Optional<String> unprobed = unprobedDesignation(p);
             if (verdict instanceof Revalidation.Verdict.AlreadyRecovered done) {
                 outcomes.put(p.topicPartition(), new PartitionOutcome(p.topicPartition(), p.designatedLeader(),
                         Outcome.ALREADY_RECOVERED, done.detail(), current.get(), current.get()));
             } else if (verdict instanceof Revalidation.Verdict.Refuse refused) {
                 outcomes.put(p.topicPartition(), refuse(target, refused.reason(), current.get()));
+            } else if (unprobed.isPresent()) {
+                outcomes.put(p.topicPartition(), refuse(target, unprobed.get(), current.get()));
             } else {
                 proceed.put(p.topicPartition(), target);
             }
         }
 
+        Map<TopicPartition, String> notes = new HashMap<>();
         if (!proceed.isEmpty()) {
-            elector.prepare();
-            Map<TopicPartitionState, Integer> toReprobe = new LinkedHashMap<>();
-            proceed.values().forEach(t -> toReprobe.put(now.partition(t.topicPartition()).orElseThrow(), t.designatedLeader()));
-            Map<TopicPartition, ReplicaEvidence> reprobed = new HashMap<>();
-            if (earlyReprobe != null) {
-                Map<TopicPartition, ReplicaEvidence> answers = OnItsOwnThread.join(earlyReprobe);
-                Set<PartitionToProbe> probedAs = early.keySet().stream().map(PartitionToProbe::of).collect(Collectors.toSet());
-                toReprobe.keySet().removeIf(state -> {
-                    boolean seenAsProbed = probedAs.contains(PartitionToProbe.of(state));
-                    if (seenAsProbed) {
-                        reprobed.put(state.topicPartition(), answers.get(state.topicPartition()));
-                    }
-                    return seenAsProbed;
-                });
+            if (!mode.dryRun()) {
+                elector.prepare();
             }
-            if (!toReprobe.isEmpty()) {
-                progress.accept("probing the " + toReprobe.size() + " designated replica(s) once more");
-                reprobed.putAll(reprobe.reprobe(toReprobe));
-            }
+            Map<TopicPartition, List<ReplicaEvidence>> reprobed = secondLook(planned, proceed, now, early, earlyReprobe);
             for (ElectionTarget t : List.copyOf(proceed.values())) {
-                Optional<String> shrank = Revalidation.logShrank(t, reprobed.get(t.topicPartition()));
+                TopicPartitionState state = now.partition(t.topicPartition()).orElse(null);
+                List<ReplicaEvidence> answers = reprobed.getOrDefault(t.topicPartition(), List.of());
+                ReplicaEvidence designated = answers.stream().filter(e -> e.broker() == t.designatedLeader())
+                        .findFirst().orElse(null);
+                Optional<String> shrank = Revalidation.logShrank(t, designated);
                 if (shrank.isPresent()) {
                     proceed.remove(t.topicPartition());
-                    outcomes.put(t.topicPartition(), refuse(t, shrank.get(), now.partition(t.topicPartition()).orElse(null)));
+                    outcomes.put(t.topicPartition(), refuse(t, shrank.get(), state));
+                    continue;
+                }
+                PlannedElection p = planned.get(t.topicPartition());
+                // Only native evidence carries the broker epoch: a new one means the broker restarted since the plan,
+                // and a restart can truncate a log (unclean shutdown) or change it in ways a log end offset hides.
+                Optional<String> restarted = BrokerRestart.note(p, designated);
+                if (restarted.isPresent()) {
+                    proceed.remove(t.topicPartition());
+                    outcomes.put(t.topicPartition(), refuse(t, "designated " + restarted.get() + "; plan again", state));
+                    continue;
+                }
+                List<ReplicaEvidence> late = answers.stream()
+                        .filter(e -> e.broker() != t.designatedLeader() && e.isAnswered())
+                        .filter(e -> !answeredInPlan(p, e.broker()))
+                        .toList();
+                if (late.isEmpty()) {
+                    continue;
+                }
+                long designatedEnd = designated != null && designated.isAnswered() ? designated.logEndOffset()
+                        : t.plannedLogEndOffset();
+                int designatedEpoch = designated != null && designated.isAnswered() ? designated.lastWrittenLeaderEpoch()
+                        : t.plannedLastWrittenLeaderEpoch();
+                List<ReplicaEvidence> better = late.stream()
+                        .filter(e -> e.lastWrittenLeaderEpoch() > designatedEpoch
+                                || (e.lastWrittenLeaderEpoch() == designatedEpoch && e.logEndOffset() > designatedEnd))
+                        .toList();
+                String lateNote = late.stream().map(e -> "broker " + e.broker() + " answered after the plan: epoch "
+                        + e.lastWrittenLeaderEpoch() + ", LEO " + e.logEndOffset())
+                        .collect(Collectors.joining("; "));
+                if (better.isEmpty()) {
+                    notes.put(t.topicPartition(), lateNote + " (not more than designated " + t.designatedLeader()
+                            + ": epoch " + designatedEpoch + ", LEO " + designatedEnd + ")");
+                    continue;
+                }
+                String why = better.stream().map(e -> "broker " + e.broker() + " answered after the plan and holds more:"
+                        + " epoch " + e.lastWrittenLeaderEpoch() + ", LEO " + e.logEndOffset() + " against epoch "
+                        + designatedEpoch + ", LEO " + designatedEnd + " on designated " + t.designatedLeader())
+                        .collect(Collectors.joining("; "));
+                Redecision.Outcome again = redecision == null ? new Redecision.Outcome.Refuse(why + "; plan again")
+                        : redecision.redecide(p, state, now, late);
+                if (again instanceof Redecision.Outcome.Elect elect
+                        && Revalidation.check(toTarget(elect.planned()), state, now) instanceof Revalidation.Verdict.Proceed) {
+                    ElectionTarget redecided = toTarget(elect.planned());
+                    proceed.put(t.topicPartition(), redecided);
+                    notes.put(t.topicPartition(), "decided again: " + why + "; designated " + redecided.designatedLeader()
+                            + " instead");
+                } else {
+                    proceed.remove(t.topicPartition());
+                    String reason = again instanceof Redecision.Outcome.Refuse r ? r.reason()
+                            : why + "; decided again, " + ((Redecision.Outcome.Elect) again).planned().designatedLeader()
+                                    + " cannot lead now; plan again";
+                    outcomes.put(t.topicPartition(), refuse(t, reason, state));
                 }
             }
         }
 
+        if (mode.allOrNothing() && !proceed.isEmpty()) {
+            long refused = outcomes.values().stream().filter(o -> o.outcome() == Outcome.REFUSED).count();
+            if (refused > 0) {
+                for (ElectionTarget t : proceed.values()) {
+                    outcomes.put(t.topicPartition(), refuse(t, "not elected: --all-or-nothing, and " + refused
+                            + " partition(s) of the plan were refused", now.partition(t.topicPartition()).orElse(null)));
+                }
+                proceed.clear();
+            }
+        }
+
+        String electedBy;
         if (proceed.isEmpty()) {
             beforeElecting.run();
+            electedBy = "none (nothing to elect)";
+        } else if (mode.dryRun()) {
+            electedBy = "none (dry run)";
+            for (ElectionTarget t : proceed.values()) {
+                TopicPartitionState state = now.partition(t.topicPartition()).orElse(null);
+                outcomes.put(t.topicPartition(), new PartitionOutcome(t.topicPartition(), t.designatedLeader(),
+                        Outcome.WOULD_ELECT, "would elect " + t.designatedLeader() + " (epoch "
+                        + t.plannedLastWrittenLeaderEpoch() + ", LEO " + t.plannedLogEndOffset() + "); nothing changed",
+                        state, null));
+            }
         } else {
             progress.accept(elector.describe());
+            electedBy = elector.describe();
             elector.elect(new ArrayList<>(proceed.values()), now, beforeElecting)
                     .forEach(o -> outcomes.put(o.topicPartition(), o));
         }
-        List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get).toList();
+        List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get)
+                .map(o -> notes.containsKey(o.topicPartition()) ? o.withNote(notes.get(o.topicPartition())) : o)
+                .toList();
         return new ExecutionResult(now.clusterId(), planFile, startedAt, Duration.ofNanos(System.nanoTime() - start),
-                proceed.isEmpty() ? "none (nothing to elect)" : elector.describe(), ordered);
+                electedBy, ordered);
     }
 
-    /** Per partition of the plan that may be elected, its state as planned and the replica to probe once more. */
-    private Map<TopicPartitionState, Integer> designatedAsPlanned(Map<TopicPartition, PlannedElection> planned,
-                                                                  ClusterSnapshot asPlanned) {
-        Map<TopicPartitionState, Integer> designated = new LinkedHashMap<>();
-        for (PlannedElection p : planned.values()) {
-            if (unprobedDesignation(p).isEmpty()) {
-                asPlanned.partition(p.topicPartition()).ifPresent(state -> designated.put(state, p.designatedLeader()));
+    /**
+     * The second look: every replica {@link #replicasToProbe} names, with the answers of the early probe (recover)
+     * where the re-read finds the partition as that probe saw it, and a probe now for the rest.
+     */
+    private Map<TopicPartition, List<ReplicaEvidence>> secondLook(Map<TopicPartition, PlannedElection> planned,
+            Map<TopicPartition, ElectionTarget> proceed, ClusterSnapshot now, Map<TopicPartitionState, List<Integer>> early,
+            CompletableFuture<Map<TopicPartition, List<ReplicaEvidence>>> earlyReprobe) {
+        Map<TopicPartitionState, List<Integer>> toReprobe = new LinkedHashMap<>();
+        for (ElectionTarget t : proceed.values()) {
+            TopicPartitionState state = now.partition(t.topicPartition()).orElseThrow();
+            toReprobe.put(state, replicasToProbe(planned.get(t.topicPartition()), state, now));
+        }
+        Map<TopicPartition, List<ReplicaEvidence>> reprobed = new HashMap<>();
+        if (earlyReprobe != null) {
+            Map<TopicPartition, List<ReplicaEvidence>> answers = OnItsOwnThread.join(earlyReprobe);
+            Map<PartitionToProbe, List<Integer>> probedAs = new HashMap<>();
+            early.forEach((state, brokers) -> probedAs.put(PartitionToProbe.of(state), brokers));
+            for (var it = toReprobe.entrySet().iterator(); it.hasNext(); ) {
+                var entry = it.next();
+                List<Integer> asked = probedAs.get(PartitionToProbe.of(entry.getKey()));
+                if (asked == null) {
+                    continue;
+                }
+                TopicPartition tp = entry.getKey().topicPartition();
+                reprobed.put(tp, answers.getOrDefault(tp, List.of()).stream().filter(e -> asked.contains(e.broker())).toList());
+                List<Integer> rest = entry.getValue().stream().filter(b -> !asked.contains(b)).toList();
+                if (rest.isEmpty()) {
+                    it.remove();
+                } else {
+                    entry.setValue(rest);
+                }
             }
         }
-        return designated;
+        if (!toReprobe.isEmpty()) {
+            long late = toReprobe.entrySet().stream().mapToLong(e -> e.getValue().size()).sum() - toReprobe.size();
+            progress.accept("probing the " + toReprobe.size() + " designated replica(s) once more"
+                    + (late > 0 ? ", and " + late + " replica(s) that did not answer the plan" : ""));
+            reprobe.reprobe(toReprobe).forEach((tp, answers) -> reprobed.merge(tp, answers,
+                    (a, b) -> java.util.stream.Stream.concat(a.stream(), b.stream()).toList()));
+        }
+        return reprobed;
+    }
+
+    /**
+     * The designated replica, and every replica with no live answer in the plan whose broker is registered and
+     * unfenced now: it may have come back with more than the designated one holds. A fenced broker serves no
+     * request, so it keeps its plan status.
+     */
+    static List<Integer> replicasToProbe(PlannedElection p, TopicPartitionState state, ClusterSnapshot cluster) {
+        List<Integer> brokers = new ArrayList<>();
+        brokers.add(p.designatedLeader());
+        for (int replica : state.replicas()) {
+            var broker = cluster.brokersById().get(replica);
+            if (replica != p.designatedLeader() && !answeredInPlan(p, replica) && broker != null && !broker.fenced()) {
+                brokers.add(replica);
+            }
+        }
+        return brokers;
+    }
+
+    private static boolean answeredInPlan(PlannedElection p, int broker) {
+        return p.evidence().stream().anyMatch(e -> e.broker() == broker && e.status() == EvidenceStatus.OK
+                && e.source() != EvidenceSource.DISK);
+    }
+
+    /** Per partition of the plan that may be elected, its state as planned and the replicas to probe once more. */
+    private Map<TopicPartitionState, List<Integer>> toProbeAsPlanned(Map<TopicPartition, PlannedElection> planned,
+                                                                     ClusterSnapshot asPlanned) {
+        Map<TopicPartitionState, List<Integer>> replicas = new LinkedHashMap<>();
+        for (PlannedElection p : planned.values()) {
+            if (unprobedDesignation(p).isEmpty()) {
+                asPlanned.partition(p.topicPartition())
+                        .ifPresent(state -> replicas.put(state, replicasToProbe(p, state, asPlanned)));
+            }
+        }
+        return replicas;
     }
 
     private Optional<String> unprobedDesignation(PlannedElection p) {

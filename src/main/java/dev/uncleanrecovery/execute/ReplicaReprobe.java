@@ -4,16 +4,20 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
-/** Probes each designated replica once more, right before its election (through the probe fan-out). */
+/**
+ * Probes replicas once more right before their partition's election (through the probe fan-out): the designated
+ * one, and every replica that had no live answer in the plan but whose broker is live now.
+ */
 @FunctionalInterface
 public interface ReplicaReprobe {
 
     /**
-     * @param designated per partition, its current state and the replica to probe
-     * @return evidence per partition; a missing entry means no answer
+     * @param replicas per partition, its current state and the brokers whose replicas to probe
+     * @return evidence per partition, one entry per broker that was asked; a missing entry means no answer
      */
-    Map<TopicPartition, ReplicaEvidence> reprobe(Map<TopicPartitionState, Integer> designated);
+    Map<TopicPartition, List<ReplicaEvidence>> reprobe(Map<TopicPartitionState, List<Integer>> replicas);
 }

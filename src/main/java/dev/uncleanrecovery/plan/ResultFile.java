@@ -3,9 +3,9 @@
 package dev.uncleanrecovery.plan;
 
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.List;
 
@@ -19,10 +19,15 @@ public record ResultFile(int version, String clusterId, String planFile, String 
 
     public static final int VERSION = 1;
 
-    public record Summary(long elected, long alreadyRecovered, long refused, long electedOther, long failed) {
+    /** @param wouldElect dry runs only: partitions that passed every check (absent from older files: 0) */
+    public record Summary(long elected, long alreadyRecovered, long refused, long electedOther, long failed,
+                          Long wouldElect) {
+        public Summary {
+            wouldElect = wouldElect == null ? 0L : wouldElect;
+        }
     }
 
-    /** @param outcome ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER or FAILED */
+    /** @param outcome ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER, FAILED or (dry run) WOULD_ELECT */
     public record Partition(String topic, int partition, int designatedLeader, String outcome, String detail,
                             State before, State after) {
     }
@@ -33,18 +38,36 @@ public record ResultFile(int version, String clusterId, String planFile, String 
     }
 
     /**
-     * Written whole or not at all, and on the disk before the tool says it is: a temporary file, flushed, then an
-     * atomic move. It is the record of what was done to the cluster.
+     * Written whole or not at all, on the disk before the tool says it is, and never over an earlier result: it is
+     * the record of what was done to the cluster. A temporary file is flushed, then linked under the first free name
+     * ({@code file}, then {@code <name>-2.json}, {@code -3}, ...; a link never replaces a file that exists).
+     *
+     * @return where it was written
      */
-    public static void write(Path file, ResultFile result) throws IOException {
+    public static Path write(Path file, ResultFile result) throws IOException {
         Path absolute = file.toAbsolutePath();
         Path temp = Files.createTempFile(absolute.getParent(), absolute.getFileName().toString(), ".tmp");
         try {
             StrictJsonFile.writeDurably(temp, result);
-            Files.move(temp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            for (int n = 1; ; n++) {
+                Path target = n == 1 ? absolute : numbered(absolute, n);
+                try {
+                    Files.createLink(target, temp);
+                    return target;
+                } catch (FileAlreadyExistsException taken) {
+                    // an earlier run's result: try the next name
+                }
+            }
         } finally {
             Files.deleteIfExists(temp);
         }
+    }
+
+    /** {@code plan-result.json} → {@code plan-result-2.json}. */
+    static Path numbered(Path file, int n) {
+        String name = file.getFileName().toString();
+        int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
+        return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
     }
 
     public static ResultFile read(Path file) throws IOException {

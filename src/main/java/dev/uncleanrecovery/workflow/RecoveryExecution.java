@@ -9,18 +9,18 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.execute.BrokerRestart;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.NativeElector;
-import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.execute.PartitionStateReader;
 import dev.uncleanrecovery.execute.PlanExecution;
+import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
@@ -35,22 +35,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 
-/** Re-validate → re-probe the designated replicas → elect → verify, for a reviewed plan. */
+/** Re-validate → re-probe the designated replicas and those that did not answer → elect → verify, for a reviewed plan. */
 public final class RecoveryExecution {
 
     /** How long to wait for the live brokers' ApiVersions before choosing the elector. */
     private static final Duration API_VERSIONS_TIMEOUT = Duration.ofSeconds(10);
 
     /**
-     * @param reprobe       deadline for probing each designated replica once more
+     * @param reprobe       deadline for probing each designated replica (and each that did not answer the plan) once more
      * @param verifyTimeout how long to wait for elected partitions to show their new leader
      * @param probeMode     which RPCs the re-probe uses (the same choice as for the plan)
+     * @param mode          for real or as a dry run; all or nothing
      */
-    public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
+    public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
+                          PlanExecution.Mode mode) {
+
+        public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
+            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, PlanExecution.Mode.APPLY);
+        }
     }
 
     private final ClusterDiscovery discovery;
@@ -60,12 +65,16 @@ public final class RecoveryExecution {
     }
 
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
-        return execute(plan, planFile, options, progress, () -> { }, null);
+        return execute(plan, planFile, options, progress, () -> { }, null, null);
     }
 
-    /** @param beforeElecting and asPlanned: see {@link PlanExecution#run(Plan, String, Runnable, ClusterSnapshot)} */
+    /**
+     * @param beforeElecting and asPlanned: see {@link PlanExecution#run(Plan, String, Runnable, ClusterSnapshot)}
+     * @param redecision     what to do when a replica that did not answer the plan answers now with more (recover
+     *                       decides again); null refuses the partition
+     */
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress,
-                                   Runnable beforeElecting, ClusterSnapshot asPlanned) {
+                                   Runnable beforeElecting, ClusterSnapshot asPlanned, Redecision redecision) {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
         // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
         PartitionStateReader polling = new PartitionStateReader() {
@@ -89,46 +98,35 @@ public final class RecoveryExecution {
                 // The connections exist by now: the survey above opened them with the live brokers.
                 via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
                 whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress, whyStock));
-        Map<TopicPartition, String> restarts = new ConcurrentHashMap<>();
-        ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode(), restarts),
-                elector, options.allowUnprobedLeader(), progress).run(plan, planFile, beforeElecting, asPlanned);
-        if (restarts.isEmpty()) {
-            return result;
-        }
-        List<PartitionOutcome> noted = result.partitions().stream().map(o -> restarts.containsKey(o.topicPartition())
-                ? new PartitionOutcome(o.topicPartition(), o.designatedLeader(), o.outcome(),
-                        o.detail() + "; " + restarts.get(o.topicPartition()), o.before(), o.after())
-                : o).toList();
-        return new ExecutionResult(result.clusterId(), result.planFile(), result.startedAt(), result.elapsed(),
-                result.elector(), noted);
+        return new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
+                options.allowUnprobedLeader(), progress)
+                .withRedecision(redecision)
+                .withMode(options.mode())
+                .run(plan, planFile, beforeElecting, asPlanned);
     }
 
-    /**
-     * Probes each designated replica with the plan's probe mode, and notes every broker whose BrokerEpoch changed
-     * since the plan ({@link BrokerRestart}); the note is appended to that partition's outcome.
-     */
-    private ReplicaReprobe reprobe(Plan plan, ProbeSettings settings, ProbeMode mode, Map<TopicPartition, String> restarts) {
+    /** Probes the replicas with the plan's probe mode; a designated one with what the plan saw of its log. */
+    private ReplicaReprobe reprobe(Plan plan, ProbeSettings settings, ProbeMode mode) {
         Map<TopicPartition, PlannedElection> planned = new HashMap<>();
         plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
-        return designated -> {
-            if (designated.isEmpty()) {
+        return replicas -> {
+            if (replicas.isEmpty()) {
                 return Map.of();
             }
             Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
-            designated.forEach((partition, broker) -> byBroker.computeIfAbsent(broker, b -> new ArrayList<>())
-                    .add(asPlanned(planned.get(partition.topicPartition()), partition, broker)));
+            replicas.forEach((partition, brokers) -> brokers.forEach(broker -> byBroker
+                    .computeIfAbsent(broker, b -> new ArrayList<>())
+                    .add(asPlanned(planned.get(partition.topicPartition()), partition, broker))));
             // The broker connections exist by now: those of the plan's own probe ('recover', which re-probes while
-            // it re-reads) or those the re-read opened ('execute --plan'). The designated states come from that plan
-            // or re-read, so no second discovery round is needed here.
+            // it re-reads) or those the re-read opened ('execute --plan'). The states come from that plan or re-read,
+            // so no second discovery round is needed here.
             BrokerConnections connections = discovery.connections(List.of());
             ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                     .run(byBroker, p -> { });
-            Map<TopicPartition, ReplicaEvidence> answers = new HashMap<>();
-            designated.forEach((partition, broker) -> result.evidenceFor(partition.topicPartition()).stream()
-                    .filter(e -> e.broker() == broker).findFirst()
-                    .ifPresent(e -> answers.put(partition.topicPartition(), e)));
-            plan.partitions().forEach(p -> BrokerRestart.note(p, answers.get(p.topicPartition()))
-                    .ifPresent(note -> restarts.put(p.topicPartition(), note)));
+            Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();
+            replicas.forEach((partition, brokers) -> answers.put(partition.topicPartition(),
+                    result.evidenceFor(partition.topicPartition()).stream()
+                            .filter(e -> brokers.contains(e.broker())).toList()));
             return answers;
         };
     }
@@ -143,7 +141,10 @@ public final class RecoveryExecution {
             return probe;
         }
         return planned.evidence().stream()
-                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK && e.lastWrittenLeaderEpoch() >= 0)
+                // A log read from disk is no hint: the broker may have come back with more, and the hint reports only
+                // that the log holds at least what was seen.
+                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK && e.source() != EvidenceSource.DISK
+                        && e.lastWrittenLeaderEpoch() >= 0)
                 .findFirst()
                 .map(e -> probe.seenAs(new PartitionToProbe.AsPlanned(e.lastWrittenLeaderEpoch(), e.logEndOffset())))
                 .orElse(probe);

@@ -12,9 +12,11 @@ import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.SkipCause;
+import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.plan.EvidenceFile;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionMap;
 import dev.uncleanrecovery.probe.PartitionToProbe;
@@ -31,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,6 +117,29 @@ public final class RecoveryPlanning {
             plan.add(partition, known, decision);
         }
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+    }
+
+    /**
+     * For {@code recover}: when a replica that did not answer the probe answers the second look with more than the
+     * designated one, the partition is decided again by the same policy from the plan's evidence and the new answers
+     * (those replace the brokers' earlier failures).
+     */
+    public static Redecision redecision(Result planned, ElectionOptions options) {
+        return (plannedElection, now, cluster, lateAnswers) -> {
+            TopicPartition tp = plannedElection.topicPartition();
+            Set<Integer> answeredLate = new HashSet<>();
+            lateAnswers.forEach(e -> answeredLate.add(e.broker()));
+            List<ReplicaEvidence> evidence = new ArrayList<>(planned.evidence().getOrDefault(tp, List.of()).stream()
+                    .filter(e -> !answeredLate.contains(e.broker()) || e.source() == EvidenceSource.DISK).toList());
+            evidence.addAll(lateAnswers);
+            Decision decision = LeaderChoice.decide(now, evidence, cluster.fencedBrokers(), options);
+            if (decision instanceof Decision.Elect) {
+                PlanBuilder one = new PlanBuilder(planned.plan().createdAt(), planned.plan().clusterId(),
+                        planned.plan().tool(), options.strategy());
+                return new Redecision.Outcome.Elect(one.add(now, evidence, decision).build().partitions().get(0));
+            }
+            return new Redecision.Outcome.Refuse("decided again with the late answers, and skipped: " + decision.reason());
+        };
     }
 
     /**

@@ -74,15 +74,23 @@ class PlanExecutionTest {
                 List.of(partitions).stream().map(PlanExecutionTest::planned).toList(), List.of());
     }
 
+    /** Log end offsets that brokers other than the designated 2 answer with; a broker not in it stays silent. */
+    private final Map<Integer, Long> lateLogEnd = new HashMap<>();
+    private long reprobedBrokerEpoch = 7L;
+
     private ReplicaReprobe reprobe(CountDownLatch asked) {
-        return designated -> {
-            reprobes.add(new Reprobe(designated.keySet().stream().map(PartitionToProbe::of).toList(),
+        return replicas -> {
+            reprobes.add(new Reprobe(replicas.keySet().stream().map(PartitionToProbe::of).toList(),
                     Thread.currentThread().getName()));
             asked.countDown();
-            Map<TopicPartition, ReplicaEvidence> answers = new HashMap<>();
-            designated.forEach((state, broker) -> answers.put(state.topicPartition(), ReplicaEvidence.answered(
-                    state.topicPartition(), broker, EvidenceSource.NATIVE,
-                    reprobedLogEnd.getOrDefault(state.topicPartition(), PLANNED_LEO), EPOCH, EPOCH, 7L, Instant.now())));
+            Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();
+            replicas.forEach((state, brokers) -> answers.put(state.topicPartition(), brokers.stream()
+                    .filter(broker -> broker == 2 || lateLogEnd.containsKey(broker))
+                    .map(broker -> ReplicaEvidence.answered(state.topicPartition(), broker, EvidenceSource.NATIVE,
+                            broker == 2 ? reprobedLogEnd.getOrDefault(state.topicPartition(), PLANNED_LEO)
+                                    : lateLogEnd.get(broker), EPOCH, EPOCH, broker == 2 ? reprobedBrokerEpoch : 9L,
+                            Instant.now()))
+                    .toList()));
             return answers;
         };
     }
@@ -158,7 +166,7 @@ class PlanExecutionTest {
         assertThat(reprobes).hasSize(2);
         assertThat(reprobes.get(1).asked()).containsExactly(new PartitionToProbe(ORDERS_1, RECREATED_ID, EPOCH));
         assertThat(reprobes.get(1).thread()).isEqualTo(Thread.currentThread().getName());
-        assertThat(steps).contains("probing the 1 designated replica(s) once more");
+        assertThat(steps).contains("probing the 1 designated replica(s) once more, and 1 replica(s) that did not answer the plan");
         assertThat(elected).hasSize(2);
     }
 
@@ -202,14 +210,132 @@ class PlanExecutionTest {
         new PlanExecution(partitions -> {
             order.add("read");
             return now;
-        }, designated -> {
+        }, replicas -> {
             order.add("reprobe");
-            return recorded.reprobe(designated);
+            return recorded.reprobe(replicas);
         }, elector, false, steps::add).run(plan(ORDERS_0), "plan.json");
 
         assertThat(order).containsExactly("read", "reprobe");
         assertThat(reprobes).singleElement().satisfies(r -> assertThat(r.asked())
                 .containsExactly(new PartitionToProbe(ORDERS_0, ORDERS_ID, EPOCH)));
-        assertThat(steps).startsWith("re-reading 1 partition(s) of the plan", "probing the 1 designated replica(s) once more");
+        assertThat(steps).startsWith("re-reading 1 partition(s) of the plan", "probing the 1 designated replica(s) once more,"
+                + " and 1 replica(s) that did not answer the plan");
+    }
+
+    @Test
+    void a_replica_that_answers_after_the_plan_with_more_refuses_the_partition() {
+        // given: 3 (live now, no answer in the plan) holds 150 offsets of the same epoch; designated 2 holds 100
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        lateLogEnd.put(3, 150L);
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan(ORDERS_0), "plan.json");
+
+        assertThat(elected).isEmpty();
+        assertThat(result.partitions()).singleElement().satisfies(o -> {
+            assertThat(o.outcome()).isEqualTo(Outcome.REFUSED);
+            assertThat(o.detail()).isEqualTo("broker 3 answered after the plan and holds more: epoch 4, LEO 150 against"
+                    + " epoch 4, LEO 100 on designated 2; plan again");
+        });
+    }
+
+    @Test
+    void a_replica_that_answers_after_the_plan_with_less_is_noted_and_the_designated_one_elected() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        lateLogEnd.put(3, 60L);
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan(ORDERS_0), "plan.json");
+
+        assertThat(elected).extracting(ElectionTarget::designatedLeader).containsExactly(2);
+        assertThat(result.partitions().get(0).detail()).isEqualTo("elected; broker 3 answered after the plan: epoch 4,"
+                + " LEO 60 (not more than designated 2: epoch 4, LEO 100)");
+    }
+
+    @Test
+    void with_a_redecision_the_better_late_replica_is_elected_instead() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        lateLogEnd.put(3, 150L);
+        Redecision electThree = (p, state, cluster, late) -> new Redecision.Outcome.Elect(new PlannedElection(p.topic(),
+                p.partition(), 3, p.expected(), List.of(PlanEvidence.from(late.get(0))), "longest log", List.of()));
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).withRedecision(electThree).run(plan(ORDERS_0), "plan.json");
+
+        assertThat(elected).singleElement().satisfies(t -> {
+            assertThat(t.designatedLeader()).isEqualTo(3);
+            assertThat(t.plannedLogEndOffset()).isEqualTo(150);
+        });
+        assertThat(result.partitions().get(0).detail()).contains("decided again: broker 3 answered after the plan and"
+                + " holds more", "designated 3 instead");
+    }
+
+    @Test
+    void a_replica_whose_broker_is_fenced_now_is_not_asked_and_keeps_its_plan_status() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        lateLogEnd.put(1, 500L);
+
+        new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false, steps::add)
+                .run(plan(ORDERS_0), "plan.json");
+
+        assertThat(elected).hasSize(1);
+        assertThat(steps).noneMatch(step -> step.contains("2 replica(s) that did not answer"));
+    }
+
+    @Test
+    void a_dry_run_elects_nothing_and_says_what_would_be_elected() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        reprobedLogEnd.put(ORDERS_1, PLANNED_LEO - 10);
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).withMode(new PlanExecution.Mode(true, false)).run(plan(ORDERS_0, ORDERS_1), "plan.json");
+
+        assertThat(elected).isEmpty();
+        assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.WOULD_ELECT,
+                Outcome.REFUSED);
+        assertThat(result.partitions().get(0).detail()).isEqualTo("would elect 2 (epoch 4, LEO 100); nothing changed");
+        assertThat(result.elector()).isEqualTo("none (dry run)");
+    }
+
+    @Test
+    void all_or_nothing_elects_nothing_when_one_partition_is_refused() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        reprobedLogEnd.put(ORDERS_1, PLANNED_LEO - 10);
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).withMode(new PlanExecution.Mode(false, true)).run(plan(ORDERS_0, ORDERS_1), "plan.json");
+
+        assertThat(elected).isEmpty();
+        assertThat(result.partitions().get(0)).satisfies(o -> {
+            assertThat(o.outcome()).isEqualTo(Outcome.REFUSED);
+            assertThat(o.detail()).isEqualTo("not elected: --all-or-nothing, and 1 partition(s) of the plan were refused");
+        });
+    }
+
+    @Test
+    void a_designation_edited_to_a_fenced_broker_is_refused_for_being_fenced() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        PlannedElection p = planned(ORDERS_0);
+        PlannedElection edited = new PlannedElection(p.topic(), p.partition(), 1, p.expected(), p.evidence(), p.reason(),
+                p.expectedTruncation());
+        Plan plan = new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED, List.of(edited), List.of());
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan, "plan.json");
+
+        assertThat(result.partitions().get(0).detail()).isEqualTo("designated broker 1 is fenced; it cannot lead now");
+    }
+
+    @Test
+    void a_designated_broker_that_restarted_since_the_plan_is_refused() {
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+        reprobedBrokerEpoch = 12L;
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan(ORDERS_0), "plan.json");
+
+        assertThat(elected).isEmpty();
+        assertThat(result.partitions().get(0).detail()).isEqualTo("designated broker 2 restarted since the plan"
+                + " (broker epoch 7 -> 12); plan again");
     }
 }
