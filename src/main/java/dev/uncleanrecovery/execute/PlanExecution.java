@@ -46,6 +46,7 @@ public final class PlanExecution {
     private final Consumer<String> progress;
     private Redecision redecision;
     private Mode mode = Mode.APPLY;
+    private Map<TopicPartition, String> earlierNotes = Map.of();
 
     public PlanExecution(PartitionStateReader reader, ReplicaReprobe reprobe, DesignatedElector elector,
                          boolean allowUnprobedLeader, Consumer<String> progress) {
@@ -64,6 +65,12 @@ public final class PlanExecution {
 
     public PlanExecution withMode(Mode how) {
         this.mode = how;
+        return this;
+    }
+
+    /** Said about partitions before this run looked at them (what an interrupted run left), in their outcomes. */
+    public PlanExecution withEarlierNotes(Map<TopicPartition, String> notes) {
+        this.earlierNotes = Map.copyOf(notes);
         return this;
     }
 
@@ -124,7 +131,7 @@ public final class PlanExecution {
             }
         }
 
-        Map<TopicPartition, String> notes = new HashMap<>();
+        Map<TopicPartition, String> notes = new HashMap<>(earlierNotes);
         if (!proceed.isEmpty()) {
             if (!mode.dryRun()) {
                 elector.prepare();
@@ -169,8 +176,8 @@ public final class PlanExecution {
                         + e.lastWrittenLeaderEpoch() + ", LEO " + e.logEndOffset())
                         .collect(Collectors.joining("; "));
                 if (better.isEmpty()) {
-                    notes.put(t.topicPartition(), lateNote + " (not more than designated " + t.designatedLeader()
-                            + ": epoch " + designatedEpoch + ", LEO " + designatedEnd + ")");
+                    notes.merge(t.topicPartition(), lateNote + " (not more than designated " + t.designatedLeader()
+                            + ": epoch " + designatedEpoch + ", LEO " + designatedEnd + ")", PlanExecution::both);
                     continue;
                 }
                 String why = better.stream().map(e -> "broker " + e.broker() + " answered after the plan and holds more:"
@@ -183,8 +190,8 @@ public final class PlanExecution {
                         && Revalidation.check(toTarget(elect.planned()), state, now) instanceof Revalidation.Verdict.Proceed) {
                     ElectionTarget redecided = toTarget(elect.planned());
                     proceed.put(t.topicPartition(), redecided);
-                    notes.put(t.topicPartition(), "decided again: " + why + "; designated " + redecided.designatedLeader()
-                            + " instead");
+                    notes.merge(t.topicPartition(), "decided again: " + why + "; designated "
+                            + redecided.designatedLeader() + " instead", PlanExecution::both);
                 } else {
                     proceed.remove(t.topicPartition());
                     String reason = again instanceof Redecision.Outcome.Refuse r ? r.reason()
@@ -295,6 +302,10 @@ public final class PlanExecution {
     private static boolean answeredInPlan(PlannedElection p, int broker) {
         return p.evidence().stream().anyMatch(e -> e.broker() == broker && e.status() == EvidenceStatus.OK
                 && e.source() != EvidenceSource.DISK);
+    }
+
+    private static String both(String first, String second) {
+        return first + "; " + second;
     }
 
     /** Per partition of the plan that may be elected, its state as planned and the replicas to probe once more. */

@@ -43,20 +43,25 @@ public final class StockElector implements DesignatedElector {
     private final Duration verifyTimeout;
     private final Consumer<String> progress;
     private final String whyStock;
+    private final ReorderJournalFile journal;
 
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
                         Consumer<String> progress) {
-        this(controller, reader, verifyTimeout, progress, null);
+        this(controller, reader, verifyTimeout, progress, null, ReorderJournalFile.none());
     }
 
-    /** @param whyStock why the native elector is not used, for {@link #describe()}; null to say nothing */
+    /**
+     * @param whyStock why the native elector is not used, for {@link #describe()}; null to say nothing
+     * @param journal  where the reorders are recorded before the first one, so that a killed run is mended by the next
+     */
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
-                        Consumer<String> progress, String whyStock) {
+                        Consumer<String> progress, String whyStock, ReorderJournalFile journal) {
         this.controller = controller;
         this.reader = reader;
         this.verifyTimeout = verifyTimeout;
         this.progress = progress;
         this.whyStock = whyStock;
+        this.journal = journal;
     }
 
     /**
@@ -104,6 +109,7 @@ public final class StockElector implements DesignatedElector {
             }
         }
         beforeFirstChange.run();
+        journal.record(byPartition, reorders);
 
         Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
         CompletableFuture<Map<TopicPartition, String>> restoring = null;
@@ -154,8 +160,12 @@ public final class StockElector implements DesignatedElector {
                         + " was already the first live replica)", verified.before(), verified.after()));
             }
         } catch (RuntimeException e) {
-            String restoreNote = restoring != null ? restoreNote(reordered, failuresOf(restoring, reordered.keySet()))
+            Map<TopicPartition, String> notRestored = restoring != null ? failuresOf(restoring, reordered.keySet())
                     : restore(reordered);
+            String restoreNote = restoreNote(reordered, notRestored);
+            if (notRestored.isEmpty()) {
+                journal.restored();
+            }
             for (ElectionTarget t : byPartition.values()) {
                 outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e.getMessage()
                         + "; " + restoreNote, before.get(t.topicPartition()), null));
@@ -165,6 +175,9 @@ public final class StockElector implements DesignatedElector {
 
         // The restore's answers; the elected leader stays (it is valid: ISR = [leader]).
         Map<TopicPartition, String> restoreFailures = failuresOf(restoring, reordered.keySet());
+        if (restoreFailures.isEmpty()) {
+            journal.restored();
+        }
         restoreFailures.forEach((tp, error) -> outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k,
                 o.designatedLeader(), o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(),
                 o.detail() + "; BUT the original replica order " + reordered.get(tp) + " could not be restored ("
@@ -216,20 +229,21 @@ public final class StockElector implements DesignatedElector {
         return errors;
     }
 
-    /** Best effort after a failure midway: put back every order we changed, and say what is left. */
-    private String restore(Map<TopicPartition, List<Integer>> reordered) {
-        if (reordered.isEmpty()) {
-            return "no replica order was changed";
-        }
+    /** Best effort after a failure midway: put back every order we changed; the ones that could not be. */
+    private Map<TopicPartition, String> restore(Map<TopicPartition, List<Integer>> reordered) {
         try {
-            return restoreNote(reordered, reassign(reordered));
+            return reassign(reordered);
         } catch (RuntimeException e) {
-            return "the original replica order could NOT be restored (" + e.getMessage() + "); set it back with"
-                    + " kafka-reassign-partitions.sh: " + reordered;
+            Map<TopicPartition, String> all = new LinkedHashMap<>();
+            reordered.keySet().forEach(tp -> all.put(tp, String.valueOf(e.getMessage())));
+            return all;
         }
     }
 
     private static String restoreNote(Map<TopicPartition, List<Integer>> reordered, Map<TopicPartition, String> failures) {
+        if (reordered.isEmpty()) {
+            return "no replica order was changed";
+        }
         if (failures.isEmpty()) {
             return "the original replica order was restored";
         }

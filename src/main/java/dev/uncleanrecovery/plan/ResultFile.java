@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.plan;
 
 import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -39,35 +38,13 @@ public record ResultFile(int version, String clusterId, String planFile, String 
 
     /**
      * Written whole or not at all, on the disk before the tool says it is, and never over an earlier result: it is
-     * the record of what was done to the cluster. A temporary file is flushed, then linked under the first free name
-     * ({@code file}, then {@code <name>-2.json}, {@code -3}, ...; a link never replaces a file that exists).
+     * the record of what was done to the cluster: under the first free name ({@code file}, then {@code <name>-2.json},
+     * {@code -3}, ...).
      *
      * @return where it was written
      */
     public static Path write(Path file, ResultFile result) throws IOException {
-        Path absolute = file.toAbsolutePath();
-        Path temp = Files.createTempFile(absolute.getParent(), absolute.getFileName().toString(), ".tmp");
-        try {
-            StrictJsonFile.writeDurably(temp, result);
-            for (int n = 1; ; n++) {
-                Path target = n == 1 ? absolute : numbered(absolute, n);
-                try {
-                    Files.createLink(target, temp);
-                    return target;
-                } catch (FileAlreadyExistsException taken) {
-                    // an earlier run's result: try the next name
-                }
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-    }
-
-    /** {@code plan-result.json} → {@code plan-result-2.json}. */
-    static Path numbered(Path file, int n) {
-        String name = file.getFileName().toString();
-        int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
-        return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
+        return StrictJsonFile.writeUnderFreeName(file, result);
     }
 
     public static ResultFile read(Path file) throws IOException {

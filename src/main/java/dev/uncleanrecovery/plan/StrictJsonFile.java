@@ -226,20 +226,56 @@ final class StrictJsonFile<T> {
     }
 
     /**
+     * {@code value}, flushed to the disk, under {@code file} or, when that name is taken, {@code <name>-2.json},
+     * {@code -3}, ...: the first free one (a record of what was done is never replaced by the next run's).
+     *
+     * @return where it was written
+     */
+    static Path writeUnderFreeName(Path file, Object value) throws IOException {
+        Path absolute = file.toAbsolutePath();
+        Path temporary = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName() + ".", ".tmp");
+        try {
+            writeDurably(temporary, value);
+            for (int n = 1; ; n++) {
+                Path target = n == 1 ? absolute : numbered(absolute, n);
+                try {
+                    linkOrMoveWithoutReplacing(temporary, target);
+                    return target;
+                } catch (FileAlreadyExistsException taken) {
+                    // an earlier run's: try the next name
+                }
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    /** {@code plan-result.json} → {@code plan-result-2.json}. */
+    static Path numbered(Path file, int n) {
+        String name = file.getFileName().toString();
+        int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
+        return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
+    }
+
+    private void publishWithoutReplacing(Path file, Path temporary, Path target) throws IOException {
+        try {
+            linkOrMoveWithoutReplacing(temporary, target);
+        } catch (FileAlreadyExistsException e) {
+            throw alreadyExists(file, e);
+        }
+    }
+
+    /**
      * A hard link appears complete or not at all, and fails if the name is taken, even by a file created a moment
      * ago by someone else; where hard links are not supported, a rename that refuses an existing target.
      */
-    private void publishWithoutReplacing(Path file, Path temporary, Path target) throws IOException {
+    private static void linkOrMoveWithoutReplacing(Path temporary, Path target) throws IOException {
         try {
             Files.createLink(target, temporary);
         } catch (FileAlreadyExistsException e) {
-            throw alreadyExists(file, e);
+            throw e; // a FileSystemException too, but it means the name is taken, not that links are unsupported
         } catch (UnsupportedOperationException | FileSystemException e) {
-            try {
-                Files.move(temporary, target);
-            } catch (FileAlreadyExistsException raced) {
-                throw alreadyExists(file, raced);
-            }
+            Files.move(temporary, target);
         }
     }
 

@@ -16,10 +16,12 @@ import dev.uncleanrecovery.execute.NativeElector;
 import dev.uncleanrecovery.execute.PartitionStateReader;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.Redecision;
+import dev.uncleanrecovery.execute.ReorderJournalFile;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.plan.ReorderJournal;
 import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
@@ -28,6 +30,7 @@ import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -76,6 +79,8 @@ public final class RecoveryExecution {
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress,
                                    Runnable beforeElecting, ClusterSnapshot asPlanned, Redecision redecision) {
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
+        ReorderJournalFile journal = new ReorderJournalFile(ReorderJournal.pathFor(Path.of(planFile)), plan.clusterId(),
+                planFile);
         // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
         PartitionStateReader polling = new PartitionStateReader() {
             @Override
@@ -97,11 +102,20 @@ public final class RecoveryExecution {
                 },
                 // The connections exist by now: the survey above opened them with the live brokers.
                 via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
-                whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress, whyStock));
+                whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress,
+                        whyStock, journal));
+        Map<TopicPartition, String> leftover = Map.of();
+        if (options.mode().dryRun()) {
+            journal.leftoverNotice().ifPresent(progress);
+        } else {
+            // Before anything else: a run of this plan killed between its reorder and its restore.
+            leftover = journal.restoreLeftover(reader, discovery.controllerCalls(), progress);
+        }
         return new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
                 options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
+                .withEarlierNotes(leftover)
                 .run(plan, planFile, beforeElecting, asPlanned);
     }
 

@@ -1,0 +1,169 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.ControllerCalls;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.plan.ReorderJournal;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The stock elector's reorders, recorded on the disk before the first one and removed once every one is restored.
+ * The reorder and the restore are two controller writes with an election between them; a tool killed in between
+ * would leave assignments best-first with nobody to say so. The next run of the same plan finds the record and
+ * puts those orders back before it does anything else.
+ */
+public final class ReorderJournalFile {
+
+    private final Path file;
+    private final String clusterId;
+    private final String planFile;
+
+    /** @param file null: nothing is recorded (tests, and electors that change no assignment) */
+    public ReorderJournalFile(Path file, String clusterId, String planFile) {
+        this.file = file;
+        this.clusterId = clusterId;
+        this.planFile = planFile;
+    }
+
+    public static ReorderJournalFile none() {
+        return new ReorderJournalFile(null, null, null);
+    }
+
+    public Optional<Path> file() {
+        return Optional.ofNullable(file);
+    }
+
+    /** Before the first reorder; if it cannot be written, it throws and nothing is changed. */
+    void record(Map<TopicPartition, ElectionTarget> targets, Map<TopicPartition, List<Integer>> reorders) {
+        if (file == null || reorders.isEmpty()) {
+            return;
+        }
+        List<ReorderJournal.Reorder> entries = new ArrayList<>();
+        reorders.forEach((tp, order) -> {
+            ElectionTarget t = targets.get(tp);
+            entries.add(new ReorderJournal.Reorder(tp.topic(), tp.partition(), t.designatedLeader(),
+                    t.expectedLeaderEpoch(), t.expectedReplicas(), order));
+        });
+        try {
+            ReorderJournal.write(file, new ReorderJournal(ReorderJournal.VERSION, clusterId, planFile, Instant.now(),
+                    ProcessHandle.current().pid(), entries));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot record the reorders in " + file + " before making them: "
+                    + e.getMessage() + "; nothing changed", e);
+        }
+    }
+
+    /** Every order the record names is back as it was: it is no longer needed. */
+    void restored() {
+        if (file == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("every replica order is restored, but " + file + " could not be removed: "
+                    + e.getMessage() + "; remove it by hand", e);
+        }
+    }
+
+    /** For a dry run, which changes nothing: what a real run would restore first. */
+    public Optional<String> leftoverNotice() {
+        if (file == null || !Files.exists(file)) {
+            return Optional.empty();
+        }
+        return Optional.of("an earlier run did not finish and left " + file + ": a real run first restores the replica"
+                + " orders it recorded");
+    }
+
+    /**
+     * A record left by a run that did not finish: puts back every order it changed that is still as that run left
+     * it, and says per partition what that run did. The record is removed once nothing is left to restore.
+     *
+     * @return per partition of the record, what the interrupted run left and what was done about it
+     * @throws IllegalStateException when an order could not be restored (the record stays for the next run)
+     */
+    public Map<TopicPartition, String> restoreLeftover(PartitionStateReader reader, ControllerCalls controller,
+                                                       Consumer<String> progress) {
+        Optional<ReorderJournal> journal;
+        try {
+            journal = file == null ? Optional.empty() : ReorderJournal.readIfPresent(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        if (journal.isEmpty()) {
+            return Map.of();
+        }
+        ReorderJournal left = journal.get();
+        progress.accept("an earlier run (pid " + left.pid() + ", started " + left.startedAt() + ") did not finish: it"
+                + " recorded reorders of " + left.partitions().size() + " partition(s) in " + file + "; checking them");
+        Set<TopicPartition> partitions = left.partitions().stream().map(ReorderJournal.Reorder::topicPartition)
+                .collect(Collectors.toSet());
+        ClusterSnapshot now = reader.read(partitions);
+        Map<TopicPartition, String> notes = new LinkedHashMap<>();
+        Map<TopicPartition, List<Integer>> toRestore = new LinkedHashMap<>();
+        for (ReorderJournal.Reorder r : left.partitions()) {
+            TopicPartition tp = r.topicPartition();
+            Optional<TopicPartitionState> state = now.partition(tp);
+            if (state.isEmpty()) {
+                notes.put(tp, "an interrupted run had reordered it; the partition no longer exists");
+                continue;
+            }
+            String led = ledBy(r, state.get());
+            if (state.get().replicas().equals(r.reorderedReplicas()) && !r.reorderedReplicas().equals(r.originalReplicas())) {
+                toRestore.put(tp, r.originalReplicas());
+                notes.put(tp, "an interrupted run had reordered it to " + r.reorderedReplicas() + led
+                        + "; original order " + r.originalReplicas() + " restored");
+            } else if (state.get().replicas().equals(r.originalReplicas())) {
+                notes.put(tp, "an interrupted run had recorded a reorder" + led + "; the order is the original "
+                        + r.originalReplicas());
+            } else {
+                notes.put(tp, "an interrupted run had reordered it to " + r.reorderedReplicas() + led
+                        + "; the order is now " + state.get().replicas() + ", changed by someone else: left as it is");
+            }
+        }
+        Map<TopicPartition, String> failures = new LinkedHashMap<>();
+        if (!toRestore.isEmpty()) {
+            progress.accept("restoring the original replica order of " + toRestore.size()
+                    + " partition(s) the interrupted run left best-first");
+            for (List<TopicPartition> request : ControllerCalls.requests(new ArrayList<>(toRestore.keySet()))) {
+                Map<TopicPartition, List<Integer>> batch = new LinkedHashMap<>();
+                request.forEach(tp -> batch.put(tp, toRestore.get(tp)));
+                controller.reassign(batch).forEach((tp, refusal) -> refusal.ifPresent(error -> failures.put(tp, error)));
+            }
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException("an interrupted run left replica orders that could not be restored: "
+                    + failures.entrySet().stream().map(e -> e.getKey() + " to " + toRestore.get(e.getKey()) + " ("
+                            + e.getValue() + ")").collect(Collectors.joining(", "))
+                    + "; nothing else was done. " + file + " keeps the record: run again, or restore them with"
+                    + " kafka-reassign-partitions.sh and remove it");
+        }
+        restored();
+        return notes;
+    }
+
+    private static String ledBy(ReorderJournal.Reorder r, TopicPartitionState state) {
+        if (state.isOffline()) {
+            return " and elected nobody";
+        }
+        if (state.leader() == r.designatedLeader() && r.leaderEpoch() >= 0 && state.leaderEpoch() == r.leaderEpoch() + 1) {
+            return " and elected designated " + r.designatedLeader() + " (leader epoch " + state.leaderEpoch() + ")";
+        }
+        return ", and it is led by " + state.leader() + " (leader epoch " + state.leaderEpoch() + ")";
+    }
+}

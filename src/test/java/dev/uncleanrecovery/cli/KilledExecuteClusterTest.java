@@ -1,0 +1,110 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.LONGEST_SURVIVOR;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.plan.ResultFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The tool's own JVM killed with SIGKILL right after the controller answered the stock elector's reorder: the
+ * assignment is left best-first, maybe with a leader elected, and nobody restored it. The next run of the plan
+ * must find the record, put the orders back, and elect only what was not elected yet.
+ */
+@KafkaClusterTest
+class KilledExecuteClusterTest {
+
+    private static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition("cut", 0), new TopicPartition("cut", 1));
+
+    @TempDir
+    static Path dir;
+
+    @Test
+    void a_run_killed_between_the_reorder_and_the_restore_is_mended_by_the_next_run(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: two offline partitions [1,3,2] whose plan designates 2, so the stock elector reorders them to [2,3,1]
+        LastReplicaStandingOutage.reproduce(cluster, "cut", 2, 20, 5, s -> { });
+        Path plan = dir.resolve("cut.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--topic", "cut", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        Map<TopicPartition, Integer> plannedEpochs = new HashMap<>();
+        for (PlannedElection p : PlanFile.read(plan).partitions()) {
+            assertThat(p.designatedLeader()).isEqualTo(LONGEST_SURVIVOR);
+            plannedEpochs.put(p.topicPartition(), p.expected().leaderEpoch());
+        }
+
+        // when: execute runs in its own JVM and is killed as soon as its request log shows the reorder's answer
+        Path requestLog = dir.resolve("requests.log");
+        Process tool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp", System.getProperty("java.class.path"),
+                "dev.uncleanrecovery.cli.Main", "--bootstrap-server", cluster.bootstrapServers(), "execute",
+                "--plan", plan.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("killed-run.out").toFile()).start();
+        boolean answered = false;
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!answered && tool.isAlive() && System.nanoTime() < deadline) {
+                answered = Files.exists(requestLog)
+                        && Files.readString(requestLog).contains("Received ALTER_PARTITION_REASSIGNMENTS response");
+                if (!answered) {
+                    Thread.onSpinWait();
+                }
+            }
+        } finally {
+            tool.destroyForcibly(); // SIGKILL: no shutdown hook, no finally block runs in the tool
+            tool.waitFor(30, TimeUnit.SECONDS);
+        }
+        assertThat(answered).as("the reorder was answered before the kill; tool output: "
+                + Files.readString(dir.resolve("killed-run.out"))).isTrue();
+
+        // then: the record of the reorder is on the disk, and the cluster shows what the killed run left
+        Path journal = ReorderJournal.pathFor(plan);
+        assertThat(journal).exists();
+        assertThat(ReorderJournal.readIfPresent(journal).orElseThrow().partitions())
+                .allSatisfy(r -> assertThat(r.reorderedReplicas()).containsExactly(2, 3, 1));
+        boolean leftReordered = PARTITIONS.stream()
+                .anyMatch(tp -> cluster.describePartition(tp).replicas().equals(List.of(2, 3, 1)));
+        assertThat(leftReordered).as("the killed run left an assignment best-first").isTrue();
+
+        // when: the plan is executed again
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString());
+
+        // then: every order is back, every partition is led by 2 after exactly one election, the record is gone
+        assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
+        assertThat(again.err()).contains("did not finish", "restoring the original replica order");
+        ResultFile result = ResultFile.read(dir.resolve("cut-result.json"));
+        assertThat(result.partitions()).allSatisfy(p -> {
+            assertThat(p.outcome()).isIn("ELECTED", "ALREADY_RECOVERED");
+            assertThat(p.detail()).contains("an interrupted run had reordered it to [2, 3, 1]");
+            // One election in all: by this run (epoch + 1 after it) or by the killed one (epoch + 1 before this run)
+            ResultFile.State led = p.outcome().equals("ELECTED") ? p.after() : p.before();
+            assertThat(led.leaderEpoch()).as("elected once").isEqualTo(plannedEpochs.get(new TopicPartition(p.topic(),
+                    p.partition())) + 1);
+        });
+        for (TopicPartition tp : PARTITIONS) {
+            PartitionView now = cluster.awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
+                    && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
+            assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
+        }
+        assertThat(journal).doesNotExist();
+    }
+}
