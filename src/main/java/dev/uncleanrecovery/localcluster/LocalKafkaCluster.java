@@ -53,7 +53,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka 4.4.0 KRaft cluster on this machine: one dedicated controller and N brokers, each a
+ * A real Kafka 4.4.0 KRaft cluster on this machine: a dedicated controller (or a quorum of three) and N brokers, each a
  * separate {@code kafka.Kafka} JVM with a small heap, listening on 127.0.0.1 only, each in its own
  * directory. Made to be broken: nodes can be killed ({@link StopMode#ABRUPT}) or stopped cleanly,
  * restarted on the same port with the same data, and a stopped broker's replica log can be cut on
@@ -101,7 +101,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final boolean ownsBaseDirectory;
     private final KafkaServerClasspath classpath;
     private final String javaBinary;
+    /** The first controller: its log is the fencing witness when no broker runs. */
     private final KafkaNode controller;
+    /** Every controller of the quorum, the first one included (ids controllerId, controllerId + 1, ...). */
+    private final SortedMap<Integer, KafkaNode> controllers;
     private final SortedMap<Integer, KafkaNode> brokers;
     private final Duration startupTimeout;
     private final Duration cleanStopTimeout;
@@ -127,17 +130,26 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.security = builder.security;
         this.saslUsers = security == ClusterSecurity.SASL_PLAIN_WITH_ACLS ? new SaslPlainUsers(builder.saslUsers) : null;
 
-        List<Integer> ports = LoopbackPorts.pickFree(1 + builder.brokers);
-        String quorumVoters = builder.controllerId + "@" + LoopbackPorts.HOST + ":" + ports.get(0);
-        Path controllerDirectory = baseDirectory.resolve("controller-" + builder.controllerId);
-        this.controller = new KafkaNode(builder.controllerId, NodeRole.CONTROLLER, ports.get(0), controllerDirectory,
-                builder.propertiesOf(builder.controllerId, NodeRole.CONTROLLER, secured(controllerDefaults(builder.controllerId,
-                        ports.get(0), quorumVoters, builder.brokers, controllerDirectory.resolve(KafkaNode.DATA)),
-                        saslUsers == null ? Map.of() : saslUsers.controllerConfig())),
-                builder.jvmArgs.get(NodeRole.CONTROLLER));
+        List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers);
+        List<Integer> controllerPorts = ports.subList(0, builder.controllers);
+        String quorumVoters = java.util.stream.IntStream.range(0, builder.controllers)
+                .mapToObj(i -> (builder.controllerId + i) + "@" + LoopbackPorts.HOST + ":" + controllerPorts.get(i))
+                .collect(Collectors.joining(","));
+        this.controllers = new TreeMap<>();
+        for (int i = 0; i < builder.controllers; i++) {
+            int id = builder.controllerId + i;
+            int port = controllerPorts.get(i);
+            Path controllerDirectory = baseDirectory.resolve("controller-" + id);
+            controllers.put(id, new KafkaNode(id, NodeRole.CONTROLLER, port, controllerDirectory,
+                    builder.propertiesOf(id, NodeRole.CONTROLLER, secured(controllerDefaults(id, port, quorumVoters,
+                            builder.brokers, controllerDirectory.resolve(KafkaNode.DATA)),
+                            saslUsers == null ? Map.of() : saslUsers.controllerConfig())),
+                    builder.jvmArgs.get(NodeRole.CONTROLLER)));
+        }
+        this.controller = controllers.get(builder.controllerId);
         this.brokers = new TreeMap<>();
         for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
-            int port = ports.get(brokerId);
+            int port = ports.get(builder.controllers + brokerId - 1);
             Path brokerDirectory = baseDirectory.resolve("broker-" + brokerId);
             brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
                     builder.propertiesOf(brokerId, NodeRole.BROKER, secured(brokerDefaults(brokerId, port, quorumVoters,
@@ -172,8 +184,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
             clusterId = Uuid.randomUuid().toString();
             formatStorage(log4jConfig);
             long formatted = System.nanoTime();
-            launch(controller, log4jConfig);
-            awaitServerStarted(List.of(controller));
+            // A quorum of several voters elects its leader only once a majority runs: start them all, then wait.
+            controllers.values().forEach(node -> launch(node, log4jConfig));
+            awaitServerStarted(controllers.values());
             long controllerUp = System.nanoTime();
             brokers.values().forEach(broker -> launch(broker, log4jConfig));
             awaitServerStarted(brokers.values());
@@ -324,7 +337,25 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return controller.id();
     }
 
-    /** The controller first, then the brokers. */
+    /** Every controller of the quorum, lowest id first. */
+    public List<Integer> controllerIds() {
+        return List.copyOf(controllers.keySet());
+    }
+
+    /** The quorum's leader, the active controller, as the brokers' metadata quorum description names it. */
+    public int activeControllerId() {
+        try {
+            return admin().describeMetadataQuorum().quorumInfo().get(ADMIN_CALL_TIMEOUT.toMillis(),
+                    java.util.concurrent.TimeUnit.MILLISECONDS).leaderId();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new LocalClusterException("could not describe the metadata quorum: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while describing the metadata quorum", e);
+        }
+    }
+
+    /** The controllers first, then the brokers. */
     public List<Integer> nodeIds() {
         return allNodes().map(KafkaNode::id).toList();
     }
@@ -393,7 +424,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     public void startBroker(int brokerId) {
         KafkaNode broker = broker(brokerId);
         start(broker);
-        if (controller.isRunning()) {
+        if (controllers.values().stream().anyMatch(KafkaNode::isRunning)) {
             awaitBrokerUnfenced(brokerId, startupTimeout);
         }
     }
@@ -433,6 +464,15 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     public void startController() {
         start(controller);
+    }
+
+    /** Stops controller {@code controllerId} of a quorum ({@link #activeControllerId()} names the leader). */
+    public void stopController(int controllerId, StopMode mode) {
+        stop(controllerNode(controllerId), mode);
+    }
+
+    public void startController(int controllerId) {
+        start(controllerNode(controllerId));
     }
 
     /**
@@ -823,11 +863,19 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private KafkaNode node(int nodeId) {
-        return nodeId == controller.id() ? controller : broker(nodeId);
+        return controllers.containsKey(nodeId) ? controllers.get(nodeId) : broker(nodeId);
+    }
+
+    private KafkaNode controllerNode(int controllerId) {
+        KafkaNode node = controllers.get(controllerId);
+        if (node == null) {
+            throw new IllegalArgumentException("no controller " + controllerId + "; controllers are " + controllers.keySet());
+        }
+        return node;
     }
 
     private Stream<KafkaNode> allNodes() {
-        return Stream.concat(Stream.of(controller), brokers.values().stream());
+        return Stream.concat(controllers.values().stream(), brokers.values().stream());
     }
 
     private List<Integer> runningNodeIds() {
@@ -935,6 +983,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
         private int brokers = DEFAULT_BROKERS;
         private int controllerId = DEFAULT_CONTROLLER_ID;
+        private int controllers = 1;
         private Path baseDirectory;
         private Path serverClasspathFile;
         private Duration startupTimeout = Duration.ofSeconds(90);
@@ -964,6 +1013,15 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
         public Builder controllerId(int id) {
             this.controllerId = id;
+            return this;
+        }
+
+        /** Controllers in the quorum (1, 3 or 5), with ids controllerId, controllerId + 1, ... */
+        public Builder controllers(int count) {
+            if (count != 1 && count != 3 && count != 5) {
+                throw new IllegalArgumentException("a quorum of 1, 3 or 5 controllers, not " + count);
+            }
+            this.controllers = count;
             return this;
         }
 

@@ -13,13 +13,11 @@ import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ReorderJournal;
 import dev.uncleanrecovery.plan.ResultFile;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,28 +51,11 @@ class KilledExecuteClusterTest {
         }
 
         // when: execute runs in its own JVM and is killed as soon as its request log shows the reorder's answer
-        Path requestLog = dir.resolve("requests.log");
-        Process tool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp", System.getProperty("java.class.path"),
-                "dev.uncleanrecovery.cli.Main", "--bootstrap-server", cluster.bootstrapServers(), "execute",
-                "--plan", plan.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("killed-run.out").toFile()).start();
-        boolean answered = false;
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!answered && tool.isAlive() && System.nanoTime() < deadline) {
-                answered = Files.exists(requestLog)
-                        && Files.readString(requestLog).contains("Received ALTER_PARTITION_REASSIGNMENTS response");
-                if (!answered) {
-                    Thread.onSpinWait();
-                }
-            }
-        } finally {
-            tool.destroyForcibly(); // SIGKILL: no shutdown hook, no finally block runs in the tool
-            tool.waitFor(30, TimeUnit.SECONDS);
-        }
-        assertThat(answered).as("the reorder was answered before the kill; tool output: "
-                + Files.readString(dir.resolve("killed-run.out"))).isTrue();
+        ToolJvm.Run killed = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> { },
+                ToolJvm.AtTrigger.KILL_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "execute",
+                "--plan", plan.toString());
+        assertThat(killed.triggered()).as("the reorder was answered before the kill; tool output: " + killed.output())
+                .isTrue();
 
         // then: the record of the reorder is on the disk, and the cluster shows what the killed run left
         Path journal = ReorderJournal.pathFor(plan);

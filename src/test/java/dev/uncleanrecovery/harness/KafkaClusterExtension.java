@@ -79,6 +79,7 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
 
     private static LocalKafkaCluster.Builder configure(KafkaClusterTest wanted) {
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
+                .controllers(wanted.controllers())
                 .security(wanted.security());
         for (String user : wanted.saslUsers()) {
             builder.saslUser(user);

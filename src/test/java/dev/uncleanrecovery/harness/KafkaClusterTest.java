@@ -32,6 +32,9 @@ public @interface KafkaClusterTest {
     /** Brokers, with ids 1..brokers, besides the controller (id 1000). */
     int brokers() default 3;
 
+    /** Controllers in the KRaft quorum (1 or 3), with ids 1000, 1001, ...: 3 to fail the active one over. */
+    int controllers() default 1;
+
     /** Server properties for every broker, as {@code key=value}. */
     String[] brokerProperties() default {};
 

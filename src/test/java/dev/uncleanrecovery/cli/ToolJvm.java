@@ -1,0 +1,72 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The tool in a JVM of its own, as an operator runs it, with its request log on: a test acts the moment the log
+ * shows a request or an answer (kill the tool, kill a broker or the active controller) while the tool goes on.
+ */
+final class ToolJvm {
+
+    /**
+     * @param triggered the request log showed the trigger line before the tool ended (or the deadline)
+     * @param exitCode  the tool's exit code; -1 when it was killed
+     */
+    record Run(boolean triggered, int exitCode, String output) {
+    }
+
+    /** What to do when the trigger shows. */
+    enum AtTrigger { KILL_THE_TOOL, LET_IT_RUN }
+
+    private ToolJvm() {
+    }
+
+    /**
+     * @param trigger a request log line fragment, e.g. "Received ALTER_PARTITION_REASSIGNMENTS response"
+     * @param action  runs the moment the trigger shows, before the tool is killed (if it is)
+     */
+    static Run run(Path dir, String trigger, Runnable action, AtTrigger then, String... args)
+            throws IOException, InterruptedException {
+        Path requestLog = Files.createTempFile(dir, "requests-", ".log");
+        Path output = Files.createTempFile(dir, "tool-", ".out");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp", System.getProperty("java.class.path"),
+                "dev.uncleanrecovery.cli.Main"));
+        command.addAll(List.of(args));
+        Process tool = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        boolean triggered = false;
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (!triggered && tool.isAlive() && System.nanoTime() < deadline) {
+                triggered = Files.readString(requestLog).contains(trigger);
+                if (!triggered) {
+                    Thread.onSpinWait();
+                }
+            }
+            if (triggered) {
+                action.run();
+            }
+            if (then == AtTrigger.KILL_THE_TOOL || !triggered) {
+                tool.destroyForcibly(); // SIGKILL: no shutdown hook, no finally block runs in the tool
+            }
+            if (!tool.waitFor(120, TimeUnit.SECONDS)) {
+                tool.destroyForcibly();
+                throw new IllegalStateException("the tool did not finish within 120 s: " + Files.readString(output));
+            }
+        } finally {
+            if (tool.isAlive()) {
+                tool.destroyForcibly();
+                tool.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+        boolean killed = then == AtTrigger.KILL_THE_TOOL || !triggered;
+        return new Run(triggered, killed ? -1 : tool.exitValue(), Files.readString(output));
+    }
+}
