@@ -70,7 +70,7 @@ class PlanExecutionTest {
     }
 
     private static Plan plan(TopicPartition... partitions) {
-        return new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED,
+        return new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED, List.of(),
                 List.of(partitions).stream().map(PlanExecutionTest::planned).toList(), List.of());
     }
 
