@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.plan.Json;
@@ -86,8 +87,8 @@ public class PlanCommand implements Callable<Integer> {
             PlanPrinter.print(plan, out);
             out.println();
             out.println("Evidence: " + evidenceSources(result));
-            out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + result.probeTime().toMillis()
-                    + " ms, " + result.requests().total() + " requests). Nothing was changed.");
+            out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + Durations.human(result.probeTime())
+                    + ", " + result.requests().total() + " requests). Nothing was changed.");
             if (!plan.partitions().isEmpty()) {
                 out.println("Review it, then apply it with: kafka-unclean-recovery.sh --bootstrap-server "
                         + global.bootstrapServer + " execute --plan " + file);
