@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.plan.Json;
@@ -89,8 +90,8 @@ public class PlanCommand implements Callable<Integer> {
             PlanPrinter.print(plan, out);
             out.println();
             out.println("Evidence: " + evidenceSources(result));
-            out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + result.probeTime().toMillis()
-                    + " ms, " + result.requests().total() + " requests)." + (applying ? "" : " Nothing was changed."));
+            out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + Durations.human(result.probeTime())
+                    + ", " + result.requests().total() + " requests)." + (applying ? "" : " Nothing was changed."));
             if (applying && !plan.partitions().isEmpty()) {
                 out.println("Applying it now (--automated-recovery): each partition is checked once more, then elected.");
             } else if (!plan.partitions().isEmpty()) {

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
+import dev.uncleanrecovery.plan.PlanUnansweredBroker;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.SkippedPartition;
 import dev.uncleanrecovery.probe.EvidenceStatus;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** The plan as tables for people: what will be elected and why, and what is skipped and why. */
 final class PlanPrinter {
@@ -35,7 +37,6 @@ final class PlanPrinter {
                         p.reason());
             }
             table.print(out);
-            printUnanswered(plan, out);
         }
         if (!plan.skipped().isEmpty()) {
             out.println();
@@ -46,17 +47,28 @@ final class PlanPrinter {
             }
             table.print(out);
         }
+        printUnanswered(plan, out);
     }
 
     /**
-     * Why brokers did not answer, once per broker and error: the table only says "(UNREACHABLE)", because a broker
-     * that is down fails every partition it holds the same way.
+     * Why brokers did not answer, once per broker: the tables only say "(UNREACHABLE)" or "unknown", because a
+     * broker that is down or hung fails every partition it holds the same way. A plan written before it had
+     * unansweredBrokers gets the same from its evidence, once per broker and error.
      */
     private static void printUnanswered(Plan plan, PrintWriter out) {
+        if (!plan.unansweredBrokers().isEmpty()) {
+            for (PlanUnansweredBroker b : plan.unansweredBrokers()) {
+                out.println("UNANSWERED broker " + b.broker() + (b.address() == null ? "" : " (" + b.address() + ")")
+                        + ", " + b.replicasUnknown() + " of " + b.replicas() + " replica(s) unknown: " + b.reason());
+            }
+            return;
+        }
         Map<Integer, Map<String, Integer>> byBroker = new TreeMap<>();
-        plan.partitions().forEach(p -> p.evidence().stream().filter(e -> e.status() == EvidenceStatus.UNREACHABLE)
-                .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new LinkedHashMap<>())
-                        .merge(e.error() == null ? "no answer" : e.error(), 1, Integer::sum)));
+        Stream.concat(plan.partitions().stream().map(PlannedElection::evidence),
+                        plan.skipped().stream().map(SkippedPartition::evidence))
+                .forEach(evidence -> evidence.stream().filter(e -> e.status() == EvidenceStatus.UNREACHABLE)
+                        .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new LinkedHashMap<>())
+                                .merge(e.error() == null ? "no answer" : e.error(), 1, Integer::sum)));
         byBroker.forEach((broker, errors) -> errors.forEach((error, partitions) -> out.println("UNREACHABLE broker "
                 + broker + " (" + partitions + " partition(s)): " + error)));
     }

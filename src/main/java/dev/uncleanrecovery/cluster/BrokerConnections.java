@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.Durations;
+import dev.uncleanrecovery.protocol.ApiNames;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -289,7 +291,7 @@ public final class BrokerConnections implements AutoCloseable {
 
     private BrokerRequestException notAdvertised(int brokerId, short apiKey, short apiVersion) {
         return new BrokerRequestException(brokerId, false, describe(brokerId)
-                + " does not advertise api key " + apiKey + " version " + apiVersion
+                + " does not advertise " + ApiNames.of(apiKey) + " version " + apiVersion
                 + " in ApiVersions, so the request was not sent (a broker closes the connection on api keys it does not know)");
     }
 
@@ -369,7 +371,7 @@ public final class BrokerConnections implements AutoCloseable {
             } else if (request.deadlineMs <= now) {
                 it.remove();
                 request.fail(new BrokerRequestException(brokerId, true, describe(brokerId) + " did not accept a connection for "
-                        + request.apiName() + " within " + request.timeoutMs(now) + " ms (connecting, TLS or SASL did not finish)"));
+                        + request.apiName() + " within " + Durations.human(request.timeoutMs(now)) + " (connecting, TLS or SASL did not finish)"));
             }
         }
         // ready() also starts a connection (and its TLS/SASL/ApiVersions steps) when there is none;
@@ -432,7 +434,7 @@ public final class BrokerConnections implements AutoCloseable {
                     + " this tool can send: " + response.versionMismatch().getMessage(), response.versionMismatch()));
         } else if (response.wasTimedOut()) {
             request.fail(new BrokerRequestException(id, true, describe(id) + " did not answer " + api + " within "
-                    + response.requestLatencyMs() + " ms"));
+                    + Durations.human(response.requestLatencyMs())));
         } else if (response.wasDisconnected()) {
             request.fail(new BrokerRequestException(id, true, describe(id) + " closed the connection before answering " + api));
         } else {

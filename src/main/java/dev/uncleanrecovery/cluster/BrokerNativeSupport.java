@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.protocol.ElectLeaders;
 import dev.uncleanrecovery.protocol.GetReplicaLogInfo;
 import java.time.Duration;
@@ -53,7 +54,7 @@ public record BrokerNativeSupport(List<Integer> asked, List<Integer> getReplicaL
                 answers.put(broker, future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
             } catch (TimeoutException e) {
                 unanswered.put(broker, connections.describe(broker) + " did not answer ApiVersions within "
-                        + timeout.toMillis() + " ms");
+                        + Durations.human(timeout));
             } catch (ExecutionException e) {
                 unanswered.put(broker, e.getCause().getMessage());
             } catch (InterruptedException e) {

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.Durations;
+import dev.uncleanrecovery.protocol.ApiNames;
 import dev.uncleanrecovery.protocol.GetReplicaLogInfo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -211,15 +213,15 @@ final class BrokerRawChannels implements AutoCloseable {
             if (request.deadlineMs <= now) {
                 it.remove();
                 request.future.completeExceptionally(new BrokerRequestException(brokerId, true, describe.apply(brokerId)
-                        + " did not accept a connection for api key " + request.apiKey + " within "
-                        + (now - request.createdMs) + " ms (connecting, TLS or SASL did not finish)"));
+                        + " did not accept a connection for " + ApiNames.of(request.apiKey) + " within "
+                        + Durations.human(now - request.createdMs) + " (connecting, TLS or SASL did not finish)"));
             }
         }
         boolean timedOut = inFlight.values().stream().anyMatch(r -> r.deadlineMs <= now);
         if (timedOut) {
             // The connection may still deliver the late answer; closing it keeps answers and requests paired.
             failInFlight(brokerId, r -> new BrokerRequestException(brokerId, true, describe.apply(brokerId)
-                    + " did not answer api key " + r.apiKey + " within " + (now - r.createdMs) + " ms"));
+                    + " did not answer " + ApiNames.of(r.apiKey) + " within " + Durations.human(now - r.createdMs)));
             selector.close(connectionId);
         }
         if (!queue.isEmpty()) {
@@ -264,7 +266,7 @@ final class BrokerRawChannels implements AutoCloseable {
             if (payload.remaining() < Integer.BYTES) {
                 LOG.warn("{} sent a response too short for a header; closing the connection", describe.apply(brokerId));
                 failInFlight(brokerId, r -> new BrokerRequestException(brokerId, true, describe.apply(brokerId)
-                        + " sent a response without a header for api key " + r.apiKey));
+                        + " sent a response without a header for " + ApiNames.of(r.apiKey)));
                 selector.close(receive.source());
                 continue;
             }
@@ -289,7 +291,7 @@ final class BrokerRawChannels implements AutoCloseable {
                 request.future.complete(payload.slice());
             } catch (RuntimeException e) {
                 request.future.completeExceptionally(new BrokerRequestException(brokerId, true, describe.apply(brokerId)
-                        + " sent an unreadable response header for api key " + request.apiKey + ": " + e.getMessage(), e));
+                        + " sent an unreadable response header for " + ApiNames.of(request.apiKey) + ": " + e.getMessage(), e));
             }
         }
     }

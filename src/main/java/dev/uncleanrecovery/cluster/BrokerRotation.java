@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
@@ -202,7 +203,7 @@ final class BrokerRotation {
 
     private UserInputException noAnswer(String what, BrokerRequestException last) {
         return new UserInputException("could not " + what + ": no answer from --bootstrap-server " + bootstrapServers
-                + " within " + callTimeout.toMillis() + " ms (is it reachable, and is the listener's security.protocol right"
+                + " within " + Durations.human(callTimeout) + " (is it reachable, and is the listener's security.protocol right"
                 + " in --command-config?)", last);
     }
 

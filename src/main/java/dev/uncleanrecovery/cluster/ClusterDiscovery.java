@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.UserInputException;
 import java.time.Duration;
@@ -482,7 +483,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         Throwable cause = e.getCause();
         if (cause instanceof TimeoutException) {
             return new UserInputException("could not " + what + ": no answer from --bootstrap-server "
-                    + bootstrapServers + " within " + timeoutMs + " ms (is it reachable, and is the listener's"
+                    + bootstrapServers + " within " + Durations.human(timeoutMs) + " (is it reachable, and is the listener's"
                     + " security.protocol right in --command-config?)", cause);
         }
         if (cause instanceof AuthorizationException) {

@@ -67,8 +67,9 @@ public final class LeaderChoice {
         List<RankedReplica> candidates = ranking.stream().filter(RankedReplica::isCandidate).toList();
 
         if (candidates.isEmpty()) {
+            // Brief: a down broker's error would repeat in every partition; the skip's evidence carries it.
             return new Decision.Skip(tp, SkipCause.NO_CANDIDATE, "no replica can lead: "
-                    + replicas.stream().map(RankedReplica::describe).collect(Collectors.joining(", "))
+                    + replicas.stream().map(RankedReplica::describeBriefly).collect(Collectors.joining(", "))
                     + " — bring a broker back, or check --exclude-broker");
         }
         if (options.strategy() == Strategy.BALANCED) {
@@ -109,7 +110,7 @@ public final class LeaderChoice {
 
     /** "2 (UNREACHABLE: did not answer ListOffsets within 3 s)": a replica whose log is unknown, and why. */
     private static String describeUnknown(List<RankedReplica> replicas, int broker) {
-        return replicas.stream().filter(r -> r.broker() == broker).findFirst().map(RankedReplica::describe)
+        return replicas.stream().filter(r -> r.broker() == broker).findFirst().map(RankedReplica::describeBriefly)
                 .orElse(broker + " (not probed)");
     }
 
@@ -182,6 +183,11 @@ public final class LeaderChoice {
             }
             String role = partition.lastKnownElr().contains(member) ? "LastKnownELR"
                     : partition.eligibleLeaderReplicas().contains(member) ? "ELR" : "leaderless-ISR";
+            if (replica != null && replica.isUnreachable()) {
+                // The broker's own error is in the evidence and the plan's unansweredBrokers, once.
+                missing.add(role + " member " + member + " is " + RankedReplica.UNKNOWN_BROKER_SILENT);
+                continue;
+            }
             String why = replica == null ? "not a replica"
                     : replica.evidence() == null ? "not probed"
                     : replica.evidence().error() == null ? replica.evidence().status().name()

@@ -29,13 +29,22 @@ public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evi
     }
 
     /**
-     * The same, but an unreachable broker without its error, "1 (UNREACHABLE)": for a plan's reasons. That error
-     * is the broker's, not the partition's (a broker that is down would repeat it in every partition's reason); the
-     * evidence keeps it. Per-partition errors stay: "2 (ERROR: KAFKA_STORAGE_ERROR)".
+     * The same, but an unreachable broker without its error, "1 (unknown: its broker did not answer)": for a plan's
+     * reasons. That error is the broker's, not the partition's (a broker that is down would repeat it in every
+     * partition's reason); the evidence and the plan's unansweredBrokers keep it. Per-partition errors stay:
+     * "2 (ERROR: KAFKA_STORAGE_ERROR)".
      */
     public String describeBriefly() {
-        return describe(evidence == null || evidence.status() != EvidenceStatus.UNREACHABLE);
+        return describe(evidence == null || !isUnreachable());
     }
+
+    /** Its broker did not answer for it (down, hung, given up): the replica's log is unknown. */
+    public boolean isUnreachable() {
+        return evidence != null && evidence.status() == EvidenceStatus.UNREACHABLE;
+    }
+
+    /** Why an unreachable replica is unknown, without the broker's error (see {@link #describeBriefly()}). */
+    static final String UNKNOWN_BROKER_SILENT = "unknown: its broker did not answer";
 
     private String describe(boolean withError) {
         String log = describeEvidence(withError);
@@ -55,6 +64,9 @@ public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evi
         if (evidence.isAnswered()) {
             String where = evidence.source() == EvidenceSource.DISK ? "from disk: " : "";
             return where + "epoch " + evidence.lastWrittenLeaderEpoch() + ", LEO " + evidence.logEndOffset();
+        }
+        if (!withError && isUnreachable()) {
+            return UNKNOWN_BROKER_SILENT;
         }
         return evidence.error() == null || !withError ? evidence.status().name() : evidence.status() + ": " + evidence.error();
     }

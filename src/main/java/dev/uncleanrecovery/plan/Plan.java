@@ -6,15 +6,19 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.election.Strategy;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * The plan file (DESIGN §5): the contract between the dry run and {@code execute}, and at the same time a valid
  * {@code kafka-leader-election.sh --path-to-json-file} input. Only partitions to elect go in {@code partitions}.
  *
- * @param tool e.g. "kafka-unclean-recovery 0.1.0"
+ * @param tool              e.g. "kafka-unclean-recovery 0.1.0"
+ * @param unansweredBrokers brokers the probe got no answer from, in broker id order; plans written before the field
+ *                          existed have none, and read as an empty list
  */
 public record Plan(
         @JsonProperty(required = true) int version,
@@ -22,6 +26,7 @@ public record Plan(
         @JsonProperty(required = true) String clusterId,
         @JsonProperty(required = true) String tool,
         @JsonProperty(required = true) Strategy strategy,
+        List<PlanUnansweredBroker> unansweredBrokers,
         @JsonProperty(required = true) List<PlannedElection> partitions,
         @JsonProperty(required = true) List<SkippedPartition> skipped) {
 
@@ -37,6 +42,14 @@ public record Plan(
         Checks.present(clusterId, "clusterId");
         Checks.present(tool, "tool");
         Checks.present(strategy, "strategy");
+        unansweredBrokers = unansweredBrokers == null ? List.of() : Checks.list(unansweredBrokers, "unansweredBrokers");
+        Set<Integer> unanswered = new HashSet<>();
+        for (int i = 0; i < unansweredBrokers.size(); i++) {
+            if (!unanswered.add(unansweredBrokers.get(i).broker())) {
+                throw new IllegalArgumentException("unansweredBrokers[" + i + "] is broker "
+                        + unansweredBrokers.get(i).broker() + " again; keep one of them");
+            }
+        }
         partitions = Checks.list(partitions, "partitions");
         skipped = Checks.list(skipped, "skipped");
         // kafka-leader-election.sh rejects duplicates ("Replica election data contains duplicate partitions"),

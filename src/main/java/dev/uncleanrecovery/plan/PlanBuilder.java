@@ -29,6 +29,7 @@ public final class PlanBuilder {
     private final Strategy strategy;
     private final List<PlannedElection> partitions = new ArrayList<>();
     private final List<SkippedPartition> skipped = new ArrayList<>();
+    private final List<PlanUnansweredBroker> unansweredBrokers = new ArrayList<>();
 
     /**
      * @param createdAt passed in, not read from a clock, so plans are reproducible in tests
@@ -59,13 +60,22 @@ public final class PlanBuilder {
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList()));
         } else {
-            skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason()));
+            skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason(),
+                    planEvidence(partition, evidence)));
         }
+        return this;
+    }
+
+    /** The brokers the probe got no answer from; the plan keeps them in broker id order. */
+    public PlanBuilder unansweredBrokers(List<PlanUnansweredBroker> brokers) {
+        unansweredBrokers.clear();
+        unansweredBrokers.addAll(brokers);
         return this;
     }
 
     public Plan build() {
         return new Plan(Plan.VERSION, createdAt, clusterId, tool, strategy,
+                unansweredBrokers.stream().sorted(Comparator.comparingInt(PlanUnansweredBroker::broker)).toList(),
                 partitions.stream().sorted(ELECTION_ORDER).toList(),
                 skipped.stream().sorted(SKIPPED_ORDER).toList());
     }

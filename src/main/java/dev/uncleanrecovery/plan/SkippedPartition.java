@@ -3,18 +3,27 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
-/** A partition the plan does not elect, and why (kept out of {@code partitions} so Kafka's tool never sees it). */
+/**
+ * A partition the plan does not elect, and why (kept out of {@code partitions} so Kafka's tool never sees it).
+ *
+ * @param evidence what each replica said when the plan was made, in assignment order, as in {@link PlannedElection}:
+ *                 the reviewer sees what the skip rests on. Empty when nothing was probed (a partition that has a
+ *                 leader or is being reassigned), and in plans written before the field existed
+ */
 public record SkippedPartition(
         @JsonProperty(required = true) String topic,
         @JsonProperty(required = true) int partition,
-        @JsonProperty(required = true) String reason) {
+        @JsonProperty(required = true) String reason,
+        List<PlanEvidence> evidence) {
 
     public SkippedPartition {
         Checks.text(topic, "topic");
         Checks.atLeast(partition, 0, "partition");
         Checks.present(reason, "reason");
+        evidence = evidence == null ? List.of() : Checks.list(evidence, "evidence");
     }
 
     public TopicPartition topicPartition() {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
+import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.cluster.BrokerRequestException;
 import java.time.Duration;
 import java.time.Instant;
@@ -153,6 +154,7 @@ public final class ProbeFanOut {
         final Consumer<ProbeProgress> progress;
         ScheduledFuture<?> deadlineTask;
         int replicasTotal;
+        int replicasSettled;
         int replicasKnown;
         int partitionsKnown;
         boolean finished;
@@ -194,6 +196,7 @@ public final class ProbeFanOut {
                         replicasTotal++;
                     }
                 }
+                broker.replicas = broker.unsettled.size();
                 if (!broker.unsettled.isEmpty()) {
                     brokers.put(brokerId, broker);
                 }
@@ -269,6 +272,7 @@ public final class ProbeFanOut {
             }
             if (fencedAndDown || cause instanceof BrokerRequestException failure && !failure.isRetriable()) {
                 // Asking again cannot help (authentication, unregistered broker, no usable version, fenced and down).
+                broker.givenUpBecause = broker.lastError;
                 for (PartitionToProbe p : broker.unsettledPartitions()) {
                     settle(broker, p.topicPartition(), ReplicaEvidence.failed(p.topicPartition(), broker.id,
                             source.kindFor(broker.id), EvidenceStatus.UNREACHABLE, broker.lastError, Instant.now()));
@@ -339,9 +343,7 @@ public final class ProbeFanOut {
             if (finished) {
                 return;
             }
-            for (PartitionToProbe p : broker.unsettledPartitions()) {
-                settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
-            }
+            timeOut(broker);
             reportProgress();
             finishIfComplete();
         }
@@ -378,9 +380,26 @@ public final class ProbeFanOut {
             }
             PartitionEvidence partition = unsettled.evidence();
             partition.byBroker.add(replicaEvidence);
-            replicasKnown++;
+            replicasSettled++;
+            if (replicaEvidence.status() == EvidenceStatus.UNREACHABLE) {
+                broker.replicasUnknown++;
+            } else {
+                replicasKnown++;
+            }
             if (partition.byBroker.size() == partition.replicas) {
                 partitionsKnown++;
+            }
+        }
+
+        /** The broker's deadline passed: what it has not answered is UNREACHABLE, and the broker did not answer in time. */
+        void timeOut(BrokerRun broker) {
+            if (broker.unsettled.isEmpty()) {
+                return;
+            }
+            broker.timedOut = true;
+            broker.givenUpBecause = notInTime(broker, broker.lastError);
+            for (PartitionToProbe p : broker.unsettledPartitions()) {
+                settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
             }
         }
 
@@ -389,15 +408,28 @@ public final class ProbeFanOut {
             if (retry != null && retry.ifRetriesRunOut() != null) {
                 return retry.ifRetriesRunOut();
             }
-            String last = retry != null ? retry.reason() : broker.lastError;
+            String why = retry != null ? notInTime(broker, retry.reason()) : broker.givenUpBecause;
+            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kindFor(broker.id), EvidenceStatus.UNREACHABLE,
+                    why, Instant.now());
+        }
+
+        /**
+         * "broker 2 (127.0.0.1:9093) did not answer ListOffsets within 3 s" when the last request timed out with the
+         * deadline (it already says what and how long), else the deadline and the last error seen.
+         */
+        String notInTime(BrokerRun broker, String last) {
             String who = describeBroker.apply(broker.id);
+            String within = "within " + Durations.human(broker.timeout != null ? broker.timeout : settings.timeout());
             if (last != null && last.startsWith(who + " ")) {
                 last = last.substring(who.length() + 1);
             }
-            return ReplicaEvidence.failed(p.topicPartition(), broker.id, source.kindFor(broker.id), EvidenceStatus.UNREACHABLE,
-                    who + " did not answer within " + (broker.timeout != null ? broker.timeout : settings.timeout()).toMillis() + " ms: "
-                            + (last == null ? "no answer yet (still connecting or waiting for the broker)" : last),
-                    Instant.now());
+            if (last == null) {
+                return who + " did not answer " + within + ": no answer yet (still connecting or waiting for the broker)";
+            }
+            if (last.startsWith("did not answer ") && last.endsWith(" " + within)) {
+                return who + " " + last;
+            }
+            return who + " did not answer " + within + ": " + last;
         }
 
         void expire() {
@@ -405,16 +437,14 @@ public final class ProbeFanOut {
                 return;
             }
             for (BrokerRun broker : brokers.values()) {
-                for (PartitionToProbe p : broker.unsettledPartitions()) {
-                    settle(broker, p.topicPartition(), unknownAtDeadline(broker, p));
-                }
+                timeOut(broker);
             }
             reportProgress();
             finish();
         }
 
         void finishIfComplete() {
-            if (!finished && replicasKnown == replicasTotal) {
+            if (!finished && replicasSettled == replicasTotal) {
                 finish();
             }
         }
@@ -431,7 +461,8 @@ public final class ProbeFanOut {
                 }
                 return List.copyOf(e.byBroker);
             });
-            result.complete(new ProbeResult(out, requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos)));
+            result.complete(new ProbeResult(out, requests.copy(), Duration.ofNanos(System.nanoTime() - startNanos),
+                    unansweredBrokers()));
             thread.shutdownNow();
         }
 
@@ -444,11 +475,27 @@ public final class ProbeFanOut {
             }
         }
 
+        /** Brokers with UNREACHABLE replicas, in broker id order (the map is sorted). */
+        List<UnansweredBroker> unansweredBrokers() {
+            List<UnansweredBroker> unanswered = new ArrayList<>();
+            for (BrokerRun b : brokers.values()) {
+                if (b.replicasUnknown > 0) {
+                    unanswered.add(new UnansweredBroker(b.id, describeBroker.apply(b.id),
+                            b.givenUpBecause != null ? b.givenUpBecause : describeBroker.apply(b.id) + " did not answer",
+                            b.timedOut, b.replicasUnknown, b.replicas));
+                }
+            }
+            return unanswered;
+        }
+
         void reportProgress() {
-            int brokersAnswered = (int) brokers.values().stream().filter(b -> b.unsettled.isEmpty()).count();
+            // Answered means answered in time: a broker whose replicas were all given up is settled, not answered.
+            int brokersAnswered = (int) brokers.values().stream()
+                    .filter(b -> b.unsettled.isEmpty() && b.replicasUnknown == 0).count();
             try {
-                progress.accept(new ProbeProgress(brokersAnswered, brokers.size(), replicasKnown, replicasTotal,
-                        partitionsKnown, firstSeen.size(), Duration.ofNanos(System.nanoTime() - startNanos)));
+                progress.accept(new ProbeProgress(brokersAnswered, brokers.size(), replicasKnown, replicasSettled,
+                        replicasTotal, partitionsKnown, firstSeen.size(), Duration.ofNanos(System.nanoTime() - startNanos),
+                        unansweredBrokers()));
             } catch (RuntimeException e) {
                 LOG.debug("progress callback failed", e);
             }
@@ -516,6 +563,12 @@ public final class ProbeFanOut {
         /** Set when this broker has a shorter deadline than the run's; 0 / null otherwise. */
         long deadlineNanos;
         Duration timeout;
+        /** Replicas asked, and those left UNREACHABLE (given up or not answered by the deadline). */
+        int replicas;
+        int replicasUnknown;
+        /** Why its replicas were given up, naming the broker; set when that happens. */
+        String givenUpBecause;
+        boolean timedOut;
 
         BrokerRun(int id, int partitions) {
             this.id = id;

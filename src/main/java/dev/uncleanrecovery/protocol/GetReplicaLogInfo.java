@@ -25,6 +25,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 public final class GetReplicaLogInfo {
 
+    /** How messages name the RPC (kafka-clients' ApiKeys, which names the others, does not know it). */
+    public static final String NAME = "GetReplicaLogInfo";
+
     /** The api key used when {@value #API_KEY_PROPERTY} is not set. */
     public static final short DEFAULT_API_KEY = 1966;
 

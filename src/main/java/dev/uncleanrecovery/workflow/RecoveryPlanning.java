@@ -16,6 +16,7 @@ import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.plan.EvidenceFile;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.plan.PlanUnansweredBroker;
 import dev.uncleanrecovery.probe.EvidenceSource;
 import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionMap;
@@ -27,6 +28,7 @@ import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 import dev.uncleanrecovery.probe.RequestCounts;
+import dev.uncleanrecovery.probe.UnansweredBroker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,17 +97,21 @@ public final class RecoveryPlanning {
         Map<TopicPartition, List<ReplicaEvidence>> evidence = new HashMap<>();
         RequestCounts requests = new RequestCounts();
         Duration probeTime = Duration.ZERO;
+        List<PlanUnansweredBroker> unanswered = List.of();
         if (!toProbe.isEmpty()) {
             ProbeResult probed = probe(snapshot, toProbe, options.probe(), options.probeMode(), progress);
             evidence.putAll(probed.evidence());
             requests = probed.requests();
             probeTime = probed.elapsed();
+            unanswered = probed.unansweredBrokers().stream().map(b -> PlanUnansweredBroker.from(b,
+                    snapshot.brokersById().containsKey(b.broker()) ? snapshot.brokersById().get(b.broker()).address() : null))
+                    .toList();
         }
         mergeDiskEvidence(options.diskEvidence(), snapshot, considered, evidence);
 
         Set<Integer> fenced = snapshot.fencedBrokers();
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
-                options.election().strategy());
+                options.election().strategy()).unansweredBrokers(unanswered);
         List<Decision> decisions = new ArrayList<>();
         for (TopicPartitionState partition : considered) {
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
@@ -183,10 +189,13 @@ public final class RecoveryPlanning {
         Set<Integer> registered = snapshot.brokersById().keySet();
         Map<Integer, List<PartitionToProbe>> byBroker = new LinkedHashMap<>();
         Map<TopicPartition, List<ReplicaEvidence>> unreachable = new HashMap<>();
+        List<UnansweredBroker> unregistered = new ArrayList<>();
         PartitionToProbe.everyReplica(partitions).forEach((broker, list) -> {
             if (registered.contains(broker)) {
                 byBroker.put(broker, list);
             } else {
+                unregistered.add(new UnansweredBroker(broker, "broker " + broker, "broker " + broker
+                        + " is not registered with the controller (it is down)", false, list.size(), list.size()));
                 for (PartitionToProbe p : list) {
                     unreachable.computeIfAbsent(p.topicPartition(), k -> new ArrayList<>()).add(ReplicaEvidence.failed(
                             p.topicPartition(), broker, mode.unaskedSource(), EvidenceStatus.UNREACHABLE,
@@ -212,6 +221,8 @@ public final class RecoveryPlanning {
                     .sorted(Comparator.comparingInt(ReplicaEvidence::broker)).toList());
         });
         unreachable.forEach(merged::put);
-        return new ProbeResult(merged.build(), result.requests(), result.elapsed());
+        List<UnansweredBroker> unanswered = Stream.concat(result.unansweredBrokers().stream(), unregistered.stream())
+                .sorted(Comparator.comparingInt(UnansweredBroker::broker)).toList();
+        return new ProbeResult(merged.build(), result.requests(), result.elapsed(), unanswered);
     }
 }

@@ -19,6 +19,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -171,6 +173,67 @@ class PlanCommandClusterTest {
         });
         assertThat(election.expectedTruncation()).filteredOn(t -> t.broker() == 1).singleElement()
                 .satisfies(t -> assertThat(t.records()).as("the acks=1 records only broker 1 has").isEqualTo(10L));
+    }
+
+    @Test
+    @Order(7)
+    void a_hung_broker_is_named_in_the_summary_and_the_plan_and_skipped_partitions_keep_their_evidence(
+            LocalKafkaCluster cluster) throws Exception {
+        int hung = LastReplicaStandingOutage.SHORTEST_SURVIVOR;
+        String hungBroker = "broker " + hung + " (" + cluster.brokerAddress(hung) + ")";
+        Path file = dir.resolve("hung.json");
+        CliRun run;
+        cluster.pauseBroker(hung);
+        try {
+            // balanced waits for LastKnownELR member 1 (down): orders-0 is skipped, with what each replica said
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--admin-timeout-ms", "30000",
+                    "--probe-timeout-ms", "3000", "--output-file", file.toString());
+        } finally {
+            cluster.resumeBroker(hung);
+        }
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.ATTENTION);
+        Plan plan = PlanFile.read(file);
+        // the plan names the hung broker once, with its address and why
+        assertThat(plan.unansweredBrokers()).filteredOn(b -> b.broker() == hung).singleElement().satisfies(b -> {
+            assertThat(b.address()).isEqualTo(cluster.brokerAddress(hung));
+            assertThat(b.replicasUnknown()).isEqualTo(b.replicas()).isPositive();
+            assertThat(b.reason()).startsWith(hungBroker + " did not answer ");
+        });
+        // the summary counts only brokers that answered in time and names the hung one
+        List<String> summaries = run.err().lines().filter(l -> l.startsWith("probing: ")).toList();
+        assertThat(summaries).as(run.err()).isNotEmpty();
+        String summary = summaries.get(summaries.size() - 1);
+        // what the operator saw, for the test log
+        System.out.println(summary);
+        plan.unansweredBrokers().forEach(b -> System.out.println("unansweredBrokers: " + b));
+        plan.skipped().forEach(s -> System.out.println("skipped reason: " + s.reason()));
+        assertThat(summary).contains(hungBroker + " did not answer in time");
+        Matcher counts = Pattern.compile("probing: (\\d+)/(\\d+) brokers answered, (\\d+)/(\\d+) replicas known")
+                .matcher(summary);
+        assertThat(counts.find()).as(summary).isTrue();
+        // every probed broker that is not in unansweredBrokers answered; unregistered ones were never asked
+        long probedUnanswered = plan.unansweredBrokers().stream().filter(b -> b.address() != null).count();
+        assertThat(Integer.parseInt(counts.group(1))).isEqualTo(Integer.parseInt(counts.group(2)) - probedUnanswered);
+        assertThat(Integer.parseInt(counts.group(3))).isLessThan(Integer.parseInt(counts.group(4)));
+        // the skipped partition carries its evidence: the hung replica unknown, the live one answered
+        assertThat(plan.skipped()).singleElement().satisfies(s -> {
+            assertThat(s.topicPartition()).isEqualTo(ORDERS_0);
+            assertThat(s.evidence()).extracting(PlanEvidence::broker).contains(hung, LastReplicaStandingOutage.LONGEST_SURVIVOR);
+            assertThat(s.evidence()).filteredOn(e -> e.broker() == hung).singleElement().satisfies(e -> {
+                assertThat(e.status()).isEqualTo(EvidenceStatus.UNREACHABLE);
+                assertThat(e.error()).startsWith(hungBroker + " did not answer ");
+            });
+            assertThat(s.evidence()).filteredOn(e -> e.broker() == LastReplicaStandingOutage.LONGEST_SURVIVOR)
+                    .singleElement().satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(100L));
+        });
+        // no bare api key numbers and no raw millisecond counts of seconds anywhere the operator reads
+        String written = Files.readString(file);
+        for (String text : List.of(run.out(), run.err(), written)) {
+            assertThat(text).doesNotContainPattern("api key \\d").doesNotContainPattern("\\b\\d{4,} ms\\b");
+        }
+        assertThat(run.out()).contains("UNANSWERED " + "broker " + hung + " (" + cluster.brokerAddress(hung) + ")");
+        cluster.awaitBrokerUnfenced(hung, Duration.ofSeconds(60));
     }
 
     private static PlanEvidence evidence(PlannedElection election, int broker) {

@@ -71,7 +71,7 @@ class LeaderChoiceTest {
             assertThat(elect.designatedLeader()).isEqualTo(2);
             // The broker's error is in the evidence; every partition of a dead broker would repeat it in its reason.
             assertThat(elect.reason()).isEqualTo("highest last written epoch (6), then longest log (1042);"
-                    + " beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)");
+                    + " beats 3 (epoch 6, LEO 1025) and 1 (unknown: its broker did not answer)");
             assertThat(elect.ranking()).extracting(RankedReplica::broker).containsExactly(2, 3, 1);
         }
 
@@ -195,7 +195,7 @@ class LeaderChoiceTest {
                     PROACTIVE.withExcludedBrokers(Set.of(3)));
 
             assertThat(skipped(decision, SkipCause.NO_CANDIDATE).reason()).isEqualTo("no replica can lead:"
-                    + " 1 (fenced; from disk: epoch 6, LEO 1500), 2 (UNREACHABLE: connection refused), 3 (excluded; not probed)"
+                    + " 1 (fenced; from disk: epoch 6, LEO 1500), 2 (unknown: its broker did not answer), 3 (excluded; not probed)"
                     + " — bring a broker back, or check --exclude-broker");
         }
 
@@ -229,7 +229,7 @@ class LeaderChoiceTest {
             Decision decision = decide(partition, BALANCED, unreachable(1, "timed out after 30000 ms"), live(2, 6, 1042));
 
             assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason())
-                    .startsWith("LastKnownELR member 1 did not answer (UNREACHABLE: timed out after 30000 ms)")
+                    .startsWith("LastKnownELR member 1 is unknown: its broker did not answer —")
                     .contains("--strategy proactive");
         }
 
@@ -257,7 +257,7 @@ class LeaderChoiceTest {
             Decision decision = decide(partition, BALANCED, unreachable(1, "timed out"), live(2, 6, 1042));
 
             assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason())
-                    .startsWith("leaderless-ISR member 1 did not answer (UNREACHABLE: timed out)")
+                    .startsWith("leaderless-ISR member 1 is unknown: its broker did not answer")
                     .contains("--strategy proactive");
         }
 
@@ -360,7 +360,7 @@ class LeaderChoiceTest {
 
             assertThat(skipped(decision, SkipCause.OVER_TRUNCATION_LIMIT).reason())
                     .startsWith("electing 2 would truncate an unknown number of records on"
-                            + " 1 (UNREACHABLE: did not answer ListOffsets within 3 s): an unknown loss counts as over"
+                            + " 1 (unknown: its broker did not answer): an unknown loss counts as over"
                             + " --max-truncated-records 1000 (pass --allow-unknown-truncation");
         }
 

@@ -70,7 +70,7 @@ class PlanExecutionTest {
     }
 
     private static Plan plan(TopicPartition... partitions) {
-        return new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED,
+        return new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED, List.of(),
                 List.of(partitions).stream().map(PlanExecutionTest::planned).toList(), List.of());
     }
 
@@ -318,7 +318,7 @@ class PlanExecutionTest {
         PlannedElection p = planned(ORDERS_0);
         PlannedElection edited = new PlannedElection(p.topic(), p.partition(), 1, p.expected(), p.evidence(), p.reason(),
                 p.expectedTruncation());
-        Plan plan = new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED, List.of(edited), List.of());
+        Plan plan = new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED, List.of(), List.of(edited), List.of());
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
                 steps::add).run(plan, "plan.json");

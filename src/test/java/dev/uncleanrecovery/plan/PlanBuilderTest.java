@@ -16,6 +16,7 @@ import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.probe.EvidenceSource;
+import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -60,7 +61,13 @@ class PlanBuilderTest {
         Plan plan = builder().add(ORDERS_5_STATE, SamplePlan.ORDERS_5_EVIDENCE, skip).build();
 
         assertThat(plan.partitions()).isEmpty();
-        assertThat(plan.skipped()).containsExactly(new SkippedPartition("orders", 5, skip.reason()));
+        // the evidence the skip rests on goes with it, as an election's would
+        assertThat(plan.skipped()).containsExactly(new SkippedPartition("orders", 5, skip.reason(),
+                SamplePlan.ORDERS_5_EVIDENCE.stream().map(PlanEvidence::from).toList()));
+        assertThat(plan.skipped().get(0).evidence()).first().satisfies(e -> {
+            assertThat(e.status()).isEqualTo(EvidenceStatus.UNREACHABLE);
+            assertThat(e.error()).isEqualTo("connection refused");
+        });
     }
 
     @Test

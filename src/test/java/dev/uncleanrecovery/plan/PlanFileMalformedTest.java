@@ -46,6 +46,26 @@ class PlanFileMalformedTest {
     }
 
     @Test
+    void unanswered_broker_without_a_reason() {
+        assertThat(readError(edited(root -> ((ObjectNode) root.get("unansweredBrokers").get(0)).remove("reason"))))
+                .isEqualTo("plan.json: unansweredBrokers[0].reason is missing");
+    }
+
+    @Test
+    void unanswered_broker_listed_twice() {
+        assertThat(readError(edited(root -> ((com.fasterxml.jackson.databind.node.ArrayNode) root.get("unansweredBrokers"))
+                .add(root.get("unansweredBrokers").get(0).deepCopy()))))
+                .isEqualTo("plan.json: unansweredBrokers[1] is broker 1 again; keep one of them");
+    }
+
+    @Test
+    void skipped_evidence_is_checked_like_an_election_s() {
+        assertThat(readError(edited(root -> ((ObjectNode) root.get("skipped").get(0).get("evidence").get(1))
+                .remove("logEndOffset"))))
+                .isEqualTo("plan.json: skipped[0].evidence[1].logEndOffset is missing");
+    }
+
+    @Test
     void partition_as_a_string() {
         assertThat(readError(edited(root -> election(root).put("partition", "3"))))
                 .isEqualTo("plan.json: partitions[0].partition must be an integer, found \"3\"");
@@ -93,7 +113,7 @@ class PlanFileMalformedTest {
     void unknown_field_lists_the_known_ones() {
         assertThat(readError(edited(root -> root.put("comment", "reviewed by alice"))))
                 .isEqualTo("plan.json: comment is not a field of a plan here (fields here: clusterId, createdAt,"
-                        + " partitions, skipped, strategy, tool, version); fix the spelling or remove it");
+                        + " partitions, skipped, strategy, tool, unansweredBrokers, version); fix the spelling or remove it");
     }
 
     @Test
@@ -204,20 +224,20 @@ class PlanFileMalformedTest {
     void field_written_twice() {
         String json = PlanFileTest.GOLDEN.replace("\"designatedLeader\" : 2,", "\"designatedLeader\" : 2, \"designatedLeader\" : 3,");
 
-        assertThat(readError(json)).isEqualTo("plan.json: partitions[0].designatedLeader appears twice at line 10, column 47; keep one");
+        assertThat(readError(json)).isEqualTo("plan.json: partitions[0].designatedLeader appears twice at line 17, column 47; keep one");
     }
 
     @Test
     void trailing_comma() {
         String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 ],");
 
-        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 15, column ");
+        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 22, column ");
     }
 
     @Test
     void two_plans_in_one_file() {
         assertThat(readError(PlanFileTest.GOLDEN + PlanFileTest.GOLDEN))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 58, column 1; the file holds one JSON object");
+                .isEqualTo("plan.json: content after the plan's closing brace at line 80, column 1; the file holds one JSON object");
     }
 
     @Test

@@ -28,6 +28,92 @@ class PlanFileTest {
               "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
               "tool" : "kafka-unclean-recovery 0.1.0",
               "strategy" : "balanced",
+              "unansweredBrokers" : [ {
+                "broker" : 1,
+                "address" : "127.0.0.1:9091",
+                "replicas" : 2,
+                "replicasUnknown" : 2,
+                "reason" : "broker 1 (127.0.0.1:9091) did not answer within 30 s: connection refused"
+              } ],
+              "partitions" : [ {
+                "topic" : "orders",
+                "partition" : 3,
+                "designatedLeader" : 2,
+                "expected" : {
+                  "leaderEpoch" : 7,
+                  "partitionEpoch" : -1,
+                  "replicas" : [ 1, 2, 3 ]
+                },
+                "evidence" : [ {
+                  "broker" : 1,
+                  "source" : "stock",
+                  "status" : "UNREACHABLE",
+                  "error" : "timed out after 30000 ms",
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                }, {
+                  "broker" : 2,
+                  "source" : "native",
+                  "status" : "OK",
+                  "logEndOffset" : 1042,
+                  "lastWrittenLeaderEpoch" : 6,
+                  "currentLeaderEpoch" : 7,
+                  "brokerEpoch" : 311,
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                }, {
+                  "broker" : 3,
+                  "source" : "stock",
+                  "status" : "OK",
+                  "logEndOffset" : 1059,
+                  "lastWrittenLeaderEpoch" : 5,
+                  "currentLeaderEpoch" : 7,
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                } ],
+                "reason" : "highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; unknown: its broker did not answer)",
+                "expectedTruncation" : [ {
+                  "broker" : 1,
+                  "estimate" : "UNKNOWN"
+                }, {
+                  "broker" : 3,
+                  "records" : 17,
+                  "fromOffset" : 1042,
+                  "toOffset" : 1059,
+                  "estimate" : "AT_LEAST"
+                } ]
+              } ],
+              "skipped" : [ {
+                "topic" : "orders",
+                "partition" : 5,
+                "reason" : "LastKnownELR member 1 is unknown: its broker did not answer — the balanced strategy waits for it: bring it back, pass its log with --evidence from 'inspect', or use --strategy proactive",
+                "evidence" : [ {
+                  "broker" : 1,
+                  "source" : "stock",
+                  "status" : "UNREACHABLE",
+                  "error" : "connection refused",
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                }, {
+                  "broker" : 2,
+                  "source" : "stock",
+                  "status" : "OK",
+                  "logEndOffset" : 10,
+                  "lastWrittenLeaderEpoch" : 6,
+                  "currentLeaderEpoch" : 7,
+                  "observedAt" : "2026-11-29T03:04:01Z"
+                } ]
+              } ]
+            }
+            """;
+
+    /**
+     * A plan as the tool wrote it before plans named their unanswered brokers and skipped partitions kept their
+     * evidence: {@code execute} must still read the plans operators already have.
+     */
+    static final String WITHOUT_UNANSWERED_BROKERS_OR_SKIPPED_EVIDENCE = """
+            {
+              "version" : 1,
+              "createdAt" : "2026-11-29T03:04:05Z",
+              "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
+              "tool" : "kafka-unclean-recovery 0.1.0",
+              "strategy" : "balanced",
               "partitions" : [ {
                 "topic" : "orders",
                 "partition" : 3,
@@ -94,6 +180,32 @@ class PlanFileTest {
 
         // then
         assertThat(Files.readString(file)).isEqualTo(GOLDEN);
+    }
+
+    @Test
+    void a_plan_written_before_unanswered_brokers_and_skipped_evidence_still_reads() {
+        Plan plan = PlanFile.parse("old-plan.json",
+                WITHOUT_UNANSWERED_BROKERS_OR_SKIPPED_EVIDENCE.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        assertThat(plan.unansweredBrokers()).isEmpty();
+        assertThat(plan.skipped()).singleElement().satisfies(s -> {
+            assertThat(s.evidence()).isEmpty();
+            assertThat(s.reason()).startsWith("LastKnownELR member 1 did not answer");
+        });
+        assertThat(plan.partitions()).singleElement().satisfies(p -> assertThat(p.designatedLeader()).isEqualTo(2));
+    }
+
+    @Test
+    void unanswered_brokers_and_skipped_evidence_round_trip() throws IOException {
+        Path file = dir.resolve("plan.json");
+        Plan plan = SamplePlan.plan();
+
+        PlanFile.write(file, plan);
+
+        Plan read = PlanFile.read(file);
+        assertThat(read.unansweredBrokers()).isEqualTo(plan.unansweredBrokers()).singleElement()
+                .extracting(PlanUnansweredBroker::broker).isEqualTo(1);
+        assertThat(read.skipped().get(0).evidence()).isEqualTo(plan.skipped().get(0).evidence()).hasSize(2);
     }
 
     @Test

@@ -361,8 +361,63 @@ class ProbeFanOutTest {
                 ProbeProgress::partitionsTotal, ProbeProgress::brokersTotal).containsExactly(0, 6, 4, 2);
         ProbeProgress last = reports.get(reports.size() - 1);
         assertThat(last.isComplete()).isTrue();
-        assertThat(last).extracting(ProbeProgress::brokersAnswered, ProbeProgress::partitionsKnown)
-                .containsExactly(2, 4);
+        // broker 2 was given up: settled, but it did not answer, and its replicas are not known
+        assertThat(last).extracting(ProbeProgress::brokersAnswered, ProbeProgress::partitionsKnown,
+                ProbeProgress::replicasKnown, ProbeProgress::replicasSettled).containsExactly(1, 4, 4, 6);
+        assertThat(last.unansweredBrokers()).singleElement().satisfies(b -> {
+            assertThat(b.broker()).isEqualTo(2);
+            assertThat(b.timedOut()).isFalse();
+            assertThat(b.reason()).isEqualTo("authentication failed");
+        });
+    }
+
+    @Test
+    void a_hung_broker_does_not_count_as_answered_and_is_named_once_with_its_replicas() {
+        List<ProbeProgress> reports = Collections.synchronizedList(new ArrayList<>());
+        // broker 2 takes the requests and never answers (SIGSTOPped); broker 1 answers all
+        ScriptedSource source = new ScriptedSource(call -> call.broker == 2 ? new CompletableFuture<>() : answerAll(call));
+
+        ProbeResult result = new ProbeFanOut(source, fast(Duration.ofMillis(300)), ProbeFanOutTest::describe)
+                .run(Map.of(1, partitions("orders", 3), 2, partitions("orders", 2)), reports::add);
+
+        ProbeProgress last = reports.get(reports.size() - 1);
+        assertThat(last.isComplete()).isTrue();
+        assertThat(last).extracting(ProbeProgress::brokersAnswered, ProbeProgress::brokersTotal,
+                ProbeProgress::replicasKnown, ProbeProgress::replicasTotal).containsExactly(1, 2, 3, 5);
+        assertThat(reports.subList(0, reports.size() - 1)).allSatisfy(p -> assertThat(p.unansweredBrokers()).isEmpty());
+        UnansweredBroker hung = new UnansweredBroker(2, "broker 2 (127.0.0.1:9092)", "broker 2 (127.0.0.1:9092) did not"
+                + " answer within 300 ms: no answer yet (still connecting or waiting for the broker)", true, 2, 2);
+        assertThat(last.unansweredBrokers()).containsExactly(hung);
+        assertThat(result.unansweredBrokers()).containsExactly(hung);
+    }
+
+    @Test
+    void a_broker_that_answered_some_replicas_before_the_deadline_is_named_with_the_ones_it_left_unknown() {
+        // broker 1 answers its first batch and then goes silent
+        ScriptedSource source = new ScriptedSource(call -> call.index == 0 ? answerAll(call) : new CompletableFuture<>());
+        ProbeSettings settings = fast(Duration.ofMillis(300)).withBatching(2, 1);
+
+        ProbeResult result = new ProbeFanOut(source, settings, ProbeFanOutTest::describe)
+                .run(Map.of(1, partitions("orders", 5)), null);
+
+        assertThat(result.unansweredBrokers()).singleElement().satisfies(b -> {
+            assertThat(b.replicas()).isEqualTo(5);
+            assertThat(b.replicasUnknown()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void a_request_that_timed_out_with_the_deadline_is_said_once_with_its_api() {
+        ScriptedSource source = new ScriptedSource(call -> CompletableFuture.failedFuture(new BrokerRequestException(2,
+                true, "broker 2 (127.0.0.1:9092) did not answer ListOffsets within 1.5 s")));
+
+        ProbeResult result = new ProbeFanOut(source, fast(Duration.ofMillis(1500)), ProbeFanOutTest::describe)
+                .run(Map.of(2, partitions("orders", 1)), null);
+
+        assertThat(result.evidence().values().stream().flatMap(List::stream)).singleElement().satisfies(e ->
+                assertThat(e.error()).isEqualTo("broker 2 (127.0.0.1:9092) did not answer ListOffsets within 1.5 s"));
+        assertThat(result.unansweredBrokers()).extracting(UnansweredBroker::reason)
+                .containsExactly("broker 2 (127.0.0.1:9092) did not answer ListOffsets within 1.5 s");
     }
 
     @Test

@@ -90,7 +90,14 @@ class StockLogInfoSourceClusterTest {
         }
         ReplicaEvidence frozen = evidence.get(2);
         assertThat(frozen.status()).isEqualTo(EvidenceStatus.UNREACHABLE);
-        assertThat(frozen.error()).startsWith("broker 3 (" + cluster.brokerAddress(3) + ") did not answer within 3000 ms: ");
+        assertThat(frozen.error()).startsWith("broker 3 (" + cluster.brokerAddress(3) + ") did not answer within 3 s: ");
+        assertThat(frozen.error()).doesNotContainPattern("api key \\d").doesNotContainPattern("\\d{4} ms");
+        assertThat(result.unansweredBrokers()).singleElement().satisfies(b -> {
+            assertThat(b.broker()).isEqualTo(3);
+            assertThat(b.timedOut()).isTrue();
+            assertThat(b.replicasUnknown()).isEqualTo(1);
+            assertThat(b.reason()).isEqualTo(frozen.error());
+        });
         cluster.awaitBrokerUnfenced(3, STATE_TIMEOUT);
     }
 
@@ -219,7 +226,7 @@ class StockLogInfoSourceClusterTest {
         assertThat(evidence.get(1).lastWrittenLeaderEpoch()).isGreaterThan(evidence.get(0).lastWrittenLeaderEpoch());
         assertThat(evidence.get(2).status()).isEqualTo(EvidenceStatus.UNREACHABLE);
         assertThat(evidence.get(2).error()).isEqualTo("broker 3 (" + cluster.brokerAddress(3)
-                + ") did not answer within 4000 ms: cannot connect to broker 3 (" + cluster.brokerAddress(3)
+                + ") did not answer within 4 s: cannot connect to broker 3 (" + cluster.brokerAddress(3)
                 + "): connection refused or closed during setup (is the broker running and is this its listener?)");
         int fetchRounds = 32 - Integer.numberOfLeadingZeros(metadataEpoch + 2);
         for (int broker : List.of(1, 2)) {
