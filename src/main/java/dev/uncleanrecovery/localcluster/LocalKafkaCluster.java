@@ -111,6 +111,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final ClassDataSharing classDataSharing;
     private final ClusterSecurity security;
     private final SaslPlainUsers saslUsers;
+    private final List<String> formatFeatures;
 
     private String clusterId;
     private Admin admin;
@@ -128,6 +129,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.classDataSharing = builder.classDataSharing
                 ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
         this.security = builder.security;
+        this.formatFeatures = List.copyOf(builder.formatFeatures);
         this.saslUsers = security == ClusterSecurity.SASL_PLAIN_WITH_ACLS ? new SaslPlainUsers(builder.saslUsers) : null;
 
         List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers);
@@ -774,6 +776,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 List<String> command = javaCommand(log4jConfig, classDataSharing.toolJvmArgs());
                 command.addAll(List.of("kafka.tools.StorageTool", "format",
                         "-t", clusterId, "-c", node.propertiesFile().toString()));
+                formatFeatures.forEach(feature -> command.addAll(List.of("--feature", feature)));
                 formats.put(node, NodeProcess.launch(command, node.formatLogFile()));
             });
             Instant deadline = Instant.now().plus(startupTimeout);
@@ -984,6 +987,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         private int brokers = DEFAULT_BROKERS;
         private int controllerId = DEFAULT_CONTROLLER_ID;
         private int controllers = 1;
+        private final List<String> formatFeatures = new ArrayList<>();
         private Path baseDirectory;
         private Path serverClasspathFile;
         private Duration startupTimeout = Duration.ofSeconds(90);
@@ -1013,6 +1017,18 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
         public Builder controllerId(int id) {
             this.controllerId = id;
+            return this;
+        }
+
+        /**
+         * A feature level the storage is formatted with, {@code name=level}: {@code eligible.leader.replicas.version=0}
+         * makes a 4.x cluster without ELR, as one upgraded from 3.x keeps until someone enables it.
+         */
+        public Builder formatFeature(String nameEqualsLevel) {
+            if (!nameEqualsLevel.matches("[a-z.]+=\\d+")) {
+                throw new IllegalArgumentException("a feature is name=level, not '" + nameEqualsLevel + "'");
+            }
+            formatFeatures.add(nameEqualsLevel);
             return this;
         }
 

@@ -9,6 +9,7 @@ import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
@@ -73,9 +74,41 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
 
     @Test
     @Order(3)
+    void a_designated_broker_restarted_since_the_plan_is_refused_for_its_new_broker_epoch(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: a plan, then designated broker 2 restarted (cleanly: its log is whole, its broker epoch is new)
+        Path plan = dir.resolve("before-restart.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-mode", "native",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        long plannedEpoch = evidence(PlanFile.read(plan).partitions().get(0), 2).brokerEpoch();
+        cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.CLEAN);
+        cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+
+        // when
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--probe-mode", "native", "--reprobe-timeout-ms", "5000");
+
+        // then: the native path does not elect a broker whose log may have changed in ways a log end offset hides
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(ResultFile.read(dir.resolve("before-restart-result.json")).partitions()).singleElement()
+                .satisfies(p -> {
+                    assertThat(p.outcome()).isEqualTo("REFUSED");
+                    assertThat(p.detail()).startsWith("designated broker 2 restarted since the plan (broker epoch "
+                            + plannedEpoch + " -> ").endsWith("); plan again");
+                });
+        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+    }
+
+    @Test
+    @Order(4)
     void execute_elects_the_designated_replica_with_elect_leaders_v3_and_says_so(LocalKafkaCluster cluster) throws Exception {
         PartitionView before = cluster.describePartition(ORDERS_0);
-        Path plan = dir.resolve("native.json");
+        // A plan made after broker 2's restart (the first plan's broker epochs are outdated).
+        Path plan = dir.resolve("native-after-restart.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-mode", "native",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
                 "--probe-mode", "native", "--reprobe-timeout-ms", "3000");
@@ -85,7 +118,7 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
         PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         assertThat(after.replicas()).as("nothing reordered").isEqualTo(before.replicas());
-        ResultFile result = ResultFile.read(dir.resolve("native-result.json"));
+        ResultFile result = ResultFile.read(dir.resolve("native-after-restart-result.json"));
         assertThat(result.elector()).startsWith("native: ElectLeaders v3 with DesignatedLeaders");
         assertThat(result.partitions()).singleElement().satisfies(p -> {
             assertThat(p.outcome()).isEqualTo("ELECTED");

@@ -81,6 +81,9 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
                 .controllers(wanted.controllers())
                 .security(wanted.security());
+        for (String feature : wanted.formatFeatures()) {
+            builder.formatFeature(feature);
+        }
         for (String user : wanted.saslUsers()) {
             builder.saslUser(user);
         }

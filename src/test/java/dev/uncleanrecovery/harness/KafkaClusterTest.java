@@ -35,6 +35,12 @@ public @interface KafkaClusterTest {
     /** Controllers in the KRaft quorum (1 or 3), with ids 1000, 1001, ...: 3 to fail the active one over. */
     int controllers() default 1;
 
+    /**
+     * Feature levels the storage is formatted with, as {@code name=level}; {@code eligible.leader.replicas.version=0}
+     * gives a cluster without ELR (like every cluster upgraded from 3.x until ELR is enabled).
+     */
+    String[] formatFeatures() default {};
+
     /** Server properties for every broker, as {@code key=value}. */
     String[] brokerProperties() default {};
 
