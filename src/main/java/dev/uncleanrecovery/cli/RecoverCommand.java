@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
+import dev.uncleanrecovery.execute.ReorderJournalFile;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.ResultFile;
@@ -13,6 +14,7 @@ import dev.uncleanrecovery.workflow.RecoveryPlanning;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
@@ -55,6 +57,15 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Json.prepareInBackground(Plan.class, ResultFile.class);
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            if (automatedRecovery) {
+                // A recover killed midway left its reorders recorded beside its own plan: put them back before this
+                // plan reads the partitions (it would take the best-first order for the assignment).
+                Path beside = planning.outputFile(Instant.now());
+                if (ReorderJournalFile.anyBeside(beside)) {
+                    new RecoveryExecution(discovery).restoreInterrupted(beside, discovery.clusterId(), false,
+                            ProgressLine.steps(err));
+                }
+            }
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
                     .plan(new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
                             planning.probeMode(), planning.diskEvidence()),

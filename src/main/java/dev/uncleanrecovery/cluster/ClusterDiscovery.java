@@ -176,6 +176,11 @@ public final class ClusterDiscovery implements AutoCloseable {
         return known.isEmpty() ? brokers() : known;
     }
 
+    /** The cluster's id: one DescribeCluster, no partition read. */
+    public String clusterId() {
+        return describeCluster().clusterId();
+    }
+
     /** The registered brokers, fenced ones flagged, in id order: one DescribeCluster, no partition read. */
     public List<BrokerState> brokers() {
         return brokersOf(describeCluster());

@@ -44,6 +44,37 @@ public final class ReorderJournalFile {
         return new ReorderJournalFile(null, null, null);
     }
 
+    /** Whether any run left a record beside {@code planFile} (no cluster read needed to say no). */
+    public static boolean anyBeside(Path planFile) {
+        try (var files = Files.list(ReorderJournal.pathFor(planFile).getParent())) {
+            return files.anyMatch(f -> f.getFileName().toString().endsWith("-journal.json"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The records other runs against this cluster left beside {@code planFile}: 'recover' writes a new plan each
+     * time, so a run killed midway left its record under another plan's name.
+     */
+    public static List<ReorderJournalFile> othersBeside(Path planFile, String clusterId) {
+        Path own = ReorderJournal.pathFor(planFile);
+        List<ReorderJournalFile> others = new ArrayList<>();
+        try (var files = Files.list(own.getParent())) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith("-journal.json") && !f.equals(own))
+                    .sorted().toList()) {
+                Optional<ReorderJournal> journal = ReorderJournal.readIfPresent(file);
+                if (journal.isPresent() && journal.get().clusterId().equals(clusterId)) {
+                    others.add(new ReorderJournalFile(file, clusterId, journal.get().planFile()));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot look for interrupted runs' records in " + own.getParent() + ": "
+                    + e.getMessage(), e);
+        }
+        return others;
+    }
+
     public Optional<Path> file() {
         return Optional.ofNullable(file);
     }
@@ -61,7 +92,7 @@ public final class ReorderJournalFile {
         });
         try {
             ReorderJournal.write(file, new ReorderJournal(ReorderJournal.VERSION, clusterId, planFile, Instant.now(),
-                    ProcessHandle.current().pid(), entries));
+                    thisHost(), ProcessHandle.current().pid(), entries));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record the reorders in " + file + " before making them: "
                     + e.getMessage() + "; nothing changed", e);
@@ -109,6 +140,14 @@ public final class ReorderJournalFile {
             return Map.of();
         }
         ReorderJournal left = journal.get();
+        if (clusterId != null && !clusterId.equals(left.clusterId())) {
+            return Map.of(); // another cluster's: not ours to touch
+        }
+        if (stillRunning(left)) {
+            progress.accept("another run (pid " + left.pid() + ", started " + left.startedAt() + ") is changing replica"
+                    + " orders right now (" + file + "); its record is left alone");
+            return Map.of();
+        }
         progress.accept("an earlier run (pid " + left.pid() + ", started " + left.startedAt() + ") did not finish: it"
                 + " recorded reorders of " + left.partitions().size() + " partition(s) in " + file + "; checking them");
         Set<TopicPartition> partitions = left.partitions().stream().map(ReorderJournal.Reorder::topicPartition)
@@ -155,6 +194,20 @@ public final class ReorderJournalFile {
         }
         restored();
         return notes;
+    }
+
+    /** Its writer runs on this host still (the JVM of another execute or recover). */
+    private static boolean stillRunning(ReorderJournal journal) {
+        return thisHost().equals(journal.host()) && journal.pid() != ProcessHandle.current().pid()
+                && ProcessHandle.of(journal.pid()).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private static String thisHost() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "unknown";
+        }
     }
 
     private static String ledBy(ReorderJournal.Reorder r, TopicPartitionState state) {

@@ -17,13 +17,14 @@ import org.apache.kafka.common.TopicPartition;
  * leaves it behind, and the next {@code execute} of the same plan puts those orders back before anything else.
  * Deleted once every order it names is restored.
  *
- * @param pid the process that wrote it, for the report
+ * @param host and pid the process that wrote it: a record whose writer still runs is not a leftover
  */
 public record ReorderJournal(
         @JsonProperty(required = true) int version,
         @JsonProperty(required = true) String clusterId,
         @JsonProperty(required = true) String planFile,
         @JsonProperty(required = true) Instant startedAt,
+        String host,
         long pid,
         @JsonProperty(required = true) List<Reorder> partitions) {
 

@@ -104,19 +104,43 @@ public final class RecoveryExecution {
                 via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
                 whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress,
                         whyStock, journal));
-        Map<TopicPartition, String> leftover = Map.of();
-        if (options.mode().dryRun()) {
-            journal.leftoverNotice().ifPresent(progress);
-        } else {
-            // Before anything else: a run of this plan killed between its reorder and its restore.
-            leftover = journal.restoreLeftover(reader, discovery.controllerCalls(), progress);
-        }
+        // Before anything else: runs killed between their reorder and their restore, of this plan or another.
+        Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
+                options.mode().dryRun(), progress);
         return new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
                 options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
                 .withEarlierNotes(leftover)
                 .run(plan, planFile, beforeElecting, asPlanned);
+    }
+
+    /**
+     * Puts back the replica orders that runs killed between their reorder and their restore left, as recorded
+     * beside {@code planFile} (that plan's record, and those of other plans against this cluster: 'recover' writes
+     * a new plan each time). A dry run only says what a real run would restore.
+     *
+     * @return per partition, what an interrupted run left and what was done about it
+     */
+    public Map<TopicPartition, String> restoreInterrupted(Path planFile, String clusterId, boolean dryRun,
+                                                          Consumer<String> progress) {
+        if (!ReorderJournalFile.anyBeside(planFile)) {
+            return Map.of();
+        }
+        PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
+        List<ReorderJournalFile> interrupted = new ArrayList<>();
+        interrupted.add(new ReorderJournalFile(ReorderJournal.pathFor(planFile), clusterId, planFile.toString()));
+        interrupted.addAll(ReorderJournalFile.othersBeside(planFile, clusterId));
+        Map<TopicPartition, String> notes = new HashMap<>();
+        for (ReorderJournalFile left : interrupted) {
+            if (dryRun) {
+                left.leftoverNotice().ifPresent(progress);
+            } else {
+                left.restoreLeftover(reader, discovery.controllerCalls(), progress)
+                        .forEach((tp, note) -> notes.merge(tp, note, (a, b) -> a + "; " + b));
+            }
+        }
+        return notes;
     }
 
     /** Probes the replicas with the plan's probe mode; a designated one with what the plan saw of its log. */

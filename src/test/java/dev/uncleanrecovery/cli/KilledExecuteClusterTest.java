@@ -19,7 +19,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,21 +32,30 @@ import org.junit.jupiter.api.io.TempDir;
  * must find the record, put the orders back, and elect only what was not elected yet.
  */
 @KafkaClusterTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KilledExecuteClusterTest {
 
     private static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition("cut", 0), new TopicPartition("cut", 1));
+    private static final TopicPartition CUT_2 = new TopicPartition("cut", 2);
 
     @TempDir
     static Path dir;
 
+    @BeforeAll
+    static void killEveryIsrMember(LocalKafkaCluster cluster) {
+        // Offline partitions [1,3,2] whose plans designate 2, so the stock elector reorders them to [2,3,1].
+        LastReplicaStandingOutage.reproduce(cluster, "cut", 3, 20, 5, s -> { });
+    }
+
     @Test
+    @Order(1)
     void a_run_killed_between_the_reorder_and_the_restore_is_mended_by_the_next_run(LocalKafkaCluster cluster)
             throws Exception {
-        // given: two offline partitions [1,3,2] whose plan designates 2, so the stock elector reorders them to [2,3,1]
-        LastReplicaStandingOutage.reproduce(cluster, "cut", 2, 20, 5, s -> { });
+        // given: the plan of two offline partitions
         Path plan = dir.resolve("cut.json");
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--probe-timeout-ms", "3000", "--topic", "cut", "--output-file", plan.toString());
+                "--probe-timeout-ms", "3000", "--topic", "cut", "--partition", "0", "--partition", "1",
+                "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         Map<TopicPartition, Integer> plannedEpochs = new HashMap<>();
         for (PlannedElection p : PlanFile.read(plan).partitions()) {
@@ -87,5 +100,32 @@ class KilledExecuteClusterTest {
             assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
         }
         assertThat(journal).doesNotExist();
+    }
+
+    @Test
+    @Order(2)
+    void a_killed_recover_is_mended_by_the_next_recover_which_writes_a_plan_of_its_own(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: recover killed right after its reorder was answered
+        Path firstPlan = dir.resolve("recover-1.json");
+        ToolJvm.Run killed = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> { },
+                ToolJvm.AtTrigger.KILL_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "recover",
+                "--automated-recovery", "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut",
+                "--partition", "2", "--output-file", firstPlan.toString());
+        assertThat(killed.triggered()).as(killed.output()).isTrue();
+        assertThat(ReorderJournal.pathFor(firstPlan)).exists();
+
+        // when: recover runs again, with a plan file of its own
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut", "--partition", "2",
+                "--output-file", dir.resolve("recover-2.json").toString());
+
+        // then: the first run's record is found beside it, its order restored, the partition led by 2
+        assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
+        assertThat(again.err()).contains("did not finish", ReorderJournal.pathFor(firstPlan).toString());
+        assertThat(ReorderJournal.pathFor(firstPlan)).doesNotExist();
+        PartitionView now = cluster.awaitPartition(CUT_2, v -> v.leader() != PartitionView.NO_LEADER
+                && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
+        assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
     }
 }
