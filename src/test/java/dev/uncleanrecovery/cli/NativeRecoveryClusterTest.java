@@ -77,10 +77,7 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
     void a_designated_broker_restarted_since_the_plan_is_refused_for_its_new_broker_epoch(LocalKafkaCluster cluster)
             throws Exception {
         // given: a plan, then designated broker 2 restarted (cleanly: its log is whole, its broker epoch is new)
-        Path plan = dir.resolve("before-restart.json");
-        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-mode", "native",
-                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--output-file", plan.toString());
-        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        Path plan = planNative(cluster, "before-restart.json");
         long plannedEpoch = evidence(PlanFile.read(plan).partitions().get(0), 2).brokerEpoch();
         cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.CLEAN);
         cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
@@ -105,10 +102,7 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
     void execute_elects_the_designated_replica_with_elect_leaders_v3_and_says_so(LocalKafkaCluster cluster) throws Exception {
         PartitionView before = cluster.describePartition(ORDERS_0);
         // A plan made after broker 2's restart (the first plan's broker epochs are outdated).
-        Path plan = dir.resolve("native-after-restart.json");
-        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-mode", "native",
-                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--output-file", plan.toString());
-        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        Path plan = planNative(cluster, "native-after-restart.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
                 "--probe-mode", "native", "--reprobe-timeout-ms", "3000");
@@ -127,4 +121,12 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
         });
     }
 
+    /** A native, proactive plan of every offline partition into {@code name}; it must succeed. */
+    private static Path planNative(LocalKafkaCluster cluster, String name) {
+        Path plan = dir.resolve(name);
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-mode", "native",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        return plan;
+    }
 }

@@ -19,6 +19,8 @@ import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class LeaderChoiceTest {
 
@@ -222,14 +224,16 @@ class LeaderChoiceTest {
     @Nested
     class Strategies {
 
-        @Test
-        void balanced_waits_for_a_last_known_elr_member_that_did_not_answer() {
-            TopicPartitionState partition = orders3().lastKnownElr(1).state();
+        /** With ELR, the last leader is a LastKnownELR member; without (3.x, 4.0), it stays in the leaderless ISR. */
+        @ParameterizedTest
+        @CsvSource({"LastKnownELR, true", "leaderless-ISR, false"})
+        void balanced_waits_for_the_last_leader_that_did_not_answer(String role, boolean elrEnabled) {
+            TopicPartitionState partition = elrEnabled ? orders3().lastKnownElr(1).state() : orders3().isr(1).state();
 
             Decision decision = decide(partition, BALANCED, unreachable(1, "timed out after 30000 ms"), live(2, 6, 1042));
 
             assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason())
-                    .startsWith("LastKnownELR member 1 is unknown: its broker did not answer —")
+                    .startsWith(role + " member 1 is unknown: its broker did not answer —")
                     .contains("--strategy proactive");
         }
 
@@ -247,18 +251,6 @@ class LeaderChoiceTest {
             Decision decision = LeaderChoice.decide(orders3().elr(1).state(), List.of(live(2, 6, 1042)), Set.of(1), BALANCED);
 
             assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason()).startsWith("ELR member 1 did not answer (not probed)");
-        }
-
-        @Test
-        void balanced_waits_for_the_leaderless_isr_member_on_a_cluster_without_elr() {
-            // given: ELR off (3.x, 4.0): the last leader 1 stays in the ISR of the offline partition
-            TopicPartitionState partition = orders3().isr(1).state();
-
-            Decision decision = decide(partition, BALANCED, unreachable(1, "timed out"), live(2, 6, 1042));
-
-            assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason())
-                    .startsWith("leaderless-ISR member 1 is unknown: its broker did not answer")
-                    .contains("--strategy proactive");
         }
 
         @Test
