@@ -11,8 +11,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The stock Kafka 4.4.0 server classpath (kafka_2.13, kafka-tools, the log4j2 binding) that the
- * build resolves into {@code target/kafka-server-4.4.0.classpath}. Local nodes run from exactly
+ * A stock Kafka server classpath (kafka_2.13 and its logging binding; for 4.4.0 also kafka-tools) that the
+ * build resolves into {@code target/kafka-server-<version>.classpath}. Local nodes run from exactly
  * these jars; nothing is downloaded when a cluster starts.
  */
 record KafkaServerClasspath(Path file, String value) {
@@ -21,9 +21,19 @@ record KafkaServerClasspath(Path file, String value) {
     static final String FILE_PROPERTY = "kafka.server.classpath.file";
     static final Path DEFAULT_FILE = Path.of("target", "kafka-server-4.4.0.classpath");
 
+    /** The Kafka version the tool ships with, and the local clusters' default. */
+    static final String DEFAULT_VERSION = "4.4.0";
+
     static Path defaultFile() {
         String configured = System.getProperty(FILE_PROPERTY);
         return configured == null || configured.isBlank() ? DEFAULT_FILE : Path.of(configured);
+    }
+
+    /** {@code kafka-server-<version>.classpath} beside the default one (the build writes every tested version's). */
+    static Path fileFor(String version) {
+        Path defaults = defaultFile().toAbsolutePath();
+        return version.equals(DEFAULT_VERSION) ? defaults
+                : defaults.resolveSibling("kafka-server-" + version + ".classpath");
     }
 
     static KafkaServerClasspath read(Path file) {

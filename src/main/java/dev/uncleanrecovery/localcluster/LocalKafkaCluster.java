@@ -53,7 +53,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka 4.4.0 KRaft cluster on this machine: a dedicated controller (or a quorum of three) and N brokers, each a
+ * A real Kafka KRaft cluster (4.4.0, or any version from 3.7.2 the build resolved) on this machine: a dedicated controller (or a quorum of three) and N brokers, each a
  * separate {@code kafka.Kafka} JVM with a small heap, listening on 127.0.0.1 only, each in its own
  * directory. Made to be broken: nodes can be killed ({@link StopMode#ABRUPT}) or stopped cleanly,
  * restarted on the same port with the same data, and a stopped broker's replica log can be cut on
@@ -112,6 +112,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final ClusterSecurity security;
     private final SaslPlainUsers saslUsers;
     private final List<String> formatFeatures;
+    private final String kafkaVersion;
 
     private String clusterId;
     private Admin admin;
@@ -130,6 +131,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
         this.security = builder.security;
         this.formatFeatures = List.copyOf(builder.formatFeatures);
+        this.kafkaVersion = builder.kafkaVersion;
         this.saslUsers = security == ClusterSecurity.SASL_PLAIN_WITH_ACLS ? new SaslPlainUsers(builder.saslUsers) : null;
 
         List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers);
@@ -247,6 +249,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     public ClusterSecurity security() {
         return security;
+    }
+
+    /** The Kafka version the nodes run. */
+    public String kafkaVersion() {
+        return kafkaVersion;
     }
 
     /**
@@ -607,6 +614,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
                     if (registration.isPresent() && registration.get().isFenced() == fenced) {
                         return;
                     }
+                    // Kafka 3.x lists unfenced brokers only: one it does not list is fenced (or unregistered).
+                    if (fenced && registration.isEmpty() && !listsFencedBrokers()) {
+                        return;
+                    }
                     lastSeen = registration.map(node -> node.isFenced() ? "fenced" : "unfenced").orElse("not registered");
                 } catch (ExecutionException e) {
                     lastSeen = "error " + e.getCause();
@@ -625,6 +636,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
     }
 
+    /** DescribeCluster lists fenced brokers from Kafka 4.0 (KIP-1073); 3.x answers with the unfenced ones. */
+    private boolean listsFencedBrokers() {
+        return !kafkaVersion.startsWith("3.");
+    }
+
     // With no broker left to answer DescribeCluster, the controller's own log is the witness: it logs
     // every metadata record it replays, and fencing is "BrokerRegistrationChangeRecord(brokerId=3,
     // brokerEpoch=30, fenced=1, ...)", whether after a session timeout (kill -9) or a controlled shutdown.
@@ -641,7 +657,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private Collection<Node> describeBrokerRegistrations() throws ExecutionException {
         try {
             return admin().describeCluster(new DescribeClusterOptions()
-                            .includeFencedBrokers(true)
+                            .includeFencedBrokers(listsFencedBrokers())
                             .timeoutMs((int) ADMIN_CALL_TIMEOUT.toMillis()))
                     .nodes().get();
         } catch (InterruptedException e) {
@@ -719,7 +735,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
             throw new IllegalStateException(node.name() + " is already running (pid " + node.process().pid() + ")");
         }
         long began = System.nanoTime();
-        launch(node, baseDirectory.resolve("log4j2.properties"));
+        launch(node, baseDirectory.resolve(nodeLoggingConfigName()));
         awaitServerStarted(List.of(node));
         LOG.info("{} restarted in {} ms", node.name(), millisSince(began));
     }
@@ -801,7 +817,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(javaBinary);
         command.addAll(SMALL_JVM_FLAGS);
-        command.add("-Dlog4j2.configurationFile=" + log4jConfig);
+        command.add(kafkaVersion.startsWith("3.") ? "-Dlog4j.configuration=file:" + log4jConfig
+                : "-Dlog4j2.configurationFile=" + log4jConfig);
         // Later flags win, so the caller's -Xmx or agent options override the defaults above.
         command.addAll(extraJvmArgs);
         command.add("-cp");
@@ -809,11 +826,17 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return command;
     }
 
+    private String nodeLoggingConfigName() {
+        return kafkaVersion.startsWith("3.") ? "log4j.properties" : "log4j2.properties";
+    }
+
+    /** Kafka 4.x logs through log4j2, 3.x through reload4j (log4j 1.x): the configuration for the nodes' version. */
     private Path writeNodeLoggingConfig() {
-        Path config = baseDirectory.resolve("log4j2.properties");
-        try (InputStream template = LocalKafkaCluster.class.getResourceAsStream("/localcluster/log4j2.properties")) {
+        String name = nodeLoggingConfigName();
+        Path config = baseDirectory.resolve(name);
+        try (InputStream template = LocalKafkaCluster.class.getResourceAsStream("/localcluster/" + name)) {
             if (template == null) {
-                throw new IllegalStateException("resource /localcluster/log4j2.properties is missing from the build");
+                throw new IllegalStateException("resource /localcluster/" + name + " is missing from the build");
             }
             Files.createDirectories(baseDirectory);
             Files.copy(template, config, StandardCopyOption.REPLACE_EXISTING);
@@ -988,6 +1011,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         private int controllerId = DEFAULT_CONTROLLER_ID;
         private int controllers = 1;
         private final List<String> formatFeatures = new ArrayList<>();
+        private String kafkaVersion = KafkaServerClasspath.DEFAULT_VERSION;
         private Path baseDirectory;
         private Path serverClasspathFile;
         private Duration startupTimeout = Duration.ofSeconds(90);
@@ -1017,6 +1041,18 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
         public Builder controllerId(int id) {
             this.controllerId = id;
+            return this;
+        }
+
+        /**
+         * The Kafka version the nodes run (3.7.2 to 4.4.0): its server classpath is the build's
+         * {@code target/kafka-server-<version>.classpath}. Default: the one the tool ships, 4.4.0.
+         */
+        public Builder kafkaVersion(String version) {
+            if (!version.matches("[34]\\.\\d+\\.\\d+")) {
+                throw new IllegalArgumentException("a Kafka version is like 3.9.1 or 4.4.0, not '" + version + "'");
+            }
+            this.kafkaVersion = version;
             return this;
         }
 
@@ -1142,7 +1178,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
                         + " collides with the broker ids 1.." + brokers + "; pick one above " + brokers);
             }
             KafkaServerClasspath classpath = KafkaServerClasspath.read(
-                    serverClasspathFile != null ? serverClasspathFile : KafkaServerClasspath.defaultFile());
+                    serverClasspathFile != null ? serverClasspathFile : KafkaServerClasspath.fileFor(kafkaVersion));
             boolean owned = baseDirectory == null;
             Path directory;
             try {

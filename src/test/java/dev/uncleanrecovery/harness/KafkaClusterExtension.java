@@ -65,8 +65,8 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
         try {
             long began = System.nanoTime();
             cluster.start();
-            System.out.printf("local Kafka cluster for %s: controller %d + brokers %s up in %d ms on %s (security %s)%n",
-                    testClass.getSimpleName(), cluster.controllerId(), cluster.brokerIds(),
+            System.out.printf("local Kafka %s cluster for %s: controllers %s + brokers %s up in %d ms on %s (security %s)%n",
+                    cluster.kafkaVersion(), testClass.getSimpleName(), cluster.controllerIds(), cluster.brokerIds(),
                     (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers(), cluster.security());
             return new RunningCluster(cluster);
         } catch (RuntimeException startFailure) {
@@ -81,6 +81,11 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
                 .controllers(wanted.controllers())
                 .security(wanted.security());
+        String version = !wanted.kafkaVersion().isEmpty() ? wanted.kafkaVersion()
+                : System.getProperty("kafka.test.version", "");
+        if (!version.isBlank()) {
+            builder.kafkaVersion(version);
+        }
         for (String feature : wanted.formatFeatures()) {
             builder.formatFeature(feature);
         }

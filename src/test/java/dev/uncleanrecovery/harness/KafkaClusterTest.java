@@ -32,6 +32,12 @@ public @interface KafkaClusterTest {
     /** Brokers, with ids 1..brokers, besides the controller (id 1000). */
     int brokers() default 3;
 
+    /**
+     * The Kafka version the nodes run, from 3.7.2 to 4.4.0 (any version whose server classpath the build resolves,
+     * see kafka-servers/). Empty: system property {@code kafka.test.version}, else 4.4.0.
+     */
+    String kafkaVersion() default "";
+
     /** Controllers in the KRaft quorum (1 or 3), with ids 1000, 1001, ...: 3 to fail the active one over. */
     int controllers() default 1;
 

@@ -1,0 +1,9 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.versions;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+
+@KafkaClusterTest(kafkaVersion = "3.7.2")
+class Kafka3_7_2ClusterTest extends KafkaVersionSuite {
+}
