@@ -65,13 +65,18 @@ public class StatusCommand implements Callable<Integer> {
      *
      * @param nativeRpcs which live brokers advertise the companion patch's RPCs
      */
-    record StatusReport(String clusterId, boolean elrEnabled, short elrFeatureLevel,
+    /**
+     * @param elrSupported    false on Kafka 3.x, whose brokers know no ELR feature
+     * @param elrFeatureLevel null where not supported; -1 when it could not be read
+     */
+    record StatusReport(String clusterId, boolean elrEnabled, boolean elrSupported, Short elrFeatureLevel,
                         List<BrokerState> brokers, List<Integer> fencedBrokers,
                         List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
                         List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs) {
 
         static StatusReport of(ClusterSnapshot s, BrokerNativeSupport nativeRpcs) {
-            return new StatusReport(s.clusterId(), s.isElrEnabled(), s.elrFeatureLevel(),
+            return new StatusReport(s.clusterId(), s.isElrEnabled(), s.isElrSupported(),
+                    s.isElrSupported() ? Short.valueOf(s.elrFeatureLevel()) : null,
                     s.brokers(), s.fencedBrokers().stream().sorted().toList(),
                     s.offlinePartitions(), s.atRiskPartitions(),
                     s.reassigning().stream().map(TopicPartition::toString).sorted().toList(),
@@ -92,6 +97,9 @@ public class StatusCommand implements Callable<Integer> {
         if (r.elrEnabled()) {
             out.println("Eligible Leader Replicas (KIP-966): enabled (" + ClusterDiscovery.ELR_FEATURE + "="
                     + r.elrFeatureLevel() + ")");
+        } else if (!r.elrSupported()) {
+            out.println("Eligible Leader Replicas (KIP-966): not in Kafka 3.x (upgrade to 4.0+ first);"
+                    + " balanced waits for the leaderless ISR");
         } else if (r.elrFeatureLevel() < 0) {
             out.println("Eligible Leader Replicas (KIP-966): unknown (DescribeFeatures failed)");
         } else {

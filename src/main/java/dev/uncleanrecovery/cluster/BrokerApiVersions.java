@@ -15,8 +15,11 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
  * feature levels the same answer carries.
  *
  * @param finalizedFeatures finalized max version level per feature name ("eligible.leader.replicas.version")
+ * @param supportedFeatures the highest level of each feature the broker's software supports, as ApiVersions v3 lists
+ *                          them: without those whose lowest level is 0 (KIP-1022 keeps them from pre-v4 clients)
  */
-public record BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, Short> finalizedFeatures) {
+public record BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, Short> finalizedFeatures,
+                                Map<String, Short> supportedFeatures) {
 
     /** One advertised api key and the versions the broker accepts for it. */
     public record ApiRange(short apiKey, short minVersion, short maxVersion) {
@@ -29,6 +32,11 @@ public record BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, S
     public BrokerApiVersions {
         apis = List.copyOf(apis);
         finalizedFeatures = Map.copyOf(finalizedFeatures);
+        supportedFeatures = Map.copyOf(supportedFeatures);
+    }
+
+    public BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, Short> finalizedFeatures) {
+        this(brokerId, apis, finalizedFeatures, finalizedFeatures);
     }
 
     public BrokerApiVersions(int brokerId, List<ApiRange> apis) {
@@ -38,9 +46,16 @@ public record BrokerApiVersions(int brokerId, List<ApiRange> apis, Map<String, S
     static BrokerApiVersions from(int brokerId, ApiVersionsResponseData data) {
         Map<String, Short> features = new HashMap<>();
         data.finalizedFeatures().forEach(f -> features.put(f.name(), f.maxVersionLevel()));
+        Map<String, Short> supported = new HashMap<>();
+        data.supportedFeatures().forEach(f -> supported.put(f.name(), f.maxVersion()));
         return new BrokerApiVersions(brokerId, data.apiKeys().stream()
                 .map(v -> new ApiRange(v.apiKey(), v.minVersion(), v.maxVersion()))
-                .toList(), features);
+                .toList(), features, supported);
+    }
+
+    /** The highest level of the feature the broker's software supports; -1 when it is not listed. */
+    public short supportedMaxLevel(String feature) {
+        return supportedFeatures.getOrDefault(feature, (short) -1);
     }
 
     /** The finalized level of a feature; 0 when it is not finalized (off). */

@@ -23,17 +23,13 @@ import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
@@ -58,11 +54,13 @@ import org.apache.kafka.common.utils.Utils;
  * ListPartitionReassignments, each sent straight to one live broker at a time through
  * {@link BrokerRotation}, so a hung broker is skipped after one request timeout instead of
  * stalling every call. Read-only, except through {@link #controllerCalls()} (the stock elector's writes). Admin is
- * kept for Kafka 3.7 (its topic describe and reassignment listing).
+ * kept for Kafka 3.7 (its reassignment listing).
  */
 public final class ClusterDiscovery implements AutoCloseable {
 
     public static final String ELR_FEATURE = "eligible.leader.replicas.version";
+    /** metadata.version 3.9-IV0: the newest a Kafka 3.x broker supports in production. */
+    private static final short LAST_3X_METADATA_VERSION_LEVEL = 21;
     /** For calls any authenticated principal may make (DescribeCluster, Metadata); a refusal is unexpected. */
     private static final String NO_ACL_NEEDED = null;
 
@@ -319,26 +317,29 @@ public final class ClusterDiscovery implements AutoCloseable {
         }
     }
 
+    /**
+     * Kafka 3.7 has no DescribeTopicPartitions: Metadata (v7+ carries each partition's leader epoch, v10+ the topic
+     * id, both in every version a 3.7 broker offers) from a live broker, for exactly these topics.
+     */
     private List<TopicPartitionState> describeTopicsThroughMetadata(Set<String> topics, List<BrokerState> brokers) {
-        Set<Integer> fenced = brokers.stream().filter(BrokerState::fenced).map(BrokerState::id).collect(Collectors.toSet());
-        Set<Integer> registered = brokers.stream().map(BrokerState::id).collect(Collectors.toSet());
+        MetadataResponse response = rotation.ask(live(brokers), "describe topics " + topics, (broker, timeout) ->
+                BrokerRotation.await(connections.send(broker.id(),
+                        new MetadataRequest.Builder(new ArrayList<>(topics), false), MetadataResponse.class, timeout)));
         List<TopicPartitionState> result = new ArrayList<>();
-        Map<String, KafkaFuture<TopicDescription>> futures = admin().describeTopics(topics).topicNameValues();
-        for (Map.Entry<String, KafkaFuture<TopicDescription>> entry : futures.entrySet()) {
-            TopicDescription description;
-            try {
-                description = entry.getValue().get();
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                    throw new UserInputException("unknown topic '" + entry.getKey() + "' (check the name with kafka-topics.sh --list)");
-                }
-                throw translate(e, "describe topic '" + entry.getKey() + "'", "DESCRIBE on it");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
+        for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
+            Errors error = Errors.forCode(topic.errorCode());
+            switch (error) {
+                case NONE -> { }
+                case UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID ->
+                        throw new UserInputException("unknown topic '" + topic.name() + "' (check the name with kafka-topics.sh --list)");
+                case TOPIC_AUTHORIZATION_FAILED -> throw notAuthorized("describe topic '" + topic.name() + "'",
+                        "DESCRIBE on it", error.exception());
+                default -> throw error.exception("describing topic '" + topic.name() + "' failed: " + error.message());
             }
-            for (TopicPartitionInfo info : description.partitions()) {
-                result.add(toState(description, info, fenced, registered));
+            for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
+                // Metadata has no ELR (3.7 has none); its offline replicas are the fenced or unregistered ones.
+                result.add(new TopicPartitionState(topic.name(), topic.topicId(), p.partitionIndex(), p.leaderId(),
+                        p.leaderEpoch(), p.replicaNodes(), p.isrNodes(), List.of(), List.of(), p.offlineReplicas()));
             }
         }
         return result;
@@ -360,30 +361,19 @@ public final class ClusterDiscovery implements AutoCloseable {
         }
     }
 
-    /** Metadata API answers (3.7) have no leader epoch, ELR or OfflineReplicas: derive what we can. */
-    private static TopicPartitionState toState(TopicDescription description, TopicPartitionInfo info,
-                                               Set<Integer> fenced, Set<Integer> registered) {
-        List<Integer> replicas = ids(info.replicas());
-        List<Integer> offline = replicas.stream().filter(r -> fenced.contains(r) || !registered.contains(r)).toList();
-        Node leader = info.leader();
-        int leaderId = leader == null || leader.isEmpty() || leader.id() < 0 ? TopicPartitionState.NO_LEADER : leader.id();
-        return new TopicPartitionState(description.name(), description.topicId(), info.partition(), leaderId,
-                -1, replicas, ids(info.isr()), ids(info.elr()), ids(info.lastKnownElr()), offline);
-    }
-
-    private static List<Integer> ids(List<Node> nodes) {
-        // elr()/lastKnownElr() are null when the brokers answered through the Metadata API (Kafka 3.7).
-        return nodes == null ? List.of() : nodes.stream().map(Node::id).toList();
-    }
-
     /**
      * The finalized eligible.leader.replicas.version, from a live broker's ApiVersions answer (the one the
      * native-RPC survey reads too, asked once per broker); -1 when unknown.
      */
     private short elrFeatureLevel(List<BrokerState> live) {
         try {
-            return rotation.ask(live, "read the cluster's finalized features", (broker, timeout) ->
-                    BrokerRotation.await(connections.apiVersions(broker.id(), timeout))).finalizedLevel(ELR_FEATURE);
+            BrokerApiVersions versions = rotation.ask(live, "read the cluster's finalized features", (broker, timeout) ->
+                    BrokerRotation.await(connections.apiVersions(broker.id(), timeout)));
+            // Kafka 3.x knows no such feature: level 0 there is no switch anyone can turn. Its brokers support
+            // metadata.version up to 3.9-IV0 (level 21) in production; every 4.x broker supports a later one.
+            boolean elrKnown = versions.supportedMaxLevel(ELR_FEATURE) >= 0
+                    || versions.supportedMaxLevel("metadata.version") > LAST_3X_METADATA_VERSION_LEVEL;
+            return elrKnown ? versions.finalizedLevel(ELR_FEATURE) : ClusterSnapshot.ELR_UNSUPPORTED;
         } catch (UserInputException | KafkaException e) {
             return -1;
         }

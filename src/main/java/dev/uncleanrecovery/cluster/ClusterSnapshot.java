@@ -19,6 +19,9 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class ClusterSnapshot {
 
+    /** {@link #elrFeatureLevel()} of brokers that know no {@code eligible.leader.replicas.version} (Kafka 3.x). */
+    public static final short ELR_UNSUPPORTED = -2;
+
     private final String clusterId;
     private final int controllerId;
     private final List<BrokerState> brokers;
@@ -31,7 +34,8 @@ public final class ClusterSnapshot {
     private final Map<TopicPartition, TopicPartitionState> byPartition;
 
     /**
-     * @param elrFeatureLevel   finalized {@code eligible.leader.replicas.version}; 0 off, -1 unknown
+     * @param elrFeatureLevel   finalized {@code eligible.leader.replicas.version}; 0 off, -1 unknown,
+     *                          {@link #ELR_UNSUPPORTED} when the brokers know no such feature (Kafka 3.x)
      * @param minInsyncReplicas effective {@code min.insync.replicas} per selected topic
      * @param reassigning       partitions with a reassignment in progress (the tool never touches them)
      */
@@ -113,5 +117,18 @@ public final class ClusterSnapshot {
 
     public boolean isElrEnabled() {
         return elrFeatureLevel >= 1;
+    }
+
+    /**
+     * DescribeCluster lists fenced brokers from Kafka 4.0 (KIP-1073), the release that also brought the ELR feature;
+     * a 3.x cluster lists unfenced brokers only, so a broker it does not list may be down or fenced.
+     */
+    public boolean listsFencedBrokers() {
+        return isElrSupported();
+    }
+
+    /** The brokers' software has the ELR feature (4.0 and later), whether or not it is on. */
+    public boolean isElrSupported() {
+        return elrFeatureLevel != ELR_UNSUPPORTED;
     }
 }

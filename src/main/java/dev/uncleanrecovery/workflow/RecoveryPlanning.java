@@ -183,6 +183,12 @@ public final class RecoveryPlanning {
         }
     }
 
+    /** Why a broker the cluster does not list cannot be asked, saying only what is known. */
+    static String notListed(ClusterSnapshot snapshot, int broker) {
+        return snapshot.listsFencedBrokers() ? "broker " + broker + " is not registered with the controller (it is down)"
+                : "broker " + broker + " is not listed by the cluster: down or fenced (Kafka 3.x lists unfenced brokers only)";
+    }
+
     /** Every replica of the partitions, on the broker that holds it; unregistered brokers cannot be asked. */
     private ProbeResult probe(ClusterSnapshot snapshot, List<TopicPartitionState> partitions, ProbeSettings settings,
                               ProbeMode mode, Consumer<ProbeProgress> progress) {
@@ -194,12 +200,12 @@ public final class RecoveryPlanning {
             if (registered.contains(broker)) {
                 byBroker.put(broker, list);
             } else {
-                unregistered.add(new UnansweredBroker(broker, "broker " + broker, "broker " + broker
-                        + " is not registered with the controller (it is down)", false, list.size(), list.size()));
+                unregistered.add(new UnansweredBroker(broker, "broker " + broker, notListed(snapshot, broker), false,
+                        list.size(), list.size()));
                 for (PartitionToProbe p : list) {
                     unreachable.computeIfAbsent(p.topicPartition(), k -> new ArrayList<>()).add(ReplicaEvidence.failed(
                             p.topicPartition(), broker, mode.unaskedSource(), EvidenceStatus.UNREACHABLE,
-                            "broker " + broker + " is not registered with the controller (it is down)", Instant.now(clock)));
+                            notListed(snapshot, broker), Instant.now(clock)));
                 }
             }
         });

@@ -12,6 +12,7 @@ import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RecordCount;
+import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
@@ -49,15 +50,46 @@ abstract class KafkaVersionSuite {
 
     @Test
     @Order(1)
-    void status_shows_both_partitions_offline(LocalKafkaCluster cluster) {
+    void status_shows_both_partitions_offline_and_what_this_version_has_of_elr(LocalKafkaCluster cluster) throws Exception {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", "story");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out()).contains("Offline partitions (no leader): 2");
+        // ELR: no such feature on 3.x, off on 4.0 (formatted without it), on from 4.1 for newly formatted clusters
+        String version = cluster.kafkaVersion();
+        if (version.startsWith("3.")) {
+            assertThat(run.out()).contains("Eligible Leader Replicas (KIP-966): not in Kafka 3.x (upgrade to 4.0+ first)")
+                    .doesNotContain("kafka-features.sh");
+        } else if (version.startsWith("4.0.")) {
+            assertThat(run.out()).contains("Eligible Leader Replicas (KIP-966): DISABLED — enable with: kafka-features.sh");
+        } else {
+            assertThat(run.out()).contains("Eligible Leader Replicas (KIP-966): enabled");
+        }
+        CliRun json = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "status",
+                "--topic", "story");
+        assertThat(Json.mapper().readTree(json.out()).get("elrSupported").asBoolean()).isEqualTo(!version.startsWith("3."));
     }
 
     @Test
     @Order(2)
+    void plan_says_only_what_the_cluster_lists_about_the_dead_broker(LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("listed.json");
+
+        plan(cluster, file, "--strategy", "proactive");
+
+        // 4.x lists fenced brokers (KIP-1073): broker 1 is registered and fenced; 3.x lists only unfenced brokers
+        String reason = PlanFile.read(file).unansweredBrokers().stream().filter(b -> b.broker() == LAST_LEADER)
+                .findFirst().map(b -> b.reason()).orElse("");
+        if (cluster.kafkaVersion().startsWith("3.")) {
+            assertThat(reason).isEqualTo("broker 1 is not listed by the cluster: down or fenced (Kafka 3.x lists"
+                    + " unfenced brokers only)");
+        } else {
+            assertThat(reason).doesNotContain("not registered", "not listed");
+        }
+    }
+
+    @Test
+    @Order(3)
     void balanced_waits_for_the_dead_last_leader(LocalKafkaCluster cluster) throws Exception {
         Path file = dir.resolve("balanced.json");
 
@@ -73,7 +105,7 @@ abstract class KafkaVersionSuite {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void with_the_dead_leaders_disk_balanced_designates_the_longest_log_and_counts_the_loss(LocalKafkaCluster cluster)
             throws Exception {
         Path evidence = dir.resolve("broker-1.json");
@@ -93,7 +125,7 @@ abstract class KafkaVersionSuite {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void execute_of_a_proactive_plan_elects_the_longest_log_and_keeps_every_record_it_held(LocalKafkaCluster cluster)
             throws Exception {
         Path file = dir.resolve("proactive.json");
@@ -103,15 +135,19 @@ abstract class KafkaVersionSuite {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(ResultFile.read(dir.resolve("proactive-result.json")).partitions()).singleElement()
-                .satisfies(p -> assertThat(p.outcome()).isEqualTo("ELECTED"));
+        assertThat(ResultFile.read(dir.resolve("proactive-result.json")).partitions()).singleElement().satisfies(p -> {
+            assertThat(p.outcome()).isEqualTo("ELECTED");
+            // Leader epochs are known on every version (3.7 through Metadata): the election is proven by epoch + 1.
+            assertThat(p.before().leaderEpoch()).isNotNegative();
+            assertThat(p.after().leaderEpoch()).isEqualTo(p.before().leaderEpoch() + 1);
+        });
         assertThat(cluster.awaitPartition(STORY_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(STORY_0), Duration.ofSeconds(30))).isEqualTo(40);
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void recover_elects_the_longest_log_in_one_run(LocalKafkaCluster cluster) {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "story", "--partition", "1",
