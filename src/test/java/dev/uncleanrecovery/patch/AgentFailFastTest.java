@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The agent refuses to run half-patched: a JVM started with it and a missing hook point, or with
@@ -39,6 +41,22 @@ class AgentFailFastTest {
                         + "PartitionChangeBuilder.electLeader")
                 .contains("refuses to run half-patched");
         // Kafka itself never ran (it would have failed on the missing properties file)
+        assertThat(run.lines()).noneMatch(line -> line.contains("Exiting Kafka"));
+    }
+
+    /**
+     * The real server jars of every other 4.x line: their KafkaApis.handle takes the Scala
+     * {@code kafka.network.RequestChannel$Request} (4.4 moved it to {@code org.apache.kafka.network.Request}), so the
+     * broker hook does not fit them; the agent stops the node before Kafka starts.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"4.0.2", "4.1.2", "4.2.1", "4.3.1"})
+    void on_another_kafka_line_the_agent_refuses_to_start_the_node(String version) throws Exception {
+        Run run = run("", serverClasspath(version), "kafka.Kafka", "/nonexistent.properties");
+
+        assertThat(run.exitStatus()).isEqualTo(78);
+        assertThat(run.agentLines()).singleElement().asString().startsWith(PREFIX + "FATAL: unsupported Kafka version "
+                + version).contains("this agent supports Kafka 4.4.x only");
         assertThat(run.lines()).noneMatch(line -> line.contains("Exiting Kafka"));
     }
 
@@ -85,5 +103,11 @@ class AgentFailFastTest {
 
     private static String serverClasspath() throws IOException {
         return Files.readString(Path.of(System.getProperty("kafka.server.classpath.file"))).trim();
+    }
+
+    /** The build writes every tested version's classpath beside the 4.4.0 one. */
+    private static String serverClasspath(String version) throws IOException {
+        return Files.readString(Path.of(System.getProperty("kafka.server.classpath.file"))
+                .resolveSibling("kafka-server-" + version + ".classpath")).trim();
     }
 }
