@@ -92,6 +92,21 @@ public final class ControllerCalls {
         return inRequestOrder(replicas.keySet(), refused, refusal(answer.errorCode(), answer.errorMessage(), REORDER));
     }
 
+    /**
+     * {@link #reassign} in as many requests of at most {@link #MAX_PARTITIONS_PER_REQUEST} as it takes, in order.
+     *
+     * @return the partitions the controller refused, with its refusal
+     */
+    public Map<TopicPartition, String> reassignAll(Map<TopicPartition, List<Integer>> replicas) {
+        Map<TopicPartition, String> failures = new LinkedHashMap<>();
+        for (List<TopicPartition> request : requests(new ArrayList<>(replicas.keySet()))) {
+            Map<TopicPartition, List<Integer>> batch = new LinkedHashMap<>();
+            request.forEach(tp -> batch.put(tp, replicas.get(tp)));
+            reassign(batch).forEach((tp, refusal) -> refusal.ifPresent(error -> failures.put(tp, error)));
+        }
+        return failures;
+    }
+
     /** @return per partition, in request order, the controller's refusal (Kafka's message), or empty when elected */
     public Map<TopicPartition, Optional<String>> electUnclean(Collection<TopicPartition> partitions) {
         ElectLeadersRequest.Builder request = new ElectLeadersRequest.Builder(ElectionType.UNCLEAN, partitions,

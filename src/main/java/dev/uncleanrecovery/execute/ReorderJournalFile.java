@@ -175,15 +175,11 @@ public final class ReorderJournalFile {
                         + "; the order is now " + state.get().replicas() + ", changed by someone else: left as it is");
             }
         }
-        Map<TopicPartition, String> failures = new LinkedHashMap<>();
+        Map<TopicPartition, String> failures = Map.of();
         if (!toRestore.isEmpty()) {
             progress.accept("restoring the original replica order of " + toRestore.size()
                     + " partition(s) the interrupted run left best-first");
-            for (List<TopicPartition> request : ControllerCalls.requests(new ArrayList<>(toRestore.keySet()))) {
-                Map<TopicPartition, List<Integer>> batch = new LinkedHashMap<>();
-                request.forEach(tp -> batch.put(tp, toRestore.get(tp)));
-                controller.reassign(batch).forEach((tp, refusal) -> refusal.ifPresent(error -> failures.put(tp, error)));
-            }
+            failures = controller.reassignAll(toRestore);
         }
         if (!failures.isEmpty()) {
             throw new IllegalStateException("an interrupted run left replica orders that could not be restored: "

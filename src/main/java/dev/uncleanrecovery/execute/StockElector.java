@@ -195,18 +195,8 @@ public final class StockElector implements DesignatedElector {
         return byPartition.keySet().stream().map(outcomes::get).toList();
     }
 
-    /**
-     * Every request (at most {@link ControllerCalls#MAX_PARTITIONS_PER_REQUEST} partitions) in order; per partition
-     * the refusal.
-     */
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
-        Map<TopicPartition, String> failures = new HashMap<>();
-        for (List<TopicPartition> request : ControllerCalls.requests(new ArrayList<>(orders.keySet()))) {
-            Map<TopicPartition, List<Integer>> batch = new LinkedHashMap<>();
-            request.forEach(tp -> batch.put(tp, orders.get(tp)));
-            controller.reassign(batch).forEach((tp, refusal) -> refusal.ifPresent(error -> failures.put(tp, error)));
-        }
-        return failures;
+        return controller.reassignAll(orders);
     }
 
     /** The restore's refusals; when it failed as a whole (no broker answered), every partition it carried. */
@@ -215,9 +205,7 @@ public final class StockElector implements DesignatedElector {
         try {
             return OnItsOwnThread.join(restoring);
         } catch (RuntimeException e) {
-            Map<TopicPartition, String> all = new LinkedHashMap<>();
-            restored.forEach(tp -> all.put(tp, String.valueOf(e.getMessage())));
-            return all;
+            return allFailed(restored, e);
         }
     }
 
@@ -234,10 +222,15 @@ public final class StockElector implements DesignatedElector {
         try {
             return reassign(reordered);
         } catch (RuntimeException e) {
-            Map<TopicPartition, String> all = new LinkedHashMap<>();
-            reordered.keySet().forEach(tp -> all.put(tp, String.valueOf(e.getMessage())));
-            return all;
+            return allFailed(reordered.keySet(), e);
         }
+    }
+
+    /** A request that failed as a whole (no broker answered): every partition it carried, with that failure. */
+    private static Map<TopicPartition, String> allFailed(Set<TopicPartition> partitions, RuntimeException e) {
+        Map<TopicPartition, String> all = new LinkedHashMap<>();
+        partitions.forEach(tp -> all.put(tp, String.valueOf(e.getMessage())));
+        return all;
     }
 
     private static String restoreNote(Map<TopicPartition, List<Integer>> reordered, Map<TopicPartition, String> failures) {

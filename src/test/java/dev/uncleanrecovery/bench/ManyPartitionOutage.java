@@ -136,10 +136,9 @@ final class ManyPartitionOutage {
 
     /**
      * The controller shows leader 1 and a full ISR as soon as it has created the partitions; each broker creates their
-     * logs afterwards, which took over a minute for 5,000 on this machine (its heartbeats timed out meanwhile). Producing
-     * before that failed three set-ups in one session: the idempotent producer's retries to partitions being created
-     * ended in OutOfOrderSequence until the batch expired after 5 minutes. So wait until every broker has a log
-     * directory for every partition (RF 3 on 3 brokers).
+     * logs afterwards, which can take over a minute for thousands of partitions on 2 cores. An idempotent producer
+     * writing to partitions still being created can end in OutOfOrderSequence until its batch expires, so wait until
+     * every broker has a log directory for every partition (RF 3 on 3 brokers).
      */
     private static void awaitLogsCreated(LocalKafkaCluster cluster, String topic, int partitions)
             throws InterruptedException {

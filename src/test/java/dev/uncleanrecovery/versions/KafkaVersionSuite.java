@@ -88,6 +88,10 @@ abstract class KafkaVersionSuite {
                     + " unfenced brokers only)");
         } else {
             assertThat(reason).doesNotContain("not registered", "not listed");
+            CliRun status = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "status",
+                    "--topic", "story");
+            assertThat(Json.mapper().readTree(status.out()).get("fencedBrokers")).extracting(n -> n.asInt())
+                    .containsExactly(LAST_LEADER);
         }
     }
 
