@@ -54,8 +54,7 @@ public class PlanCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RecoveryPlanning.Options options = new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
-                planning.probeMode(), planning.diskEvidence());
+        RecoveryPlanning.Options options = planning.planning(select);
         RecoveryPlanning.Result result;
         Json.prepareInBackground(Plan.class);
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {

@@ -3,10 +3,12 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.workflow.RecoveryPlanning;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -54,9 +56,52 @@ class PlanOptions {
                     + " balanced waiting) although those brokers cannot be elected.")
     List<Path> evidenceFiles;
 
+    @Option(names = "--broker-address", paramLabel = "ID=HOST:PORT", split = ",",
+            description = "Also probe a broker the cluster does not list (Kafka 3.x lists no fenced broker), at this"
+                    + " address of the listener the tool uses; such a broker is never elected.")
+    List<String> brokerAddresses;
+
     @Option(names = "--output-file", paramLabel = "FILE",
             description = "Where to write the plan (default: plan-<UTC timestamp>.json). Never overwrites.")
     Path outputFile;
+
+    /** The options {@code plan} and {@code recover} plan with. */
+    RecoveryPlanning.Options planning(SelectionOptions select) throws java.io.IOException {
+        return new RecoveryPlanning.Options(select.selection(), election(), probe(), probeMode(), diskEvidence(),
+                unlistedBrokers());
+    }
+
+    List<BrokerState> unlistedBrokers() {
+        List<BrokerState> brokers = new java.util.ArrayList<>();
+        for (String given : brokerAddresses == null ? List.<String>of() : brokerAddresses) {
+            brokers.add(brokerAddress(given.strip()));
+        }
+        return brokers;
+    }
+
+    /** {@code 1=10.0.0.1:9092}, an IPv6 host in brackets ({@code 1=[::1]:9092}). */
+    private static BrokerState brokerAddress(String given) {
+        int equals = given.indexOf('=');
+        int colon = given.lastIndexOf(':');
+        String invalid = "--broker-address takes ID=HOST:PORT (e.g. 1=10.0.0.1:9092), not '" + given + "'";
+        if (equals < 1 || colon < equals + 2 || colon == given.length() - 1) {
+            throw new UserInputException(invalid);
+        }
+        String host = given.substring(equals + 1, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            int id = Integer.parseInt(given.substring(0, equals));
+            int port = Integer.parseInt(given.substring(colon + 1));
+            if (id < 0 || port < 1 || port > 65_535 || host.isEmpty()) {
+                throw new UserInputException(invalid);
+            }
+            return new BrokerState(id, host, port, null, true);
+        } catch (NumberFormatException e) {
+            throw new UserInputException(invalid);
+        }
+    }
 
     ElectionOptions election() {
         ElectionOptions options = ElectionOptions.defaults().withStrategy(strategy());

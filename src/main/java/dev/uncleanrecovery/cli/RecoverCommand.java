@@ -56,6 +56,7 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Json.prepareInBackground(Plan.class, ResultFile.class);
+        RecoveryPlanning.Options options = planning.planning(select);
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             if (automatedRecovery) {
                 // A recover killed midway left its reorders recorded beside its own plan: put them back before this
@@ -67,8 +68,7 @@ public class RecoverCommand implements Callable<Integer> {
                 }
             }
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
-                    .plan(new RecoveryPlanning.Options(select.selection(), planning.election(), planning.probe(),
-                            planning.probeMode(), planning.diskEvidence()),
+                    .plan(options,
                             new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {

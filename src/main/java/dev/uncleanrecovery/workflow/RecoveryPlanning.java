@@ -4,6 +4,7 @@ package dev.uncleanrecovery.workflow;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.BrokerConnections;
+import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
@@ -52,17 +53,20 @@ public final class RecoveryPlanning {
     /**
      * @param selection what the user selected; with {@link PartitionSelection.AllTopics} only offline partitions
      *                  are planned, an explicit selection plans (or skips, with the reason) every selected one
-     * @param probeMode which RPCs ask the brokers (native GetReplicaLogInfo, stock, or per broker)
+     * @param probeMode       which RPCs ask the brokers (native GetReplicaLogInfo, stock, or per broker)
+     * @param unlistedBrokers brokers the cluster does not list, at addresses the operator gave: probed like fenced
+     *                        brokers and never elected (a 3.x cluster lists no fenced broker)
      */
     public record Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe,
-                          ProbeMode probeMode, List<EvidenceFile> diskEvidence) {
+                          ProbeMode probeMode, List<EvidenceFile> diskEvidence, List<BrokerState> unlistedBrokers) {
 
         public Options {
             diskEvidence = List.copyOf(diskEvidence);
+            unlistedBrokers = List.copyOf(unlistedBrokers);
         }
 
         public Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe, ProbeMode probeMode) {
-            this(selection, election, probe, probeMode, List.of());
+            this(selection, election, probe, probeMode, List.of(), List.of());
         }
     }
 
@@ -87,6 +91,14 @@ public final class RecoveryPlanning {
 
     public Result plan(Options options, Consumer<ProbeProgress> progress) {
         ClusterSnapshot snapshot = discovery.describe(options.selection());
+        for (BrokerState given : options.unlistedBrokers()) {
+            BrokerState listed = snapshot.brokersById().get(given.id());
+            if (listed != null) {
+                throw new UserInputException("--broker-address " + given.id() + "=" + given.address() + ": the cluster"
+                        + " lists broker " + given.id() + " at " + listed.address() + "; the option is for brokers it"
+                        + " does not list");
+            }
+        }
         List<TopicPartitionState> considered = options.selection() instanceof PartitionSelection.AllTopics
                 ? snapshot.offlinePartitions() : snapshot.partitions();
 
@@ -99,17 +111,22 @@ public final class RecoveryPlanning {
         Duration probeTime = Duration.ZERO;
         List<PlanUnansweredBroker> unanswered = List.of();
         if (!toProbe.isEmpty()) {
-            ProbeResult probed = probe(snapshot, toProbe, options.probe(), options.probeMode(), progress);
+            ProbeResult probed = probe(snapshot, toProbe, options.probe(), options.probeMode(),
+                    options.unlistedBrokers(), progress);
             evidence.putAll(probed.evidence());
             requests = probed.requests();
             probeTime = probed.elapsed();
-            unanswered = probed.unansweredBrokers().stream().map(b -> PlanUnansweredBroker.from(b,
-                    snapshot.brokersById().containsKey(b.broker()) ? snapshot.brokersById().get(b.broker()).address() : null))
-                    .toList();
+            Map<Integer, String> addresses = new HashMap<>();
+            options.unlistedBrokers().forEach(b -> addresses.put(b.id(), b.address()));
+            snapshot.brokers().forEach(b -> addresses.put(b.id(), b.address()));
+            unanswered = probed.unansweredBrokers().stream()
+                    .map(b -> PlanUnansweredBroker.from(b, addresses.get(b.broker()))).toList();
         }
         mergeDiskEvidence(options.diskEvidence(), snapshot, considered, evidence);
 
-        Set<Integer> fenced = snapshot.fencedBrokers();
+        // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
+        Set<Integer> fenced = new HashSet<>(snapshot.fencedBrokers());
+        options.unlistedBrokers().forEach(b -> fenced.add(b.id()));
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
         List<Decision> decisions = new ArrayList<>();
@@ -186,13 +203,18 @@ public final class RecoveryPlanning {
     /** Why a broker the cluster does not list cannot be asked, saying only what is known. */
     static String notListed(ClusterSnapshot snapshot, int broker) {
         return snapshot.listsFencedBrokers() ? "broker " + broker + " is not registered with the controller (it is down)"
-                : "broker " + broker + " is not listed by the cluster: down or fenced (Kafka 3.x lists unfenced brokers only)";
+                : "broker " + broker + " is not listed by the cluster: down or fenced (Kafka 3.x lists unfenced brokers only;"
+                        + " --broker-address " + broker + "=HOST:PORT probes it)";
     }
 
-    /** Every replica of the partitions, on the broker that holds it; unregistered brokers cannot be asked. */
+    /**
+     * Every replica of the partitions, on the broker that holds it; a broker the cluster does not list is asked only
+     * at an address the operator gave.
+     */
     private ProbeResult probe(ClusterSnapshot snapshot, List<TopicPartitionState> partitions, ProbeSettings settings,
-                              ProbeMode mode, Consumer<ProbeProgress> progress) {
-        Set<Integer> registered = snapshot.brokersById().keySet();
+                              ProbeMode mode, List<BrokerState> unlistedBrokers, Consumer<ProbeProgress> progress) {
+        Set<Integer> registered = new HashSet<>(snapshot.brokersById().keySet());
+        unlistedBrokers.forEach(b -> registered.add(b.id()));
         Map<Integer, List<PartitionToProbe>> byBroker = new LinkedHashMap<>();
         Map<TopicPartition, List<ReplicaEvidence>> unreachable = new HashMap<>();
         List<UnansweredBroker> unregistered = new ArrayList<>();
@@ -209,12 +231,14 @@ public final class RecoveryPlanning {
                 }
             }
         });
-        BrokerConnections connections = discovery.connections(snapshot.brokers());
+        BrokerConnections connections = discovery.connections(
+                Stream.concat(snapshot.brokers().stream(), unlistedBrokers.stream()).toList());
         // A fenced broker serves no request until the controller unfences it: waiting the whole deadline for it
         // would only delay the plan (its replicas cannot be elected, and balanced skips what it would need).
         // It gets a few seconds in case it is being unfenced right now, none if it refuses connections.
         Map<Integer, Duration> fencedDeadlines = new HashMap<>();
         snapshot.fencedBrokers().forEach(b -> fencedDeadlines.put(b, FENCED_BROKER_PROBE_TIMEOUT));
+        unlistedBrokers.forEach(b -> fencedDeadlines.put(b.id(), FENCED_BROKER_PROBE_TIMEOUT));
         ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                 .run(byBroker, fencedDeadlines, progress);
         if (unreachable.isEmpty()) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -124,5 +125,16 @@ class CommandLineUsageTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err()).contains("partitions[0].partition must be an integer");
+    }
+
+    @Test
+    void malformed_broker_address_is_refused_before_connecting() {
+        for (String command : List.of("plan", "recover")) {
+            CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", command, "--broker-address", "1=host-without-port");
+
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("--broker-address takes ID=HOST:PORT (e.g. 1=10.0.0.1:9092), not"
+                    + " '1=host-without-port'").doesNotContain("127.0.0.1:1");
+        }
     }
 }

@@ -4,22 +4,38 @@ package dev.uncleanrecovery.versions;
 
 import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.LAST_LEADER;
 import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.LONGEST_SURVIVOR;
+import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.SHORTEST_SURVIVOR;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
-import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RecordCount;
+import dev.uncleanrecovery.localcluster.RoundProducer;
+import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -28,25 +44,91 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The core story on one Kafka version (each subclass names it in its {@code @KafkaClusterTest}): KIP-966's last
- * replica standing on topic {@code story} — replicas [1,3,2], 1 dead for good holding 5 acks=1 records nobody
- * else has, 2 holding 40 records, 3 holding 20 — then status, plan (balanced and proactive), inspect of the dead
- * leader's disk, execute and recover. With ELR (4.1+) the dead leader is LastKnownELR; without (3.x, 4.0, and a
- * 4.x cluster that runs without ELR as one upgraded from 3.x does) it stays in the leaderless ISR: balanced waits
- * for it either way.
+ * The core story on one Kafka version (each subclass names it in its {@code @KafkaClusterTest}), on two outages
+ * made by the same kills:
+ *
+ * <ul>
+ *   <li>KIP-966's last replica standing on topic {@code story} — replicas [1,3,2], 1 dead for good holding 5
+ *       acks=1 records nobody else has, 2 holding 40 records, 3 holding 20;</li>
+ *   <li>divergent epochs on topic {@code diverge} — replicas [3,2,1]: 3 holds 30 records of epoch 0 (20 of them
+ *       acks=1, written while 2 was frozen), 2 holds the first 10 and 5 of its own epoch 1, written with acks=all
+ *       once 3 had died: the shorter log is the newer one, and Kafka's own unclean election would pick 3.</li>
+ * </ul>
+ *
+ * Then status, plan (balanced and proactive), inspect of the dead leader's disk, execute and recover. With ELR
+ * (4.1+) the dead leader is LastKnownELR; without (3.x, 4.0, and a 4.x cluster that runs without ELR as one
+ * upgraded from 3.x does) it stays in the leaderless ISR: balanced waits for it either way.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class KafkaVersionSuite {
 
     private static final TopicPartition STORY_0 = new TopicPartition("story", 0);
     private static final TopicPartition STORY_1 = new TopicPartition("story", 1);
+    private static final TopicPartition DIVERGE = new TopicPartition("diverge", 0);
+    private static final int OLDER_EPOCH_LONGER_LOG = 3;
+    private static final int NEWER_EPOCH_SHORTER_LOG = 2;
+    private static final Duration STEP = Duration.ofSeconds(60);
+    private static final AtomicInteger ROUNDS = new AtomicInteger();
 
     @TempDir
     static Path dir;
 
     @BeforeAll
     static void killEveryIsrMember(LocalKafkaCluster cluster) {
-        LastReplicaStandingOutage.reproduce(cluster, "story", 2, 20, 5, s -> { });
+        createTopic(cluster, "story", List.of(LAST_LEADER, SHORTEST_SURVIVOR, LONGEST_SURVIVOR), 2);
+        createTopic(cluster, "diverge", List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER), 1);
+        List<TopicPartition> story = List.of(STORY_0, STORY_1);
+        story.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
+        cluster.awaitPartition(DIVERGE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP);
+        produce(cluster, story, 20, "all");
+        produce(cluster, List.of(DIVERGE), 10, "all");
+
+        // diverge: 2 stays in the ISR while frozen (well within replica.lag.time.max.ms and the broker session), so
+        // when 3 dies the controller elects 2 cleanly although it lacks 3's acks=1 records
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ProducerConfig.ACKS_CONFIG, "1");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
+                new StringSerializer())) {
+            producer.partitionsFor(DIVERGE.topic()); // bootstrapped before the freeze: a frozen broker never answers
+            cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
+            try {
+                // a Fetch of 2's parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first
+                // record into its socket buffer, and 2 would append it on resuming: let that wait run out first
+                Thread.sleep(1_000);
+                for (int i = 0; i < 20; i++) {
+                    producer.send(new ProducerRecord<>(DIVERGE.topic(), DIVERGE.partition(), "acks-1-" + i, "only 3"))
+                            .get(30, TimeUnit.SECONDS);
+                }
+                cluster.stopBroker(SHORTEST_SURVIVOR, StopMode.ABRUPT);
+            } finally {
+                cluster.resumeBroker(NEWER_EPOCH_SHORTER_LOG);
+            }
+        } catch (Exception e) {
+            throw new AssertionError("could not write 3's acks=1 records", e);
+        }
+        cluster.awaitBrokerFenced(SHORTEST_SURVIVOR);
+        story.forEach(tp -> cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR), STEP));
+        cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
+                && v.isr().equals(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP);
+        produce(cluster, story, 20, "all");
+        produce(cluster, List.of(DIVERGE), 5, "all");
+
+        cluster.stopBroker(LONGEST_SURVIVOR, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(LONGEST_SURVIVOR);
+        story.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP));
+        cluster.awaitPartition(DIVERGE, v -> v.leader() == LAST_LEADER, STEP);
+        produce(cluster, story, 5, "1");
+
+        // the last leader dies for good; the unclean restarts of 3 and 2 keep them out of ELR (and out of the ISR)
+        cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(LAST_LEADER);
+        cluster.startBroker(SHORTEST_SURVIVOR);
+        cluster.startBroker(LONGEST_SURVIVOR);
+        for (TopicPartition tp : List.of(STORY_0, STORY_1, DIVERGE)) {
+            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        }
     }
 
     @Test
@@ -83,10 +165,24 @@ abstract class KafkaVersionSuite {
         // 4.x lists fenced brokers (KIP-1073): broker 1 is registered and fenced; 3.x lists only unfenced brokers
         String reason = PlanFile.read(file).unansweredBrokers().stream().filter(b -> b.broker() == LAST_LEADER)
                 .findFirst().map(b -> b.reason()).orElse("");
+        String address = "--broker-address=" + LAST_LEADER + "=" + cluster.brokerAddress(LAST_LEADER);
         if (cluster.kafkaVersion().startsWith("3.")) {
             assertThat(reason).isEqualTo("broker 1 is not listed by the cluster: down or fenced (Kafka 3.x lists"
-                    + " unfenced brokers only)");
+                    + " unfenced brokers only; --broker-address 1=HOST:PORT probes it)");
+            // asked at the address given, the broker tells which: it refuses connections, so it is down
+            Path asked = dir.resolve("asked.json");
+            CliRun run = plan(cluster, asked, "--strategy", "proactive", address);
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+            assertThat(PlanFile.read(asked).unansweredBrokers()).filteredOn(b -> b.broker() == LAST_LEADER)
+                    .singleElement().satisfies(b -> {
+                        assertThat(b.address()).isEqualTo(cluster.brokerAddress(LAST_LEADER));
+                        assertThat(b.reason()).contains("connection refused").doesNotContain("not listed");
+                    });
         } else {
+            CliRun listed = plan(cluster, dir.resolve("not-written.json"), address);
+            assertThat(listed.exitCode()).as(listed.out() + listed.err()).isEqualTo(ExitCode.USAGE);
+            assertThat(listed.err()).contains("the cluster lists broker 1 at " + cluster.brokerAddress(LAST_LEADER));
+            assertThat(dir.resolve("not-written.json")).doesNotExist();
             assertThat(reason).doesNotContain("not registered", "not listed");
             CliRun status = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "status",
                     "--topic", "story");
@@ -166,10 +262,74 @@ abstract class KafkaVersionSuite {
         assertThat(RecordCount.readable(cluster, List.of(STORY_1), Duration.ofSeconds(30))).isEqualTo(40);
     }
 
+    @Test
+    @Order(7)
+    void the_newer_epoch_wins_over_the_longer_log(LocalKafkaCluster cluster) throws Exception {
+        Path balanced = dir.resolve("diverge-balanced.json");
+        CliRun waited = plan(cluster, "diverge", balanced);
+        assertThat(waited.exitCode()).as(waited.out() + waited.err()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(PlanFile.read(balanced).skipped()).singleElement().satisfies(s -> assertThat(s.reason())
+                .contains("member " + LAST_LEADER + " ").contains("the balanced strategy waits for it"));
+        Path file = dir.resolve("diverge.json");
+
+        CliRun run = plan(cluster, "diverge", file, "--strategy", "proactive");
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        PlannedElection planned = PlanFile.read(file).partitions().get(0);
+        assertThat(planned.designatedLeader()).isEqualTo(NEWER_EPOCH_SHORTER_LOG);
+        assertThat(planned.evidence()).filteredOn(e -> e.broker() == OLDER_EPOCH_LONGER_LOG).singleElement()
+                .satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(30L));
+        assertThat(planned.evidence()).filteredOn(e -> e.broker() == NEWER_EPOCH_SHORTER_LOG).singleElement()
+                .satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(15L));
+        assertThat(planned.expectedTruncation()).filteredOn(t -> t.broker() == OLDER_EPOCH_LONGER_LOG)
+                .singleElement().satisfies(t -> assertThat(t.records()).isPositive());
+    }
+
+    @Test
+    @Order(8)
+    void execute_elects_the_newer_epoch_and_the_longer_log_truncates_to_where_it_diverged(LocalKafkaCluster cluster)
+            throws Exception {
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+                dir.resolve("diverge.json").toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        // broker 3 follows 2: epoch 0 ended at offset 10 on 2, so 3 cuts its 20 acks=1 records there and copies
+        // 2's five records of epoch 1 (it is back in the ISR once its log equals the leader's)
+        PartitionView elected = cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
+                && v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
+        assertThat(elected.leader()).isEqualTo(NEWER_EPOCH_SHORTER_LOG);
+        assertThat(RecordCount.readable(cluster, List.of(DIVERGE), Duration.ofSeconds(30))).isEqualTo(15);
+        assertThat(cluster.nodeLogSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(
+                "Truncating to offset 10\\b.*diverge-0|diverge-0.*Truncating to offset 10\\b");
+    }
+
     private static CliRun plan(LocalKafkaCluster cluster, Path file, String... more) {
-        List<String> args = new java.util.ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "plan",
-                "--probe-timeout-ms", "3000", "--topic", "story", "--output-file", file.toString()));
+        return plan(cluster, "story", file, more);
+    }
+
+    private static CliRun plan(LocalKafkaCluster cluster, String topic, Path file, String... more) {
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "plan",
+                "--probe-timeout-ms", "3000", "--topic", topic, "--output-file", file.toString()));
         args.addAll(List.of(more));
         return CliRun.of(args.toArray(String[]::new));
+    }
+
+    private static void createTopic(LocalKafkaCluster cluster, String topic, List<Integer> replicas, int partitions) {
+        Map<Integer, List<Integer>> assignment = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            assignment.put(p, replicas);
+        }
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic(topic, assignment).configs(Map.of(
+                    TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
+                    TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("could not create topic " + topic, e);
+        }
+    }
+
+    private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks) {
+        RoundProducer.produce(cluster, tps, count, acks, tps.get(0).topic() + "-" + ROUNDS.incrementAndGet(),
+                Duration.ofSeconds(30));
     }
 }
