@@ -6,7 +6,7 @@
 set -euo pipefail
 
 home="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-jar="$home/target/kafka-unclean-recovery.jar"
+jar="$home/tool/target/kafka-unclean-recovery.jar"
 server_classpath="$home/target/kafka-server-4.4.0.classpath"
 
 if ! command -v java >/dev/null 2>&1; then
@@ -46,14 +46,14 @@ jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -XX:InitialRAMPercentage=5 
 # temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a
 # half-written archive would crash the JVM. A missing or stale archive (jar rebuilt, other JDK) is
 # silently ignored. KAFKA_UNCLEAN_RECOVERY_CDS=off disables all of it.
-archive="$home/target/kafka-unclean-recovery.jsa"
+archive="$home/tool/target/kafka-unclean-recovery.jsa"
 quiet_cds=(-Xlog:cds=off -Xlog:cds+dynamic=off)
 if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
   if [ -s "$archive" ] && [ "$archive" -nt "$jar" ]; then
     jvm_opts+=(-XX:SharedArchiveFile="$archive" "${quiet_cds[@]}")
-  elif [ -w "$home/target" ] && command -v nohup >/dev/null 2>&1; then
+  elif [ -w "$home/tool/target" ] && command -v nohup >/dev/null 2>&1; then
     # One archive build at a time; a lock left by a killed build expires after 10 minutes.
-    find "$home/target" -maxdepth 1 -name "$(basename "$archive").lock" -mmin +10 -exec rmdir {} + 2>/dev/null || true
+    find "$home/tool/target" -maxdepth 1 -name "$(basename "$archive").lock" -mmin +10 -exec rmdir {} + 2>/dev/null || true
     if mkdir "$archive.lock" 2>/dev/null; then
       nohup sh -c '
         tmp="$0.$$.tmp"; archive="$0"; jar="$1"; shift

@@ -150,7 +150,7 @@ public final class AgentMain {
                 return -1;
             }
             try (URLClassLoader loader = new URLClassLoader(new URL[] {agent, jar.getJarFileURL()}, ClassLoader.getPlatformClassLoader())) {
-                Class<?> rpc = Class.forName("dev.uncleanrecovery.protocol.GetReplicaLogInfo", true, loader);
+                Class<?> rpc = Class.forName("dev.uncleanrecovery.wire.GetReplicaLogInfo", true, loader);
                 return (Short) rpc.getMethod("apiKey").invoke(null);
             }
         } catch (InvocationTargetException e) {

@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.patch.AgentMain;
-import dev.uncleanrecovery.protocol.ElectLeaders;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse;
+import dev.uncleanrecovery.wire.ElectLeaders;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -99,7 +99,7 @@ public final class ProtocolHooks {
         if (apiKey.id == AgentMain.apiKey()) {
             return new ReplicaLogInfoRequest(GetReplicaLogInfoRequest.parse(body, version), version);
         }
-        return electLeadersV3(dev.uncleanrecovery.protocol.ElectLeadersRequest.parse(body, version), version);
+        return electLeadersV3(dev.uncleanrecovery.wire.ElectLeadersRequest.parse(body, version), version);
     }
 
     /**
@@ -107,7 +107,7 @@ public final class ProtocolHooks {
      * when some topic designates leaders, a {@link DesignatedElectLeadersRequestData} carrying them.
      * Without designations it is exactly the v2 request.
      */
-    private static ElectLeadersRequest electLeadersV3(dev.uncleanrecovery.protocol.ElectLeadersRequest parsed, short version) {
+    private static ElectLeadersRequest electLeadersV3(dev.uncleanrecovery.wire.ElectLeadersRequest parsed, short version) {
         ElectLeadersRequestData data;
         if (parsed.hasDesignatedLeaders()) {
             Map<String, List<Integer>> designated = new LinkedHashMap<>();

@@ -3,9 +3,9 @@
 package dev.uncleanrecovery.patch.wire;
 
 import dev.uncleanrecovery.patch.AgentMain;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfo;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse;
+import dev.uncleanrecovery.wire.GetReplicaLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,10 +3,10 @@
 package dev.uncleanrecovery.patch.wire;
 
 import dev.uncleanrecovery.patch.AgentMain;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse.PartitionLogInfo;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse.TopicPartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.TopicPartitionLogInfo;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -38,7 +38,7 @@ public final class ReplicaLogInfoRequest extends AbstractRequest {
     public ReplicaLogInfoResponse getErrorResponse(int throttleTimeMs, Throwable e) {
         Errors error = Errors.forException(e);
         List<TopicPartitionLogInfo> topics = new ArrayList<>();
-        GetReplicaLogInfoRequest request = body().firstPartitions(dev.uncleanrecovery.protocol.GetReplicaLogInfo.MAX_PARTITIONS_PER_REQUEST);
+        GetReplicaLogInfoRequest request = body().firstPartitions(dev.uncleanrecovery.wire.GetReplicaLogInfo.MAX_PARTITIONS_PER_REQUEST);
         for (GetReplicaLogInfoRequest.TopicPartitions topic : request.topicPartitions()) {
             List<PartitionLogInfo> partitions = new ArrayList<>();
             for (int partition : topic.partitions()) {

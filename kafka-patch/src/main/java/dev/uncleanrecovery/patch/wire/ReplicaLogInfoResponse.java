@@ -3,7 +3,7 @@
 package dev.uncleanrecovery.patch.wire;
 
 import dev.uncleanrecovery.patch.AgentMain;
-import dev.uncleanrecovery.protocol.GetReplicaLogInfoResponse;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import java.util.EnumMap;
 import java.util.Map;
 import org.apache.kafka.common.protocol.ApiKeys;

@@ -1,0 +1,144 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.harness;
+
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/**
+ * Runs the real Kafka cluster a {@link KafkaClusterTest} class asks for: started on the first
+ * {@code LocalKafkaCluster} parameter, kept in the class's store so the class's tests share it,
+ * and closed (every node killed by PID) when the class is done.
+ */
+public final class KafkaClusterExtension implements ExecutionCondition, ParameterResolver, TestWatcher {
+
+    static final String SKIP_PROPERTY = "skipClusterTests";
+    static final String PATCH_AGENT_PROPERTY = "kafka.patch.agent.file";
+    private static final Namespace NAMESPACE = Namespace.create(KafkaClusterExtension.class);
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        return Boolean.getBoolean(SKIP_PROPERTY)
+                ? ConditionEvaluationResult.disabled(SKIP_PROPERTY + "=true: tests on a real Kafka cluster are skipped")
+                : ConditionEvaluationResult.enabled("real Kafka cluster tests are on");
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        return parameter.getParameter().getType() == LocalKafkaCluster.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        ExtensionContext classContext = classContext(context);
+        return classContext.getStore(NAMESPACE)
+                .getOrComputeIfAbsent(RunningCluster.class, key -> start(classContext), RunningCluster.class)
+                .cluster();
+    }
+
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        runningCluster(context).ifPresent(running -> {
+            Path kept = NodeLogArchive.keep(running.cluster(), NodeLogArchive.directoryFor(
+                    context.getRequiredTestClass().getSimpleName(), context.getRequiredTestMethod().getName()));
+            System.err.println("test " + context.getDisplayName() + " failed; node logs kept in " + kept + "\n"
+                    + NodeLogArchive.tails(running.cluster(), NodeLogArchive.TAIL_LINES));
+        });
+    }
+
+    private static RunningCluster start(ExtensionContext classContext) {
+        Class<?> testClass = classContext.getRequiredTestClass();
+        KafkaClusterTest wanted = AnnotationSupport.findAnnotation(testClass, KafkaClusterTest.class)
+                .orElseThrow(() -> new ParameterResolutionException(testClass.getName()
+                        + " asks for a LocalKafkaCluster but is not annotated @KafkaClusterTest"));
+        LocalKafkaCluster cluster = configure(wanted).build();
+        try {
+            long began = System.nanoTime();
+            cluster.start();
+            System.out.printf("local Kafka %s cluster for %s: controllers %s + brokers %s up in %d ms on %s (security %s)%n",
+                    cluster.kafkaVersion(), testClass.getSimpleName(), cluster.controllerIds(), cluster.brokerIds(),
+                    (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers(), cluster.security());
+            return new RunningCluster(cluster);
+        } catch (RuntimeException startFailure) {
+            Path kept = NodeLogArchive.keep(cluster, NodeLogArchive.directoryFor(testClass.getSimpleName(), "cluster-start"));
+            cluster.close();
+            throw new ParameterResolutionException("the Kafka cluster of " + testClass.getSimpleName()
+                    + " did not start; node logs kept in " + kept + ": " + startFailure.getMessage(), startFailure);
+        }
+    }
+
+    private static LocalKafkaCluster.Builder configure(KafkaClusterTest wanted) {
+        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
+                .controllers(wanted.controllers())
+                .security(wanted.security());
+        String version = !wanted.kafkaVersion().isEmpty() ? wanted.kafkaVersion()
+                : System.getProperty("kafka.test.version", "");
+        if (!version.isBlank()) {
+            builder.kafkaVersion(version);
+        }
+        for (String feature : wanted.formatFeatures()) {
+            builder.formatFeature(feature);
+        }
+        for (String user : wanted.saslUsers()) {
+            builder.saslUser(user);
+        }
+        for (String property : wanted.brokerProperties()) {
+            String[] keyValue = keyValue(property);
+            builder.brokerProperty(keyValue[0], keyValue[1]);
+        }
+        for (String property : wanted.controllerProperties()) {
+            String[] keyValue = keyValue(property);
+            builder.controllerProperty(keyValue[0], keyValue[1]);
+        }
+        if (wanted.patchAgentOn().length > 0) {
+            String agent = System.getProperty(PATCH_AGENT_PROPERTY);
+            if (agent == null || agent.isBlank()) {
+                throw new ParameterResolutionException("@KafkaClusterTest(patchAgentOn=...) needs system property "
+                        + PATCH_AGENT_PROPERTY + " (the build sets it to kafka-patch/target/kafka-unclean-recovery-agent.jar)");
+            }
+            builder.javaAgent(Path.of(agent), wanted.patchAgentOptions(), wanted.patchAgentOn());
+            builder.withoutJavaAgentsOn(wanted.brokersWithoutPatchAgent());
+        }
+        return builder;
+    }
+
+    private static String[] keyValue(String property) {
+        int equals = property.indexOf('=');
+        if (equals <= 0) {
+            throw new ParameterResolutionException("@KafkaClusterTest property '" + property + "' is not key=value");
+        }
+        return new String[] {property.substring(0, equals).trim(), property.substring(equals + 1).trim()};
+    }
+
+    private static Optional<RunningCluster> runningCluster(ExtensionContext context) {
+        return Optional.ofNullable(classContext(context).getStore(NAMESPACE).get(RunningCluster.class, RunningCluster.class));
+    }
+
+    // Method contexts hang below their class context (and a @Nested class below its outer class):
+    // the cluster belongs to the nearest class-level context.
+    private static ExtensionContext classContext(ExtensionContext context) {
+        ExtensionContext current = context;
+        while (current.getTestMethod().isPresent() && current.getParent().isPresent()) {
+            current = current.getParent().get();
+        }
+        return current;
+    }
+
+    /** Closed by JUnit with the class's store: kills every node. */
+    private record RunningCluster(LocalKafkaCluster cluster) implements AutoCloseable {
+        @Override
+        public void close() {
+            cluster.close();
+        }
+    }
+}

@@ -1,0 +1,379 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.bench;
+
+import com.sun.management.OperatingSystemMXBean;
+import dev.uncleanrecovery.cli.LogbackSetup;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.NodeRole;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * N offline partitions on a real Kafka 4.4.0 cluster ({@link ManyPartitionOutage}), recovered by one contender
+ * per freshly broken cluster: Kafka's own {@code LeaderElectionCommand --election-type unclean
+ * --all-topic-partitions}, or {@code kafka-unclean-recovery recover --automated-recovery --strategy proactive}.
+ * Each runs as its own JVM; the benchmark measures it from outside and judges the result from what it produced.
+ */
+final class RealClusterBenchmark {
+
+    enum Contender { stock, tool }
+
+    record Row(int partitions, String contender, int exitCode, long wallMillis, long allLedMillis, long wrongLeaders,
+               long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib, long cpuMillis, String requests,
+               long outageSetupMillis) {
+
+        String line() {
+            return String.format("| %,d | %s | %d | %,d | %s | %d | %d | %,d | %,d | %d | %,d | %s |", partitions, contender,
+                    exitCode, wallMillis, allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders,
+                    leaderless, recordsLostByLeader, recordsLostByEndOffsets, peakRssMib, cpuMillis, requests);
+        }
+
+        static String header() {
+            return "| partitions | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
+                    + " (by leader) | records lost (end offsets) | peak RSS MiB | CPU ms | requests sent (kind total {node:count}) |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|";
+        }
+    }
+
+    private RealClusterBenchmark() {
+    }
+
+    static void run(Map<String, String> options) throws Exception {
+        List<Integer> sizes = ints(options.getOrDefault("partitions", "1000"));
+        List<Contender> contenders = options.getOrDefault("contenders", "stock,tool").lines()
+                .flatMap(s -> List.of(s.split(",")).stream()).map(String::trim).map(Contender::valueOf).toList();
+        long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
+        Path script = Path.of(options.getOrDefault("script", "bin/kafka-unclean-recovery.sh")).toAbsolutePath();
+        Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
+        List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
+        Path agent = patchAgent(options);
+        Files.createDirectories(out);
+        if (contenders.contains(Contender.tool)) {
+            ensureClassDataArchive(script);
+        }
+        Path results = out.resolve("real-cluster.md");
+        List<Row> rows = new ArrayList<>();
+        for (int n : sizes) {
+            for (Contender c : contenders) {
+                Path dir = out.resolve(c + "-" + n + (agent == null ? "" : "-patched")
+                        + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args"));
+                Row row;
+                try {
+                    row = runOnce(n, c, perRound, script, toolArgs, agent, dir);
+                } catch (OutageSetupFailed e) {
+                    // Seen twice in many runs: one partition's acks=all record never acknowledged on a fresh cluster.
+                    // The broken cluster's node logs are kept for a look; the measurement needs a cluster that works.
+                    System.out.println("  [" + c + " " + n + "] outage set-up failed (" + e.getMessage()
+                            + "); node logs kept in " + e.nodeLogs + "; once more on a fresh cluster");
+                    row = runOnce(n, c, perRound, script, toolArgs, agent, dir);
+                }
+                rows.add(row);
+                System.out.println(Row.header());
+                rows.forEach(r -> System.out.println(r.line()));
+                Files.writeString(results, Instant.now() + " " + row.line() + "  (outage set-up " + row.outageSetupMillis()
+                        + " ms)\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            }
+        }
+        System.out.println("\nresults appended to " + results);
+    }
+
+    private static Row runOnce(int partitions, Contender contender, long perRound, Path script, List<String> toolArgs, Path agent,
+                               Path dir) throws Exception {
+        Files.createDirectories(dir);
+        // The tool never overwrites a plan: a previous run's files would make this one fail.
+        for (String previous : List.of("plan.json", "plan-result.json")) {
+            Files.deleteIfExists(dir.resolve(previous));
+        }
+        try (LocalKafkaCluster cluster = cluster(agent).start(); Admin admin = cluster.createAdmin()) {
+            long setupStart = System.nanoTime();
+            ManyPartitionOutage.Outage outage;
+            try {
+                outage = ManyPartitionOutage.reproduce(cluster, "bench", partitions, perRound, 1,
+                        s -> System.out.println("  [" + contender + " " + partitions + "] " + s));
+            } catch (RuntimeException e) {
+                throw new OutageSetupFailed(e, keepNodeLogs(cluster, dir.resolve("failed-setup-node-logs")));
+            }
+            long setupMillis = (System.nanoTime() - setupStart) / 1_000_000;
+            String quiet = awaitQuietNodes(cluster);
+            System.out.println("  [" + contender + " " + partitions + "] outage ready in " + setupMillis + " ms; " + quiet
+                    + "; running " + contender);
+
+            Path requestLog = dir.resolve("requests.log");
+            Files.deleteIfExists(requestLog);
+            List<String> command = new ArrayList<>(command(contender, cluster, script, dir));
+            if (contender == Contender.tool) {
+                command.addAll(toolArgs);
+            }
+            AtomicLong launchedAt = new AtomicLong();
+            AtomicLong allLedAt = new AtomicLong(-1);
+            Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
+            watcher.setDaemon(true);
+            // Our tool runs as operators run it: through bin/kafka-unclean-recovery.sh (its JVM flags, its class-data
+            // archive), with its request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS (plus the environment's
+            // BENCH_TOOL_OPTS, for profiling: BENCH_TOOL_OPTS=-Xlog:gc:file=/tmp/gc.log, say).
+            Map<String, String> environment = contender == Contender.tool
+                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", ("-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog + " "
+                            + System.getenv().getOrDefault("BENCH_TOOL_OPTS", "")).strip())
+                    : Map.of();
+            // The leader watcher's describes of all N partitions (and their answers) share the cores with the contender.
+            OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            long benchCpuBefore = os.getProcessCpuTime();
+            MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
+                launchedAt.set(launch);
+                watcher.start();
+            });
+            long benchCpuMs = (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000;
+            System.out.println("  [" + contender + " " + partitions + "] the benchmark's JVM (mostly its leader watcher,"
+                    + " polling every " + WATCH_INTERVAL_MS + " ms, and the contender's RSS sampling) used " + benchCpuMs
+                    + " ms of CPU during the contender's " + m.wallMillis() + " ms");
+            // A contender that failed may leave partitions leaderless for good: give the watcher a moment, not minutes.
+            watcher.join(10_000);
+            watcher.interrupt();
+            watcher.join();
+
+            List<TopicPartitionInfo> after = ManyPartitionOutage.describe(admin, outage.topic());
+            long wrong = 0;
+            long leaderless = 0;
+            long lostByLeader = 0;
+            for (TopicPartitionInfo p : after) {
+                int leader = ManyPartitionOutage.leaderOf(p);
+                if (leader < 0) {
+                    leaderless++;
+                } else if (leader != ManyPartitionOutage.LONGEST) {
+                    wrong++;
+                    lostByLeader += outage.bestLogEndOffset() - outage.logEndOffset(leader);
+                }
+            }
+            long lostByEnd = lostByEndOffsets(admin, outage);
+            long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
+            return new Row(partitions, contender + (contender == Contender.tool && !toolArgs.isEmpty()
+                    ? " " + String.join(" ", toolArgs) : "") + (agent == null ? "" : " (patched cluster)"), m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
+                    lostByEnd, m.peakRssKib() / 1024, m.cpuMillis(), RequestLog.format(RequestLog.count(requestLog)), setupMillis);
+        }
+    }
+
+    /**
+     * {@code outage}: one freshly broken cluster, left running for manual runs and profiling (plan is read-only, so
+     * it can be run again and again) until the file {@code <out>/outage.stop} appears; then everything is stopped.
+     */
+    static void hold(Map<String, String> options) throws Exception {
+        int partitions = Integer.parseInt(options.getOrDefault("partitions", "1000"));
+        Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
+        Files.createDirectories(out);
+        Path stop = out.resolve("outage.stop");
+        Files.deleteIfExists(stop);
+        try (LocalKafkaCluster cluster = cluster(patchAgent(options)).start()) {
+            ManyPartitionOutage.reproduce(cluster, "bench", partitions, Long.parseLong(options.getOrDefault("records-per-round", "2")),
+                    1, s -> System.out.println("  [outage " + partitions + "] " + s));
+            Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
+            System.out.println("outage ready: --bootstrap-server " + cluster.bootstrapServers() + " (also in "
+                    + out.resolve("outage.bootstrap") + "); touch " + stop + " to stop it");
+            while (!Files.exists(stop)) {
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    /**
+     * {@code --patched true}: every node runs the kafka-patch agent, so the tool probes with GetReplicaLogInfo and
+     * elects with ElectLeaders v3; Kafka's own tool is unaffected by the agent. Null for a stock cluster.
+     */
+    /**
+     * Waits until the Kafka nodes are idle: brokers restarted uncleanly a moment ago still recover and load thousands
+     * of logs, and whichever contender runs while they do answers slower, by a different amount each run (it made
+     * the N = 5,000 ratio swing by ±0.5). Idle means the nodes together used less than a quarter of one core in
+     * each of two consecutive seconds; at most 90 s. Says how long it took and how busy they were.
+     */
+    private static String awaitQuietNodes(LocalKafkaCluster cluster) throws Exception {
+        long start = System.nanoTime();
+        long ticksPerSecond = 100; // USER_HZ on Linux
+        long last = nodeCpuTicks(cluster);
+        int quietSeconds = 0;
+        long lastUsed = 0;
+        while (quietSeconds < 2 && System.nanoTime() - start < java.time.Duration.ofSeconds(90).toNanos()) {
+            Thread.sleep(1000);
+            long now = nodeCpuTicks(cluster);
+            lastUsed = now - last;
+            last = now;
+            quietSeconds = lastUsed * 4 < ticksPerSecond ? quietSeconds + 1 : 0;
+        }
+        return String.format("nodes idle after %,d ms (%d%% of a core in the last second)",
+                (System.nanoTime() - start) / 1_000_000, lastUsed * 100 / ticksPerSecond);
+    }
+
+    /** utime + stime of every running node's JVM, from /proc/PID/stat. */
+    private static long nodeCpuTicks(LocalKafkaCluster cluster) throws java.io.IOException {
+        long ticks = 0;
+        for (int node : cluster.nodeIds()) {
+            java.util.OptionalLong pid = cluster.pid(node);
+            if (pid.isEmpty()) {
+                continue;
+            }
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid.getAsLong()), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        }
+        return ticks;
+    }
+
+    /** The outage could not be built on this cluster (the cluster is gone; its node logs were copied). */
+    private static final class OutageSetupFailed extends Exception {
+        final Path nodeLogs;
+
+        OutageSetupFailed(RuntimeException cause, Path nodeLogs) {
+            super(cause.getMessage(), cause);
+            this.nodeLogs = nodeLogs;
+        }
+    }
+
+    private static Path keepNodeLogs(LocalKafkaCluster cluster, Path into) throws java.io.IOException {
+        Files.createDirectories(into);
+        for (int node : cluster.nodeIds()) {
+            Path log = cluster.nodeLogFile(node);
+            if (Files.exists(log)) {
+                Files.copy(log, into.resolve("node-" + node + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return into;
+    }
+
+    private static Path patchAgent(Map<String, String> options) {
+        return Boolean.parseBoolean(options.getOrDefault("patched", "false"))
+                ? Path.of(options.getOrDefault("agent", "kafka-patch/target/kafka-unclean-recovery-agent.jar")).toAbsolutePath()
+                : null;
+    }
+
+    /**
+     * 1 controller + 3 brokers, with more heap for thousands of partitions, and the agent when given. The heap is
+     * fixed from the start (-Xms = -Xmx, as kafka-server-start.sh sets it): from the harness's -Xms32m, each growth
+     * of the old generation cost a full collection, and GC logs of the brokers showed one of 634 ms in the middle of
+     * a measured run (broker 2, answering the tool's re-probe).
+     */
+    private static LocalKafkaCluster cluster(Path agent) {
+        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
+                .startupTimeout(java.time.Duration.ofSeconds(240))
+                .jvmArgs(NodeRole.BROKER, "-Xms512m", "-Xmx512m")
+                .jvmArgs(NodeRole.CONTROLLER, "-Xms256m", "-Xmx256m");
+        if (agent != null) {
+            builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
+        }
+        // For diagnosis, e.g. BENCH_NODE_OPTS="-Xlog:gc:file=/tmp/kafka-gc-%p.log": every node's JVM, after the rest.
+        String nodeOpts = System.getenv().getOrDefault("BENCH_NODE_OPTS", "").strip();
+        if (!nodeOpts.isEmpty()) {
+            String[] flags = nodeOpts.split("\\s+");
+            builder.jvmArgs(NodeRole.BROKER, flags).jvmArgs(NodeRole.CONTROLLER, flags);
+        }
+        return builder.build();
+    }
+
+    private static boolean isFresh(Path archive, Path jar) throws java.io.IOException {
+        return Files.exists(archive) && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0;
+    }
+
+    private static List<String> command(Contender contender, LocalKafkaCluster cluster, Path script, Path dir)
+            throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return switch (contender) {
+            // The flags of kafka-run-class.sh's small tools: C1 only, serial GC (and no kafka-run-class.sh start-up).
+            case stock -> List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "-Dlog4j2.configurationFile=" + RequestLog.writeLog4j2Config(dir, dir.resolve("requests.log")),
+                    "-cp", Files.readString(Path.of(System.getProperty("kafka.server.classpath.file",
+                            "target/kafka-server-4.4.0.classpath"))).trim(),
+                    "org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", cluster.bootstrapServers(),
+                    "--election-type", "unclean", "--all-topic-partitions");
+            case tool -> List.of(script.toString(), "--bootstrap-server", cluster.bootstrapServers(),
+                    "recover", "--automated-recovery", "--strategy", "proactive",
+                    "--output-file", dir.resolve("plan.json").toString());
+        };
+    }
+
+    /**
+     * The bin script builds its class-data archive in the background on first use; a measured run must neither
+     * pay for that nor run without it. Runs {@code --help} once and waits for the archive.
+     */
+    static void ensureClassDataArchive(Path script) throws Exception {
+        Path target = script.toAbsolutePath().getParent().getParent().resolve("tool").resolve("target");
+        Path archive = target.resolve("kafka-unclean-recovery.jsa");
+        Path jar = target.resolve("kafka-unclean-recovery.jar");
+        MeasuredProcess.run(List.of(script.toString(), "--help"), target.resolve("bench/cds-warmup"), 300);
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!isFresh(archive, jar) && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+        }
+        if (!isFresh(archive, jar)) {
+            System.out.println("  (no class-data archive at " + archive + " after 2 minutes: measuring without it)");
+        }
+    }
+
+    /**
+     * Each poll describes all N partitions: at 100 ms this JVM used 870 ms of CPU during Kafka's tool's 2,886 ms
+     * (N = 5,000), a third of one of the 2 cores the contender and the brokers share (the brokers answer every poll
+     * too). 250 ms costs "all led" its precision (±250 ms), not the wall time the target is about.
+     */
+    private static final long WATCH_INTERVAL_MS = 250;
+
+    /** Polls the topic every WATCH_INTERVAL_MS from launch until every partition has a leader (bounded: 10 minutes). */
+    private static void watchLeaders(Admin admin, ManyPartitionOutage.Outage outage, AtomicLong launchedAt, AtomicLong allLedAt) {
+        long deadline = System.nanoTime() + 600_000_000_000L;
+        while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+            try {
+                List<TopicPartitionInfo> all = ManyPartitionOutage.describe(admin, outage.topic());
+                long now = System.nanoTime();
+                if (all.stream().allMatch(p -> ManyPartitionOutage.leaderOf(p) >= 0)) {
+                    allLedAt.set(now);
+                    return;
+                }
+                Thread.sleep(WATCH_INTERVAL_MS);
+            } catch (InterruptedException e) {
+                return;
+            } catch (ExecutionException e) {
+                // a transient metadata error; poll again
+            }
+        }
+    }
+
+    /** Sum over partitions of (best surviving log end − end offset now), once the end offsets stop moving. */
+    private static long lostByEndOffsets(Admin admin, ManyPartitionOutage.Outage outage) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < outage.partitions(); p++) {
+            request.put(new TopicPartition(outage.topic(), p), OffsetSpec.latest());
+        }
+        long previous = -1;
+        for (int attempt = 0; attempt < 30; attempt++) {
+            long lost = 0;
+            try {
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(request).all().get();
+                for (ListOffsetsResult.ListOffsetsResultInfo end : ends.values()) {
+                    lost += Math.max(0, outage.bestLogEndOffset() - end.offset());
+                }
+            } catch (ExecutionException e) {
+                lost = -1; // some partition has no leader (yet)
+            }
+            if (lost >= 0 && lost == previous) {
+                return lost;
+            }
+            previous = lost;
+            Thread.sleep(500);
+        }
+        return previous;
+    }
+
+    static List<Integer> ints(String csv) {
+        return List.of(csv.split(",")).stream().map(String::trim).map(Integer::parseInt).toList();
+    }
+}
