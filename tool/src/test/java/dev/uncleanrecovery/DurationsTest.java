@@ -4,6 +4,7 @@ package dev.uncleanrecovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.support.Durations;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

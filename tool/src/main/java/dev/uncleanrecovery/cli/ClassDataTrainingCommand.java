@@ -2,21 +2,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.Strategy;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.Outcome;
 import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
 import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.cluster.ClientProperties;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.connect.ClientProperties;
 import java.util.Properties;
 import picocli.CommandLine.Option;
 

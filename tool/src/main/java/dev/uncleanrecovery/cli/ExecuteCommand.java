@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.Outcome;
@@ -11,7 +10,8 @@ import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
-import dev.uncleanrecovery.workflow.RecoveryExecution;
+import dev.uncleanrecovery.recovery.RecoveryExecution;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.workflow.RecoveryExecution;
+import dev.uncleanrecovery.recovery.RecoveryExecution;
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Option;

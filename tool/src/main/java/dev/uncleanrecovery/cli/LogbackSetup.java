@@ -29,8 +29,8 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
 
     public static final String REQUEST_LOG_PROPERTY = "kafka.unclean.recovery.request.log";
     /** The loggers whose DEBUG lines are the request log (BrokerConnections' own NetworkClient is not among them). */
-    static final List<String> REQUEST_LOGGERS = List.of("dev.uncleanrecovery.cluster.BrokerConnections",
-            "dev.uncleanrecovery.cluster.BrokerRawChannels", "org.apache.kafka.clients.NetworkClient");
+    static final List<String> REQUEST_LOGGERS = List.of("dev.uncleanrecovery.connect.BrokerConnections",
+            "dev.uncleanrecovery.connect.BrokerRawChannels", "org.apache.kafka.clients.NetworkClient");
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {

@@ -2,15 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.Durations;
-import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.connect.BrokerNativeSupport;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
-import dev.uncleanrecovery.workflow.RecoveryPlanning;
+import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.support.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -3,12 +3,12 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.workflow.RecoveryPlanning;
+import dev.uncleanrecovery.recovery.RecoveryPlanning;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;

@@ -2,13 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.plan.PlanUnansweredBroker;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.SkippedPartition;
-import dev.uncleanrecovery.probe.EvidenceStatus;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,7 +79,7 @@ final class PlanPrinter {
         }
         if (e.status() == EvidenceStatus.OK) {
             return "(epoch " + e.lastWrittenLeaderEpoch() + ", LEO " + e.logEndOffset()
-                    + (e.source() == dev.uncleanrecovery.probe.EvidenceSource.STOCK ? "" : ", " + e.source().name().toLowerCase(java.util.Locale.ROOT))
+                    + (e.source() == dev.uncleanrecovery.evidence.EvidenceSource.STOCK ? "" : ", " + e.source().name().toLowerCase(java.util.Locale.ROOT))
                     + ")";
         }
         return "(" + e.status() + ")";

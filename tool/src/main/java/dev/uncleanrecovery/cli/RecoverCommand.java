@@ -2,15 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.ReorderJournalFile;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.ResultFile;
-import dev.uncleanrecovery.workflow.RecoveryExecution;
-import dev.uncleanrecovery.workflow.RecoveryPlanning;
+import dev.uncleanrecovery.recovery.RecoveryExecution;
+import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;

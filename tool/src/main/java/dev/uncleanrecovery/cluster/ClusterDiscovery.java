@@ -2,9 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
-import dev.uncleanrecovery.Durations;
-import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRotation;
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.connect.ClientProperties;
+import dev.uncleanrecovery.support.Durations;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,7 +58,7 @@ import org.apache.kafka.common.utils.Utils;
  * DescribeTopicPartitions, ApiVersions (finalized features), DescribeConfigs and
  * ListPartitionReassignments, each sent straight to one live broker at a time through
  * {@link BrokerRotation}, so a hung broker is skipped after one request timeout instead of
- * stalling every call. Read-only, except through {@link #controllerCalls()} (the stock elector's writes). Admin is
+ * stalling every call. Read-only (the stock elector's writes go through its connections: ControllerCalls). Admin is
  * kept for Kafka 3.7 (its reassignment listing).
  */
 public final class ClusterDiscovery implements AutoCloseable {
@@ -129,12 +134,23 @@ public final class ClusterDiscovery implements AutoCloseable {
         return admin;
     }
 
-    /**
-     * AlterPartitionReassignments and ElectLeaders through the live brokers of the last read (each forwards them to
-     * the controller), over the connections discovery opened.
-     */
-    public ControllerCalls controllerCalls() {
-        return new ControllerCalls(connections, rotation, () -> live(lastKnownBrokers()), requestTimeout);
+    /** The connections discovery opened, for requests to single brokers. */
+    public BrokerConnections connections() {
+        return connections;
+    }
+
+    /** The broker order discovery keeps: those that answered first, those that did not last. */
+    public BrokerRotation rotation() {
+        return rotation;
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** The unfenced brokers of the last read (DescribeCluster). */
+    public List<BrokerState> liveBrokers() {
+        return live(lastKnownBrokers());
     }
 
     /** Connections to single brokers with the same client properties; {@code brokers} become askable. */

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.connect.BrokerState;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

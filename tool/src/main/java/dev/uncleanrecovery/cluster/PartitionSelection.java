@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +75,9 @@ public sealed interface PartitionSelection {
     static Set<TopicPartition> readElectionFile(Path file) {
         JsonNode root;
         try {
-            root = Json.mapper().readTree(Files.readString(file));
+            // a key given twice is an error, not the last one winning
+            root = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build()
+                    .readTree(Files.readString(file));
         } catch (java.nio.file.NoSuchFileException e) {
             throw new UserInputException("--path-to-json-file " + file + " does not exist");
         } catch (IOException e) {

@@ -3,6 +3,9 @@
 package dev.uncleanrecovery.cluster;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRotation;
+import dev.uncleanrecovery.connect.BrokerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

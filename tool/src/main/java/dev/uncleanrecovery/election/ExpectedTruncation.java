@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.election;
 
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 
 /**
  * What one replica is expected to lose when it follows the designated leader: the offsets

@@ -3,8 +3,8 @@
 package dev.uncleanrecovery.election;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.util.Optional;
 
 /**

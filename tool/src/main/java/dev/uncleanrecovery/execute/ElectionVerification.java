@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
-import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;

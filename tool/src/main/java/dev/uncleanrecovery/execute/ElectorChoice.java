@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
-import dev.uncleanrecovery.OnItsOwnThread;
-import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.connect.BrokerNativeSupport;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;

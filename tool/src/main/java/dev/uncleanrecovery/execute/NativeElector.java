@@ -4,15 +4,15 @@ package dev.uncleanrecovery.execute;
 
 import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerRequestException;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
-import dev.uncleanrecovery.cluster.ControllerCalls;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.execute.ControllerCalls;
+import dev.uncleanrecovery.protocol.Frames;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;
 import dev.uncleanrecovery.wire.ElectLeadersResponse;
-import dev.uncleanrecovery.protocol.Frames;
 import dev.uncleanrecovery.wire.ProtocolException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,17 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
-import dev.uncleanrecovery.OnItsOwnThread;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

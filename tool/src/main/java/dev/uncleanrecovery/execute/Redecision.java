@@ -4,8 +4,8 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.util.List;
 
 /**

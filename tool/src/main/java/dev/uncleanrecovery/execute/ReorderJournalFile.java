@@ -3,8 +3,8 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
-import dev.uncleanrecovery.cluster.ControllerCalls;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.execute.ControllerCalls;
 import dev.uncleanrecovery.plan.ReorderJournal;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -3,7 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;

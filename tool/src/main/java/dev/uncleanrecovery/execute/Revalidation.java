@@ -4,7 +4,7 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.Optional;
 
 /**

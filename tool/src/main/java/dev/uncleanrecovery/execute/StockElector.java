@@ -4,11 +4,11 @@ package dev.uncleanrecovery.execute;
 
 import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
 
-import dev.uncleanrecovery.OnItsOwnThread;
-import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
-import dev.uncleanrecovery.cluster.ControllerCalls;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.execute.ControllerCalls;
+import dev.uncleanrecovery.support.OnItsOwnThread;
+import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,13 +4,13 @@ package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.logdir.LogDirReport;
 import dev.uncleanrecovery.logdir.LogDirSummary;
 import dev.uncleanrecovery.logdir.PartitionLogSummary;
 import dev.uncleanrecovery.logdir.SkippedDirectory;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.plan;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.Strategy;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -3,9 +3,9 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import org.apache.kafka.common.TopicPartition;
 

@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
-import dev.uncleanrecovery.cluster.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import java.time.Duration;
 import java.util.Collection;

@@ -2,19 +2,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerRequestException;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.protocol.Frames;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import dev.uncleanrecovery.wire.ProtocolException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.Collections;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;

@@ -2,8 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
-import dev.uncleanrecovery.Durations;
-import dev.uncleanrecovery.cluster.BrokerRequestException;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.support.Durations;
+import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -179,13 +182,13 @@ public final class ProbeFanOut {
             // Sized once (a partition per replica at most): rehashing 100,000 entries again and again costs.
             int replicas = partitionsByBroker.values().stream().mapToInt(List::size).sum();
             // Only to find a partition listed under several brokers: each replica then goes straight to its evidence.
-            Map<SpreadKey, PartitionEvidence> evidence = new HashMap<>(Math.max(16, replicas));
+            Map<PartitionMap.Key, PartitionEvidence> evidence = new HashMap<>(Math.max(16, replicas));
             this.firstSeen = new ArrayList<>(replicas);
             partitionsByBroker.forEach((brokerId, partitions) -> {
                 BrokerRun broker = new BrokerRun(brokerId, partitions.size());
                 for (PartitionToProbe p : partitions) {
                     if (!broker.unsettled.containsKey(p.topicPartition())) {
-                        PartitionEvidence partition = evidence.computeIfAbsent(SpreadKey.of(p.topicPartition()), k -> {
+                        PartitionEvidence partition = evidence.computeIfAbsent(PartitionMap.Key.of(p.topicPartition()), k -> {
                             PartitionEvidence first = new PartitionEvidence(p.topicPartition());
                             firstSeen.add(first);
                             return first;
@@ -519,28 +522,6 @@ public final class ProbeFanOut {
 
         PartitionEvidence(TopicPartition topicPartition) {
             this.topicPartition = topicPartition;
-        }
-    }
-
-    /**
-     * A map key for run-wide maps of many partitions. {@link TopicPartition}'s own hash (31 × partition + the
-     * topic's hash) collides for numbered topics: 100,000 partitions of {@code sim-0000}…{@code sim-0099} share
-     * about 10,000 hashes, and a 100,000-entry map of them spends most of a probe's CPU in {@code equals}.
-     * Multiplying the topic's hash by an odd constant spreads topics far apart.
-     */
-    private record SpreadKey(String topic, int partition) {
-        static SpreadKey of(TopicPartition tp) {
-            return new SpreadKey(tp.topic(), tp.partition());
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof SpreadKey k && partition == k.partition && topic.equals(k.topic);
-        }
-
-        @Override
-        public int hashCode() {
-            return topic.hashCode() * 0x9E3779B9 + partition;
         }
     }
 

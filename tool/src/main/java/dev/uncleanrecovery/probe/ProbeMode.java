@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.evidence.EvidenceSource;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;

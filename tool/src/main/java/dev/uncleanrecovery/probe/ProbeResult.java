@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +26,7 @@ public interface ReplicaLogInfoSource {
      * @return completes normally once the broker answered, even if some partitions carry errors
      *         (those go in the answer). Completes exceptionally when the broker gave no usable answer
      *         (connection, authentication, timeout) — normally with a
-     *         {@link dev.uncleanrecovery.cluster.BrokerRequestException}, whose retriable flag the
+     *         {@link dev.uncleanrecovery.connect.BrokerRequestException}, whose retriable flag the
      *         engine honours. Must not block the calling thread.
      */
     CompletableFuture<ProbeBatchAnswer> probe(ProbeBatch batch);

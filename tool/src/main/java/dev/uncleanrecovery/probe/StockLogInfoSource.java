@@ -2,12 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.probe;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerRequestException;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.protocol.FetchWire;
 import dev.uncleanrecovery.protocol.ListOffsetsWire;
 import dev.uncleanrecovery.protocol.PartitionList;
 import dev.uncleanrecovery.wire.ProtocolException;
+import dev.uncleanrecovery.support.PartitionMap;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
@@ -156,7 +160,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
      */
     static final class BatchPositions {
         final List<PartitionToProbe> partitions;
-        private Map<TopicPartition, Integer> index;
+        private Map<PartitionMap.Key, Integer> index;
 
         BatchPositions(List<PartitionToProbe> partitions) {
             this.partitions = partitions;
@@ -174,15 +178,15 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                     return expected;
                 }
             }
-            Integer position = index().get(new TopicPartition(topic, partition));
+            Integer position = index().get(new PartitionMap.Key(topic, partition));
             return position == null ? -1 : position;
         }
 
-        private synchronized Map<TopicPartition, Integer> index() {
+        private synchronized Map<PartitionMap.Key, Integer> index() {
             if (index == null) {
                 index = new HashMap<>();
                 for (int i = 0; i < partitions.size(); i++) {
-                    index.put(partitions.get(i).topicPartition(), i);
+                    index.put(PartitionMap.Key.of(partitions.get(i).topicPartition()), i);
                 }
             }
             return index;

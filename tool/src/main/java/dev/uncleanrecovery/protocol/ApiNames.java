@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.protocol;
 
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
-
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /** An api key as messages name it: "ListOffsets", "GetReplicaLogInfo"; a number only when no name exists. */

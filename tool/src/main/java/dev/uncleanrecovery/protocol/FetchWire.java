@@ -2,10 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.protocol;
 
+import dev.uncleanrecovery.wire.ProtocolException;
 import dev.uncleanrecovery.wire.WireReader;
 import dev.uncleanrecovery.wire.WireWriter;
-import dev.uncleanrecovery.wire.ProtocolException;
-
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.Uuid;
 

@@ -2,10 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.protocol;
 
+import dev.uncleanrecovery.wire.UnknownTaggedField;
 import dev.uncleanrecovery.wire.WireReader;
 import dev.uncleanrecovery.wire.WireWriter;
-import dev.uncleanrecovery.wire.UnknownTaggedField;
-
 import java.util.List;
 
 /**

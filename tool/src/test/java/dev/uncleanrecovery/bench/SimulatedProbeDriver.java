@@ -2,15 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.bench;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerState;
-import dev.uncleanrecovery.cluster.ClientProperties;
-import dev.uncleanrecovery.probe.EvidenceStatus;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.connect.ClientProperties;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import dev.uncleanrecovery.probe.StockLogInfoSource;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;

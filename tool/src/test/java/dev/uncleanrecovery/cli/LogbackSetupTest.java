@@ -34,7 +34,7 @@ class LogbackSetupTest {
             context.getLogger("org.apache.kafka.clients.admin.KafkaAdminClient").error("shown: kafka-clients' {}", "ERROR");
             context.getLogger("dev.uncleanrecovery.probe.ProbeFanOut").info("not shown: {}", "INFO under the root's WARN");
             context.getLogger("dev.uncleanrecovery.probe.ProbeFanOut").warn("shown: {}", "our WARN");
-            context.getLogger("dev.uncleanrecovery.cluster.BrokerConnections").debug("not shown: no request log asked for");
+            context.getLogger("dev.uncleanrecovery.connect.BrokerConnections").debug("not shown: no request log asked for");
         } finally {
             System.setErr(stderr);
             context.stop();

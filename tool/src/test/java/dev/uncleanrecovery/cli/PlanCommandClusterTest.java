@@ -4,6 +4,8 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.harness.KafkaToolProcess;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
@@ -13,8 +15,6 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,6 +4,8 @@ package dev.uncleanrecovery.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.connect.ClientProperties;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.StopMode;

@@ -5,9 +5,9 @@ package dev.uncleanrecovery.election;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

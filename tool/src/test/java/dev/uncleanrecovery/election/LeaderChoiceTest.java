@@ -12,8 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.List;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
@@ -204,7 +204,7 @@ class LeaderChoiceTest {
         @Test
         void evidence_of_another_partition_is_a_programming_error() {
             ReplicaEvidence other = ReplicaEvidence.answered(new TopicPartition("orders", 4), 1,
-                    dev.uncleanrecovery.probe.EvidenceSource.STOCK, 1, 1, 1, -1, OfflinePartition.PROBED_AT);
+                    dev.uncleanrecovery.evidence.EvidenceSource.STOCK, 1, 1, 1, -1, OfflinePartition.PROBED_AT);
 
             assertThatThrownBy(() -> decide(orders3().state(), PROACTIVE, other))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("orders-4");

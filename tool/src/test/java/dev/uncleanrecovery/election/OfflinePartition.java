@@ -3,9 +3,9 @@
 package dev.uncleanrecovery.election;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;

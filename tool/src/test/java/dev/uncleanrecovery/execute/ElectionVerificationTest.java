@@ -4,9 +4,9 @@ package dev.uncleanrecovery.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerState;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

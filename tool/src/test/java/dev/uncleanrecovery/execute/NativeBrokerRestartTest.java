@@ -4,12 +4,12 @@ package dev.uncleanrecovery.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.ExpectedState;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

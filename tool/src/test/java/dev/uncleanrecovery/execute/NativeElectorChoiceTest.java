@@ -4,10 +4,10 @@ package dev.uncleanrecovery.execute;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
-import dev.uncleanrecovery.cluster.BrokerApiVersions.ApiRange;
-import dev.uncleanrecovery.cluster.BrokerNativeSupport;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.connect.BrokerApiVersions.ApiRange;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

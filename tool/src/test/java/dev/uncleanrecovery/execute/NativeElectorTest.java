@@ -5,14 +5,14 @@ package dev.uncleanrecovery.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.uncleanrecovery.cluster.BrokerRequestException;
-import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;
-import dev.uncleanrecovery.wire.ElectLeadersResponse;
 import dev.uncleanrecovery.wire.ElectLeadersResponse.PartitionResult;
 import dev.uncleanrecovery.wire.ElectLeadersResponse.ReplicaElectionResult;
+import dev.uncleanrecovery.wire.ElectLeadersResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,8 @@ package dev.uncleanrecovery.logdir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.LogTailCut;

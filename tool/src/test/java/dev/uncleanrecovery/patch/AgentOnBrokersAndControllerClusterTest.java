@@ -4,7 +4,7 @@ package dev.uncleanrecovery.patch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -15,8 +15,8 @@ import dev.uncleanrecovery.wire.ElectLeadersRequest;
 import dev.uncleanrecovery.wire.ElectLeadersResponse;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;

@@ -4,7 +4,7 @@ package dev.uncleanrecovery.patch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;

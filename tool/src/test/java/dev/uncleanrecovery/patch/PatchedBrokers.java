@@ -2,14 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.patch;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerState;
-import dev.uncleanrecovery.cluster.ClientProperties;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.connect.ClientProperties;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.protocol.Frames;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;
 import dev.uncleanrecovery.wire.ElectLeadersResponse;
-import dev.uncleanrecovery.protocol.Frames;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;

@@ -5,9 +5,12 @@ package dev.uncleanrecovery.probe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
-import dev.uncleanrecovery.cluster.BrokerApiVersions.ApiRange;
-import dev.uncleanrecovery.cluster.BrokerRequestException;
+import dev.uncleanrecovery.connect.BrokerApiVersions.ApiRange;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

@@ -4,12 +4,15 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerApiVersions;
-import dev.uncleanrecovery.cluster.BrokerApiVersions.ApiRange;
+import dev.uncleanrecovery.connect.BrokerApiVersions.ApiRange;
+import dev.uncleanrecovery.connect.BrokerApiVersions;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.TopicPartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

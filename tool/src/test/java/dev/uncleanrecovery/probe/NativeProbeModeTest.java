@@ -4,8 +4,9 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.evidence.EvidenceSource;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,10 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerRequestException;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

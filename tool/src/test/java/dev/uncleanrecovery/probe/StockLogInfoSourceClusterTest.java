@@ -4,12 +4,15 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.ClientProperties;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.ClientProperties;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.LogTailCut;

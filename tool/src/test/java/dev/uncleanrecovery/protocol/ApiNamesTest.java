@@ -2,10 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.protocol;
 
-import dev.uncleanrecovery.wire.GetReplicaLogInfo;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 

@@ -2,17 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.protocol;
 
-import dev.uncleanrecovery.wire.Hex;
-import dev.uncleanrecovery.wire.ElectLeaders;
-import dev.uncleanrecovery.wire.ElectLeadersRequest;
-import dev.uncleanrecovery.wire.ElectLeadersResponse;
-import dev.uncleanrecovery.wire.UnknownTaggedField;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest.TopicPartitions;
+import dev.uncleanrecovery.wire.ElectLeadersRequest;
 import dev.uncleanrecovery.wire.ElectLeadersResponse.PartitionResult;
 import dev.uncleanrecovery.wire.ElectLeadersResponse.ReplicaElectionResult;
+import dev.uncleanrecovery.wire.ElectLeadersResponse;
+import dev.uncleanrecovery.wire.Hex;
+import dev.uncleanrecovery.wire.UnknownTaggedField;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,22 +2,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.protocol;
 
-import dev.uncleanrecovery.wire.Hex;
-import dev.uncleanrecovery.wire.GetReplicaLogInfo;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
-import dev.uncleanrecovery.wire.ElectLeaders;
-import dev.uncleanrecovery.wire.ElectLeadersRequest;
-import dev.uncleanrecovery.wire.ElectLeadersResponse;
-import dev.uncleanrecovery.wire.ProtocolException;
-import dev.uncleanrecovery.wire.UnknownTaggedField;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.uncleanrecovery.wire.ElectLeaders;
+import dev.uncleanrecovery.wire.ElectLeadersRequest;
+import dev.uncleanrecovery.wire.ElectLeadersResponse;
+import dev.uncleanrecovery.wire.GetReplicaLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.TopicPartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
+import dev.uncleanrecovery.wire.Hex;
+import dev.uncleanrecovery.wire.ProtocolException;
+import dev.uncleanrecovery.wire.UnknownTaggedField;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Random;
@@ -26,10 +25,10 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Bytes from the network are untrusted: whatever arrives, decoding either succeeds or throws

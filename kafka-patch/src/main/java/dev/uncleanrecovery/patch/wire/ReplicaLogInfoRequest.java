@@ -4,9 +4,9 @@ package dev.uncleanrecovery.patch.wire;
 
 import dev.uncleanrecovery.patch.AgentMain;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.TopicPartitionLogInfo;
+import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.protocol.ApiKeys;

@@ -1,9 +1,9 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cluster;
+package dev.uncleanrecovery.connect;
 
-import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.protocol.ApiNames;
+import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,8 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.message.RequestHeaderData;

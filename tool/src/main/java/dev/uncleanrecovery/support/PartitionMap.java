@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.probe;
+package dev.uncleanrecovery.support;
 
 import java.util.AbstractMap;
 import java.util.AbstractSet;
@@ -17,10 +17,11 @@ import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * An unmodifiable map of partitions in topic/partition order, held in two arrays and looked up by binary search:
- * for results about many partitions. A hash map keyed by {@link TopicPartition} suffers from its hash (31 ×
- * partition + the topic's hash), which collides for numbered topics: 100,000 partitions of {@code sim-0000}…
- * {@code sim-0099} share about 10,000 hashes, so every lookup walks a chain of equal-looking keys.
+ * The one way the tool keys data by partition when there are many: an unmodifiable map in topic/partition order,
+ * held in two arrays and looked up by binary search, and {@link Key} for hash maps that are filled as they go. A
+ * hash map keyed by {@link TopicPartition} suffers from its hash (31 × partition + the topic's hash), which collides
+ * for numbered topics: 100,000 partitions of {@code sim-0000}…{@code sim-0099} share about 10,000 hashes, so every
+ * lookup walks a chain of equal-looking keys.
  */
 public final class PartitionMap<V> extends AbstractMap<TopicPartition, V> {
 
@@ -102,6 +103,24 @@ public final class PartitionMap<V> extends AbstractMap<TopicPartition, V> {
                 }
             }
             return new PartitionMap<>(sortedKeys, sortedValues);
+        }
+    }
+
+    /** A hash key for one partition that spreads topics apart (the topic's hash times an odd constant). */
+    public record Key(String topic, int partition) {
+
+        public static Key of(TopicPartition tp) {
+            return new Key(tp.topic(), tp.partition());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && partition == k.partition && topic.equals(k.topic);
+        }
+
+        @Override
+        public int hashCode() {
+            return topic.hashCode() * 0x9E3779B9 + partition;
         }
     }
 

@@ -1,14 +1,18 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.workflow;
+package dev.uncleanrecovery.recovery;
 
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerNativeSupport;
-import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerNativeSupport;
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.execute.ControllerCalls;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
 import dev.uncleanrecovery.execute.ExecutionResult;
@@ -22,14 +26,11 @@ import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ReorderJournal;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,7 +103,7 @@ public final class RecoveryExecution {
                 },
                 // The connections exist by now: the survey above opened them with the live brokers.
                 via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
-                whyStock -> new StockElector(discovery.controllerCalls(), polling, options.verifyTimeout(), progress,
+                whyStock -> new StockElector(ControllerCalls.through(discovery), polling, options.verifyTimeout(), progress,
                         whyStock, journal));
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
@@ -136,7 +137,7 @@ public final class RecoveryExecution {
             if (dryRun) {
                 left.leftoverNotice().ifPresent(progress);
             } else {
-                left.restoreLeftover(reader, discovery.controllerCalls(), progress)
+                left.restoreLeftover(reader, ControllerCalls.through(discovery), progress)
                         .forEach((tp, note) -> notes.merge(tp, note, (a, b) -> a + "; " + b));
             }
         }

@@ -1,10 +1,10 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cluster;
+package dev.uncleanrecovery.connect;
 
-import dev.uncleanrecovery.Durations;
-import dev.uncleanrecovery.Pause;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.support.Durations;
+import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,7 +27,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * a whole request timeout on a hung one, each time it picks it. Here a broker that did not answer
  * moves to the back of the order for the rest of the run, so it costs one request timeout, once.
  */
-final class BrokerRotation {
+public final class BrokerRotation {
 
     /** Pause between two rounds in which no broker answered (all refused, say), so a round is not a busy loop. */
     private static final long PAUSE_BETWEEN_ROUNDS_MS = 200;
@@ -48,7 +48,7 @@ final class BrokerRotation {
      * @param callTimeout      how long the whole call may take, over all brokers
      * @param bootstrapServers as the user gave them, for the message when nobody answers
      */
-    BrokerRotation(Duration requestTimeout, Duration callTimeout, String bootstrapServers) {
+    public BrokerRotation(Duration requestTimeout, Duration callTimeout, String bootstrapServers) {
         this.requestTimeout = requestTimeout;
         this.callTimeout = callTimeout;
         this.bootstrapServers = bootstrapServers;
@@ -65,7 +65,7 @@ final class BrokerRotation {
      * @throws BrokerRequestException      when a broker refused us for good (authentication failed)
      * @throws UserInputException          when no broker answered within the call timeout
      */
-    <R> R ask(List<BrokerState> candidates, String what, RequestToOne<R> request) {
+    public <R> R ask(List<BrokerState> candidates, String what, RequestToOne<R> request) {
         if (candidates.isEmpty()) {
             throw new UserInputException("could not " + what + ": no live broker to ask");
         }
@@ -108,7 +108,7 @@ final class BrokerRotation {
      * @param request sends to one broker; its future fails with a {@link BrokerRequestException} when
      *                the broker did not answer, or with any other exception when the answer says no
      */
-    <R> R race(List<BrokerState> candidates, String what, AsyncRequestToOne<R> request) {
+    public <R> R race(List<BrokerState> candidates, String what, AsyncRequestToOne<R> request) {
         if (candidates.isEmpty()) {
             throw new UserInputException("could not " + what + ": no address to ask");
         }
@@ -171,12 +171,12 @@ final class BrokerRotation {
     }
 
     /** How long one broker may take to answer. */
-    Duration requestTimeout() {
+    public Duration requestTimeout() {
         return requestTimeout;
     }
 
     /** The candidates that have not failed to answer, in the given order. */
-    synchronized List<BrokerState> answering(List<BrokerState> candidates) {
+    public synchronized List<BrokerState> answering(List<BrokerState> candidates) {
         return candidates.stream().filter(b -> !unanswering.contains(b.address())).toList();
     }
 
@@ -212,7 +212,7 @@ final class BrokerRotation {
     }
 
     /** The answer of one request, or the exception it failed with, unwrapped. */
-    static <R> R await(CompletableFuture<R> future) {
+    public static <R> R await(CompletableFuture<R> future) {
         try {
             return future.get();
         } catch (ExecutionException | CompletionException e) {
@@ -228,13 +228,13 @@ final class BrokerRotation {
 
     /** One attempt at one broker, asynchronous. */
     @FunctionalInterface
-    interface AsyncRequestToOne<R> {
+    public interface AsyncRequestToOne<R> {
         CompletableFuture<R> send(BrokerState broker, Duration timeout);
     }
 
     /** One attempt at one broker. */
     @FunctionalInterface
-    interface RequestToOne<R> {
+    public interface RequestToOne<R> {
         R send(BrokerState broker, Duration timeout);
     }
 }

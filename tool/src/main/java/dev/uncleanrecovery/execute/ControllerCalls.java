@@ -1,7 +1,11 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cluster;
+package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRotation;
+import dev.uncleanrecovery.connect.BrokerState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,9 +18,9 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
+import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsResponseData;
 import org.apache.kafka.common.message.ElectLeadersResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -52,6 +56,15 @@ public final class ControllerCalls {
     private final BrokerRotation rotation;
     private final Supplier<List<BrokerState>> liveBrokers;
     private final Duration requestTimeout;
+
+    /**
+     * AlterPartitionReassignments and ElectLeaders through the live brokers of the discovery's last read (each
+     * forwards them to the controller), over the connections it opened.
+     */
+    public static ControllerCalls through(ClusterDiscovery discovery) {
+        return new ControllerCalls(discovery.connections(), discovery.rotation(), discovery::liveBrokers,
+                discovery.requestTimeout());
+    }
 
     ControllerCalls(BrokerConnections connections, BrokerRotation rotation, Supplier<List<BrokerState>> liveBrokers,
                     Duration requestTimeout) {

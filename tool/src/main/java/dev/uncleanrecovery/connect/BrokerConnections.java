@@ -1,9 +1,9 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cluster;
+package dev.uncleanrecovery.connect;
 
-import dev.uncleanrecovery.Durations;
 import dev.uncleanrecovery.protocol.ApiNames;
+import dev.uncleanrecovery.support.Durations;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -1,35 +1,35 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.workflow;
+package dev.uncleanrecovery.recovery;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.cluster.BrokerConnections;
-import dev.uncleanrecovery.cluster.BrokerState;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.SkipCause;
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.plan.EvidenceFile;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
 import dev.uncleanrecovery.plan.PlanUnansweredBroker;
-import dev.uncleanrecovery.probe.EvidenceSource;
-import dev.uncleanrecovery.probe.EvidenceStatus;
-import dev.uncleanrecovery.probe.PartitionMap;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeProgress;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.probe.ReplicaEvidence;
 import dev.uncleanrecovery.probe.RequestCounts;
 import dev.uncleanrecovery.probe.UnansweredBroker;
+import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

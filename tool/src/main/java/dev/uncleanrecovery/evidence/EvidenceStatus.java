@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.probe;
+package dev.uncleanrecovery.evidence;
 
 /** Whether a replica's log facts are known. Only {@link #OK} evidence can make a replica a candidate. */
 public enum EvidenceStatus {

@@ -1,8 +1,8 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cluster;
+package dev.uncleanrecovery.connect;
 
-import dev.uncleanrecovery.Durations;
+import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.probe;
+package dev.uncleanrecovery.evidence;
 
 /** Where a replica's log facts came from. */
 public enum EvidenceSource {

@@ -1,0 +1,84 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.architecture;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import java.time.Clock;
+import java.time.Instant;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The layering docs/architecture.md describes, checked on the compiled classes: a package uses only the ones below
+ * it, and the election policy is a pure function of its inputs (a surprising choice must replay in a unit test,
+ * with no broker, disk or clock).
+ */
+@AnalyzeClasses(packages = "dev.uncleanrecovery", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayeringTest {
+
+    private static final String ROOT = "dev.uncleanrecovery";
+
+    @ArchTest
+    static final ArchRule no_package_uses_a_higher_layer = layeredArchitecture().consideringOnlyDependenciesInLayers()
+            .layer("cli").definedBy(ROOT + ".cli..")
+            .layer("recovery").definedBy(ROOT + ".recovery..")
+            .layer("execute").definedBy(ROOT + ".execute..")
+            .layer("plan").definedBy(ROOT + ".plan..")
+            .layer("logdir").definedBy(ROOT + ".logdir..")
+            .layer("election").definedBy(ROOT + ".election..")
+            .layer("probe").definedBy(ROOT + ".probe..")
+            .layer("cluster").definedBy(ROOT + ".cluster..")
+            .layer("connect").definedBy(ROOT + ".connect..")
+            .layer("evidence").definedBy(ROOT + ".evidence..")
+            .layer("protocol").definedBy(ROOT + ".protocol..")
+            .layer("wire").definedBy(ROOT + ".wire..")
+            .layer("support").definedBy(ROOT + ".support..")
+            .layer("harness").definedBy(ROOT + ".localcluster..", ROOT + ".harness..")
+            .whereLayer("cli").mayNotBeAccessedByAnyLayer()
+            .whereLayer("recovery").mayOnlyBeAccessedByLayers("cli")
+            .whereLayer("execute").mayOnlyBeAccessedByLayers("recovery", "cli")
+            .whereLayer("plan").mayOnlyBeAccessedByLayers("execute", "recovery", "cli")
+            .whereLayer("logdir").mayOnlyBeAccessedByLayers("plan", "execute", "recovery", "cli")
+            .whereLayer("election").mayOnlyBeAccessedByLayers("plan", "execute", "recovery", "cli")
+            .whereLayer("probe").mayOnlyBeAccessedByLayers("plan", "execute", "recovery", "cli")
+            .whereLayer("cluster").mayOnlyBeAccessedByLayers("probe", "election", "plan", "execute", "recovery", "cli")
+            .whereLayer("connect").mayOnlyBeAccessedByLayers("cluster", "probe", "execute", "recovery", "cli")
+            .whereLayer("evidence").mayOnlyBeAccessedByLayers("probe", "election", "plan", "execute", "recovery", "cli")
+            .whereLayer("protocol").mayOnlyBeAccessedByLayers("connect", "probe", "execute")
+            .whereLayer("wire").mayOnlyBeAccessedByLayers("protocol", "connect", "probe", "execute")
+            // the demo command is the one user of the local cluster in the tool
+            .whereLayer("harness").mayOnlyBeAccessedByLayers("cli");
+
+    @ArchTest
+    static final ArchRule the_root_package_holds_only_the_shared_exception = classes()
+            .that().resideInAPackage(ROOT).should().haveSimpleNameStartingWith("UserInputException");
+
+    @ArchTest
+    static final ArchRule election_does_no_io_and_reads_no_clock = classes()
+            .that().resideInAPackage(ROOT + ".election..")
+            .should().onlyDependOnClassesThat(
+                    resideInAnyPackage(ROOT + ".election..", ROOT + ".evidence..", "java.lang..", "java.util",
+                            "java.util.function", "java.util.stream", "java.time")
+                            .and(not(assignableTo(Clock.class)))
+                            .or(equivalentTo(TopicPartitionState.class))
+                            .or(equivalentTo(TopicPartition.class)))
+            .because("the policy must replay in a unit test: the caller passes the time and the evidence");
+
+    @ArchTest
+    static final ArchRule election_asks_no_clock_for_the_time = noClasses()
+            .that().resideInAPackage(ROOT + ".election..")
+            .should().callMethod(Instant.class, "now")
+            .orShould().callMethod(System.class, "currentTimeMillis")
+            .orShould().callMethod(System.class, "nanoTime");
+}
