@@ -30,17 +30,15 @@ if [ ! -f "$jar" ] || [ ! -f "$server_classpath" ]; then
   rm -f "$build_log"
 fi
 
-# A short-lived CLI: the client compiler starts fastest. The parallel GC starts as fast as the serial one
-# and keeps a probe of 100,000 partitions from pausing for seconds: hundreds of batches in flight at once
-# outgrow the serial collector's survivor space, and it copies them into the old generation over and over.
-# A young generation of half a larger initial heap (5% of the memory: ~600 MiB on a 24 GiB machine, capped by
-# the JVM's default maximum on small ones) lets a run of a few thousand partitions (~310 MB allocated at 5,000)
-# finish without a collection: on 2 cores shared with brokers taking over thousands of leaderships, the one or two
-# young collections of the default sizing paused it 45 and 175 ms. Memory is touched only as it is used.
+# A short-lived CLI: the client compiler starts fastest. The parallel GC starts as fast as the serial one and
+# keeps a probe of many partitions (hundreds of batches in flight) from being copied into the old generation over
+# and over. A young generation of half a larger initial heap (5% of the memory, capped by the JVM's default
+# maximum on small machines) lets a run of a few thousand partitions finish without a collection. Memory is
+# touched only as it is used. docs/benchmarks.md has the figures.
 jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -XX:InitialRAMPercentage=5 -XX:NewRatio=1 -Xss1m)
 
 # Class-data sharing (AppCDS): a dynamic archive of the classes a run loads (picocli, kafka-clients' Admin
-# and network stack, the plan, election and JSON code) saves about a third of the start-up CPU. It is made
+# and network stack, the plan, election and JSON code) shortens every start (docs/benchmarks.md). It is made
 # once, in the background, by a throw-away run that cannot touch any cluster (the hidden class-data-training
 # command: a made-up plan in a temporary directory, then status against a closed loopback port), written under a
 # temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a

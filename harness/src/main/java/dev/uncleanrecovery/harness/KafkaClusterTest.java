@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The test class needs a real local Kafka cluster: a {@code LocalKafkaCluster} parameter of any
  * test method, {@code @BeforeAll}/{@code @BeforeEach} method or constructor receives it. One cluster
  * per test class, started on first use and stopped after the class; tests of a class share it, so a
- * test that breaks the cluster should mend it or be the only one. When a test fails, node logs are
+ * test that breaks the cluster restores it (restarts what it stopped) or is the only one. When a test fails, node logs are
  * kept under {@code target/cluster-logs/<TestClass>/<test>/} and their last lines printed.
  * {@code -DskipClusterTests=true} skips such classes.
  */

@@ -19,8 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An AppCDS archive of the Kafka server classes, shared by every local node: it roughly halves the
- * CPU a node needs to start (measured on 2 busy cores: 5.3 to 2.9 CPU-s per node, 21 to 12 CPU-s for
- * a 1+3 cluster), which matters when several test JVMs start clusters at once.
+ * CPU a node needs to start, which matters when several clusters start on a small machine.
  *
  * <p>The first cluster runs without it and has its nodes list the classes they load
  * ({@code -XX:DumpLoadedClassList}, written as classes load, so kill -9 keeps it); once that cluster

@@ -112,9 +112,17 @@ public final class LastReplicaStandingOutage {
     }
 
     private static void createTopic(LocalKafkaCluster cluster, String topic, int partitions) {
+        createTopic(cluster, topic, partitions, ASSIGNMENT);
+    }
+
+    /**
+     * A topic as the outage makes one: every partition on {@code replicas} in that order, min.insync.replicas=2,
+     * unclean election off (so that only an operator's election ends the outage).
+     */
+    public static void createTopic(LocalKafkaCluster cluster, String topic, int partitions, List<Integer> replicas) {
         Map<Integer, List<Integer>> assignment = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
-            assignment.put(p, ASSIGNMENT);
+            assignment.put(p, replicas);
         }
         try (Admin admin = cluster.createAdmin()) {
             admin.createTopics(List.of(new NewTopic(topic, assignment).configs(Map.of(

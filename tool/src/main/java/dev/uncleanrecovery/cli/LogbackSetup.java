@@ -17,8 +17,7 @@ import java.util.List;
 /**
  * The tool's logging, set up in code (logback finds it through META-INF/services): everything to stderr, kafka-clients
  * at ERROR and the rest at WARN until {@link Logging#configure} applies --verbose. A logback.xml would do the same,
- * but logback reads XML with Joran, which cost ~100 ms of every start here (measured: first logger 185–207 ms with
- * the XML, 87–108 ms with this). A file named by {@code -Dlogback.configurationFile} still wins: then this steps aside.
+ * but logback's XML reader (Joran) would add about a tenth of a second to every start. A file named by {@code -Dlogback.configurationFile} still wins: then this steps aside.
  * <p>
  * {@code -Dkafka.unclean.recovery.request.log=FILE} (through KAFKA_UNCLEAN_RECOVERY_OPTS) also writes one line per
  * request the tool sends and per answer, with the time: what it asked of the cluster, for an audit or a timeline.

@@ -245,8 +245,8 @@ public final class BrokerConnections implements AutoCloseable {
     }
 
     /**
-     * Sends a request whose api key kafka-clients does not know (the companion patch's RPCs) over a
-     * separate connection with the same TLS/SASL setup, and returns the response body after its
+     * Sends a request the tool encoded itself (the companion patch's RPCs, the stock probe's ListOffsets and
+     * Fetch) over a separate connection with the same TLS/SASL setup, and returns the response body after its
      * header. The broker must advertise {@code apiKey} at {@code apiVersion} in ApiVersions, else
      * nothing is sent: a stock broker closes the connection on an unknown api key.
      *

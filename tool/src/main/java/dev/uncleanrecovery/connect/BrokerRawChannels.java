@@ -44,9 +44,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connections for requests that kafka-clients cannot send: api keys or versions it does not know. NetworkClient cannot carry
- * them (its request builders need the {@code ApiKeys} enum, and it correlates every answer it
- * reads), so this class drives a separate {@link Selector} built by the same
+ * Connections for requests the tool frames itself: the companion patch's RPCs (api keys kafka-clients does not
+ * know), the stock probe's ListOffsets and Fetch (written from the protocol schemas, to keep per-partition
+ * cost low), and the ApiVersions handshake each channel opens with. NetworkClient cannot carry the first (its
+ * request builders need the {@code ApiKeys} enum, and it correlates every answer it reads), so this class
+ * drives a separate {@link Selector} built by the same
  * {@code ClientUtils.createChannelBuilder} Admin uses: TLS and SASL are done by kafka-clients before
  * a channel is ready, and only the request framing is ours.
  *

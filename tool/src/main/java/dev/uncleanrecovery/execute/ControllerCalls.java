@@ -44,8 +44,7 @@ public final class ControllerCalls {
      * A reorder and an election each write one PartitionChangeRecord per partition, and the controller refuses a
      * request that writes more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP) — a designated
      * election (ElectLeaders v3) as well as a stock one. The controller works through requests one at a time, and
-     * each broker forwards one at a time, so fewer, larger requests finish sooner: at 5,000 partitions one request
-     * took 0.6–0.9 s, five of 1,000 (two in flight through two brokers) 1.3–1.8 s in the benchmark.
+     * each broker forwards one at a time, so fewer, larger requests finish sooner.
      */
     public static final int MAX_PARTITIONS_PER_REQUEST = 10_000;
 

@@ -78,7 +78,7 @@ public final class Json {
 
     /**
      * Values people type (strategy, evidence source) are written as on the command line: {@code "balanced"},
-     * {@code "native"} (DESIGN §5). Outcomes and statuses stay in upper case, like Kafka's error codes.
+     * {@code "native"}. Outcomes and statuses stay in upper case, like Kafka's error codes.
      */
     @SafeVarargs
     private static SimpleModule spelledInLowerCase(Class<? extends Enum<?>>... types) {

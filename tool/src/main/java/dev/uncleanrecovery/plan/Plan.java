@@ -13,7 +13,7 @@ import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The plan file (DESIGN §5): the contract between the dry run and {@code execute}, and at the same time a valid
+ * The plan file: the contract between the dry run and {@code execute}, and at the same time a valid
  * {@code kafka-leader-election.sh --path-to-json-file} input. Only partitions to elect go in {@code partitions}.
  *
  * @param tool              e.g. "kafka-unclean-recovery 0.1.0"

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 
 /**
- * DESIGN's {@code auto} evidence, chosen per broker: GetReplicaLogInfo where the broker advertises
+ * {@code --probe-mode auto}, chosen per broker: GetReplicaLogInfo where the broker advertises
  * it in ApiVersions (the companion patch runs there), the stock RPCs everywhere else. Never sends
  * the private api key to a broker that did not advertise it: a stock broker closes the connection.
  */

@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param timeout                     the one overall deadline ({@code --probe-timeout-ms}); replicas not known by then are UNREACHABLE
  * @param requestTimeout              longest wait for one request, so a silent broker is asked again before the deadline
- * @param maxPartitionsPerRequest     1 to 1000 (the batch size DESIGN.md promises brokers)
+ * @param maxPartitionsPerRequest     1 to 1000: a broker builds its answer to one request at a time, so a bounded batch bounds each answer
  * @param maxInFlightBatchesPerBroker batches being asked of one broker at once
  * @param initialBackoff              first retry delay; doubles per failure up to maxBackoff
  * @param jitter                      0 to 1: each delay is scaled by a random factor in [1 - jitter, 1 + jitter],

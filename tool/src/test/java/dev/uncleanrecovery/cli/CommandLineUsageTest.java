@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CommandLineUsageTest {
 
     @Test
-    void help_lists_every_command_of_the_design() {
+    void help_lists_every_command() {
         CliRun run = CliRun.of("--help");
 
         assertThat(run.exitCode()).isZero();

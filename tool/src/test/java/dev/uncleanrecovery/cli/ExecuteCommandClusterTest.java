@@ -114,28 +114,23 @@ class ExecuteCommandClusterTest {
         assertThat(outage.acknowledged() - records.size()).isEqualTo(outage.ackedByLeaderOnly());
         assertThat(records).extracting(ConsumerRecord::offset).containsExactlyElementsOf(
                 java.util.stream.LongStream.range(0, plannedLeo).boxed().toList());
-    }
 
-    @Test
-    @Order(2)
-    void executing_a_recovered_plan_again_is_a_harmless_no_op(LocalKafkaCluster cluster) throws Exception {
-        PartitionView before = cluster.describePartition(ORDERS_0);
-
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
-                dir.resolve("orders-0.json").toString(), "--result-file", dir.resolve("again.json").toString());
-
-        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        // and executing the recovered plan again is a harmless no-op: same leader and assignment (the ISR may
+        // still grow as replica 3 catches up: that is not our doing)
+        PartitionView recovered = cluster.describePartition(ORDERS_0);
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+                planFile.toString(), "--result-file", dir.resolve("again.json").toString());
+        assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("again.json")).partitions().get(0).outcome()).isEqualTo("ALREADY_RECOVERED");
-        // Same leader and assignment (the ISR may still grow as replica 3 catches up: that is not our doing).
         PartitionView now = cluster.describePartition(ORDERS_0);
-        assertThat(now.leader()).isEqualTo(before.leader());
-        assertThat(now.replicas()).isEqualTo(before.replicas());
+        assertThat(now.leader()).isEqualTo(recovered.leader());
+        assertThat(now.replicas()).isEqualTo(recovered.replicas());
     }
 
     @Test
     @Order(3)
     void a_plan_edited_to_a_broker_outside_the_replica_set_is_refused(LocalKafkaCluster cluster) throws Exception {
-        Path plan = planOrders12(cluster);
+        Path plan = planOrders12(cluster, "orders-1-2.json");
         Path edited = edit(plan, "edited.json", (partition, node) -> node.put("designatedLeader", 7));
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", edited.toString());
@@ -148,7 +143,7 @@ class ExecuteCommandClusterTest {
     @Test
     @Order(4)
     void a_stale_plan_is_refused_and_nothing_changes(LocalKafkaCluster cluster) throws Exception {
-        Path plan = dir.resolve("orders-1-2.json");
+        Path plan = planOrders12(cluster, "orders-1-2-stale.json");
         Path stale = edit(plan, "stale.json", (partition, node) -> {
             ObjectNode expected = (ObjectNode) node.get("expected");
             expected.put("leaderEpoch", expected.get("leaderEpoch").asInt() + 5);
@@ -167,7 +162,7 @@ class ExecuteCommandClusterTest {
     void a_designated_broker_fenced_after_the_plan_is_refused_and_the_others_are_done(LocalKafkaCluster cluster)
             throws Exception {
         // orders-1 keeps designated leader 2; orders-2 is edited to designate 3 (also probed and alive).
-        Path plan = edit(dir.resolve("orders-1-2.json"), "fenced.json", (partition, node) -> {
+        Path plan = edit(planOrders12(cluster, "orders-1-2-fenced.json"), "fenced.json", (partition, node) -> {
             if (partition == 2) {
                 node.put("designatedLeader", LastReplicaStandingOutage.SHORTEST_SURVIVOR);
             }
@@ -227,10 +222,10 @@ class ExecuteCommandClusterTest {
         assertThat(run.err()).doesNotContain("reordering", "electing");
     }
 
-    private static Path planOrders12(LocalKafkaCluster cluster) throws Exception {
-        Path selection = Files.writeString(dir.resolve("select.json"),
+    private static Path planOrders12(LocalKafkaCluster cluster, String name) throws Exception {
+        Path selection = Files.writeString(dir.resolve("select-" + name),
                 "{\"partitions\":[{\"topic\":\"orders\",\"partition\":1},{\"topic\":\"orders\",\"partition\":2}]}");
-        return plan(cluster, "orders-1-2.json", "--path-to-json-file", selection.toString());
+        return plan(cluster, name, "--path-to-json-file", selection.toString());
     }
 
     /** 'plan' (proactive) of the selected partitions into {@code name} in the test's directory; it must succeed. */

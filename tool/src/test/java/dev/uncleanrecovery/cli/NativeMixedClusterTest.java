@@ -59,8 +59,13 @@ class NativeMixedClusterTest extends OfflineOrdersPartition {
     @Test
     @Order(2)
     void execution_uses_the_stock_elector_because_one_live_broker_lacks_elect_leaders_v3(LocalKafkaCluster cluster) {
+        Path plan = dir.resolve("to-execute.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
-                dir.resolve("auto.json").toString(), "--reprobe-timeout-ms", "3000");
+                plan.toString(), "--reprobe-timeout-ms", "3000");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.out()).contains("stock elector (");

@@ -126,9 +126,7 @@ class SecuredClusterTest {
             throws Exception {
         Path file = dir.resolve("recovery-plan.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--probe-timeout-ms", "10000", "--output-file", file.toString(),
-                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+        CliRun run = planAsTheRecoveryUser(cluster, file);
 
         assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.OK);
         PlannedElection election = PlanFile.read(file).partitions().get(0);
@@ -198,8 +196,10 @@ class SecuredClusterTest {
     @Order(8)
     void without_alter_on_the_cluster_the_stock_reorder_is_refused_and_the_partition_is_left_as_it_was(
             LocalKafkaCluster cluster) throws Exception {
-        // The README ACLs for status and plan only: no ALTER on the cluster. The plan is the one of @Order(4).
-        Path plan = dir.resolve("recovery-plan.json");
+        // The README ACLs for status and plan only: no ALTER on the cluster.
+        Path plan = dir.resolve("without-alter.json");
+        CliRun planned = planAsTheRecoveryUser(cluster, plan);
+        assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
         List<Integer> replicasBefore = cluster.describePartition(ORDERS_0).replicas();
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
@@ -229,5 +229,12 @@ class SecuredClusterTest {
             }
             Thread.sleep(500);
         }
+    }
+
+    /** A proactive plan of every offline partition, as the README's recovery user (SASL, its ACLs). */
+    private static CliRun planAsTheRecoveryUser(LocalKafkaCluster cluster, Path file) throws Exception {
+        return CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "10000", "--output-file", file.toString(),
+                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
     }
 }

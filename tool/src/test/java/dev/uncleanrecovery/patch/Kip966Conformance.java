@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The KIP-966 rules Kafka 4.4 already enforces, checked on real brokers: the companion agent does
  * not re-implement them and must not break them. Run on a stock cluster and on a patched one by
- * the two subclasses. Each test mends what it breaks (restarts the brokers it killed).
+ * the two subclasses. Each test restarts the brokers it killed.
  */
 abstract class Kip966Conformance {
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PlanFileTest {
 
-    /** The plan file of DESIGN §5, byte for byte: reviewers and scripts read these names. */
+    /** A plan file byte for byte: reviewers and scripts read these names. */
     static final String GOLDEN = """
             {
               "version" : 1,
@@ -114,7 +114,7 @@ class PlanFileTest {
     Path dir;
 
     @Test
-    void written_plan_has_the_field_names_and_shape_of_the_design() throws IOException {
+    void written_plan_has_the_field_names_and_shape_reviewers_and_scripts_read() throws IOException {
         // given
         Path file = dir.resolve("plan.json");
 

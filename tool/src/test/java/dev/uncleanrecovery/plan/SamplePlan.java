@@ -16,7 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
- * The plan of DESIGN §5, made the way {@code plan} makes it: orders-3 is offline and 2 has the best log;
+ * A sample plan (examples/plan.json has the same shape), made the way {@code plan} makes it: orders-3 is offline and 2 has the best log;
  * orders-5 waits for its LastKnownELR member 1.
  */
 final class SamplePlan {

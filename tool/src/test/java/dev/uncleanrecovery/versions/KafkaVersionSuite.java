@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RecordCount;
@@ -22,19 +23,15 @@ import dev.uncleanrecovery.plan.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -75,8 +72,9 @@ abstract class KafkaVersionSuite {
 
     @BeforeAll
     static void killEveryIsrMember(LocalKafkaCluster cluster) {
-        createTopic(cluster, "story", List.of(LAST_LEADER, SHORTEST_SURVIVOR, LONGEST_SURVIVOR), 2);
-        createTopic(cluster, "diverge", List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER), 1);
+        LastReplicaStandingOutage.createTopic(cluster, "story", 2, LastReplicaStandingOutage.ASSIGNMENT);
+        LastReplicaStandingOutage.createTopic(cluster, "diverge", 1,
+                List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER));
         List<TopicPartition> story = List.of(STORY_0, STORY_1);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
         cluster.awaitPartition(DIVERGE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP);
@@ -289,8 +287,11 @@ abstract class KafkaVersionSuite {
     @Order(8)
     void execute_elects_the_newer_epoch_and_the_longer_log_truncates_to_where_it_diverged(LocalKafkaCluster cluster)
             throws Exception {
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
-                dir.resolve("diverge.json").toString());
+        Path file = dir.resolve("diverge-execute.json");
+        CliRun planned = plan(cluster, "diverge", file, "--strategy", "proactive");
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         // broker 3 follows 2: epoch 0 ended at offset 10 on 2, so 3 cuts its 20 acks=1 records there and copies
@@ -312,20 +313,6 @@ abstract class KafkaVersionSuite {
                 "--probe-timeout-ms", "3000", "--topic", topic, "--output-file", file.toString()));
         args.addAll(List.of(more));
         return CliRun.of(args.toArray(String[]::new));
-    }
-
-    private static void createTopic(LocalKafkaCluster cluster, String topic, List<Integer> replicas, int partitions) {
-        Map<Integer, List<Integer>> assignment = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            assignment.put(p, replicas);
-        }
-        try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(new NewTopic(topic, assignment).configs(Map.of(
-                    TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
-                    TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get(60, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("could not create topic " + topic, e);
-        }
     }
 
     private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks) {

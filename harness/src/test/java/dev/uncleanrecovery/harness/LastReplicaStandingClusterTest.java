@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * three replicas are alive. Each step asserts the ISR / ELR / LastKnownELR Kafka really reports.
  */
 @KafkaClusterTest(brokers = 3)
-class LastReplicaStandingTest {
+class LastReplicaStandingClusterTest {
 
     private static final String TOPIC = "orders";
     private static final TopicPartition ORDERS_0 = new TopicPartition(TOPIC, 0);

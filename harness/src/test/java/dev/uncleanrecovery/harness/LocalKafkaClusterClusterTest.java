@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** What the harness promises the real-cluster tests: stop, restart, cut a log, keep the logs. */
 @KafkaClusterTest(brokers = 1)
-class LocalClusterHarnessTest {
+class LocalKafkaClusterClusterTest {
 
     private static final int BROKER = 1;
     private static final TopicPartition PAYMENTS_0 = new TopicPartition("payments", 0);
