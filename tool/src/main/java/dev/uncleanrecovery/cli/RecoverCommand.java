@@ -10,13 +10,11 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import dev.uncleanrecovery.recovery.RecoveryPlanning;
-import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -68,8 +66,7 @@ public class RecoverCommand implements Callable<Integer> {
                 }
             }
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
-                    .plan(options,
-                            new ProgressLine(err));
+                    .plan(options, new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
                 int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
@@ -81,34 +78,17 @@ public class RecoverCommand implements Callable<Integer> {
                 }
                 return planCode;
             }
-            // The plan is written and printed while its partitions are re-read and, at the same time, the designated
-            // replicas probed once more (as the plan saw them); nothing is elected before the plan is on disk (printing it may still go on). The steps are
-            // shown after the plan.
-            CompletableFuture<Void> written = new CompletableFuture<>();
-            CompletableFuture<Integer> reported = reportInBackground(planned, planFile, out, err, written);
-            ExecutionResult result;
-            try {
-                result = new RecoveryExecution(discovery).execute(planned.plan(), planFile.toString(),
-                        execution.options(planning.probeMode()), ProgressLine.heldUntil(reported, ProgressLine.steps(err)),
-                        () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot(),
-                        RecoveryPlanning.redecision(planned, planning.election()));
-            } finally {
-                reported.handle((code, failure) -> code).join();
-            }
-            int planCode = reported.join();
+            RecoveryExecution.Recovered recovered = new RecoveryExecution(discovery).executeWhileReporting(planned,
+                    planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
+                        int code = PlanCommand.report(planned, planFile, root.global, out, err, written, true);
+                        out.println();
+                        out.flush();
+                        return code;
+                    }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
+            int planCode = recovered.reportExitCode();
+            ExecutionResult result = recovered.result();
             int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
-    }
-
-    /** @param written completed once the plan file is on disk (the returned future fails if it cannot be written) */
-    private CompletableFuture<Integer> reportInBackground(RecoveryPlanning.Result planned, Path planFile, PrintWriter out,
-                                                          PrintWriter err, CompletableFuture<Void> written) {
-        return OnItsOwnThread.run("plan-report", () -> {
-            int code = PlanCommand.report(planned, planFile, root.global, out, err, () -> written.complete(null), true);
-            out.println();
-            out.flush();
-            return code;
-        });
     }
 }

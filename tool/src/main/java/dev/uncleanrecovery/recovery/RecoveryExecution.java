@@ -6,6 +6,7 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.connect.BrokerState;
@@ -31,6 +32,7 @@ import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +41,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /** Re-validate → re-probe the designated replicas and those that did not answer → elect → verify, for a reviewed plan. */
@@ -114,6 +118,39 @@ public final class RecoveryExecution {
                 .withMode(options.mode())
                 .withEarlierNotes(leftover)
                 .run(plan, planFile, beforeElecting, asPlanned);
+    }
+
+    /** What {@link #executeWhileReporting} did: the report's exit code and the execution. */
+    public record Recovered(int reportExitCode, ExecutionResult result) {
+    }
+
+    /** Writes and prints a plan; runs {@code written} once the file is on disk; returns the exit code of its part. */
+    @FunctionalInterface
+    public interface PlanReport {
+        int write(Runnable written) throws Exception;
+    }
+
+    /**
+     * {@code recover --automated-recovery}: the plan is written and printed on a thread of its own while its
+     * partitions are re-read and the designated replicas probed once more, but nothing is elected before the plan
+     * is on disk (an election the operator cannot find a plan for must never happen); printing may still go on.
+     *
+     * @param progress the execution's steps, given the report (to hold them until the plan is printed)
+     */
+    public Recovered executeWhileReporting(RecoveryPlanning.Result planned, String planFile, Options options,
+                                           ElectionOptions election, PlanReport report,
+                                           Function<CompletableFuture<Integer>, Consumer<String>> progress) {
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        CompletableFuture<Integer> reported = OnItsOwnThread.run("plan-report", () -> report.write(() -> written.complete(null)));
+        ExecutionResult result;
+        try {
+            result = execute(planned.plan(), planFile, options, progress.apply(reported),
+                    () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot(),
+                    RecoveryPlanning.redecision(planned, election));
+        } finally {
+            reported.handle((code, failure) -> code).join();
+        }
+        return new Recovered(reported.join(), result);
     }
 
     /**
