@@ -13,6 +13,8 @@ import dev.uncleanrecovery.evidence.ReplicaEvidence;
  * leader's next epoch after E, or its log end offset when E is its latest epoch), and the follower truncates
  * to that offset when its own log is longer. From the evidence we know each replica's last written epoch and
  * log end offset (LEO), not the leader's epoch start offsets, so:
+ * Where the brokers were asked (the probe's truncation points: the follower's own look-ups, one Fetch each), the
+ * loss is {@link TruncationEstimate#EXACT} whatever the epochs. Otherwise:
  * <ul>
  *   <li>same last written epoch E as the leader: the leader's end offset for E is its LEO, so the replica
  *       loses exactly {@code max(0, LEO_replica - LEO_leader)} offsets from {@code LEO_leader} — {@link TruncationEstimate#EXACT};
@@ -62,6 +64,12 @@ public record ExpectedTruncation(int broker, long records, long fromOffset, long
                 ? TruncationEstimate.EXACT
                 : TruncationEstimate.AT_LEAST;
         return new ExpectedTruncation(followerBroker, lost, from, follower.logEndOffset(), estimate);
+    }
+
+    /** A replica whose broker answered where it truncates: it loses exactly {@code [truncateTo, logEnd)}. */
+    public static ExpectedTruncation exact(int broker, long truncateTo, long logEnd) {
+        long from = Math.min(truncateTo, logEnd);
+        return new ExpectedTruncation(broker, logEnd - from, from, logEnd, TruncationEstimate.EXACT);
     }
 
     public boolean isKnown() {

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -48,6 +49,16 @@ public final class LeaderChoice {
      */
     public static Decision decide(TopicPartitionState partition, List<ReplicaEvidence> evidence,
                                   Set<Integer> fencedBrokers, ElectionOptions options) {
+        return decide(partition, evidence, fencedBrokers, options, Map.of());
+    }
+
+    /**
+     * @param truncationPoints where replicas truncate under this decision's leader, as their brokers answered (see
+     *                         {@code probe.TruncationPoints}): those replicas lose exactly {@code [point, LEO)}; the
+     *                         others keep the estimate from epochs and log ends
+     */
+    public static Decision decide(TopicPartitionState partition, List<ReplicaEvidence> evidence,
+                                  Set<Integer> fencedBrokers, ElectionOptions options, Map<Integer, Long> truncationPoints) {
         TopicPartition tp = partition.topicPartition();
         for (ReplicaEvidence e : evidence) {
             if (!e.topicPartition().equals(tp)) {
@@ -82,7 +93,9 @@ public final class LeaderChoice {
         RankedReplica leader = candidates.get(0);
         List<ExpectedTruncation> truncations = replicas.stream()
                 .filter(r -> r.broker() != leader.broker())
-                .map(r -> ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence()))
+                .map(r -> truncationPoints.containsKey(r.broker()) && r.hasKnownLog()
+                        ? ExpectedTruncation.exact(r.broker(), truncationPoints.get(r.broker()), r.evidence().logEndOffset())
+                        : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence()))
                 .toList();
         String reason = reason(partition, leader, candidates, ranking, truncations);
         Decision.Elect elect = new Decision.Elect(tp, leader.broker(), reason, ranking, truncations);

@@ -4,7 +4,10 @@ package dev.uncleanrecovery.election;
 
 /** How much an {@link ExpectedTruncation} is worth. */
 public enum TruncationEstimate {
-    /** Same last written epoch as the new leader: the replica truncates exactly to the leader's log end offset. */
+    /**
+     * The offset the replica truncates to is known: its broker answered the follower's look-ups, or it has the new
+     * leader's last written epoch (it then truncates exactly to the leader's log end offset).
+     */
     EXACT,
     /** Different last written epoch: it loses at least this much, and may lose more (see {@link ExpectedTruncation}). */
     AT_LEAST,

@@ -33,6 +33,16 @@ import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import dev.uncleanrecovery.election.ExpectedTruncation;
+import dev.uncleanrecovery.election.TruncationEstimate;
+import dev.uncleanrecovery.probe.TruncationPoints;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -129,17 +139,77 @@ public final class RecoveryPlanning {
         options.unlistedBrokers().forEach(b -> fenced.add(b.id()));
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
-        List<Decision> decisions = new ArrayList<>();
+        Map<TopicPartition, Decision> decided = new HashMap<>();
         for (TopicPartitionState partition : considered) {
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            Decision decision = snapshot.reassigning().contains(partition.topicPartition())
+            decided.put(partition.topicPartition(), snapshot.reassigning().contains(partition.topicPartition())
                     ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
                             "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
-                    : LeaderChoice.decide(partition, known, fenced, options.election());
+                    : LeaderChoice.decide(partition, known, fenced, options.election()));
+        }
+        // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
+        // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
+        truncationPoints(decided.values(), evidence, snapshot, options.probe()).forEach((tp, points) -> {
+            TopicPartitionState partition = snapshot.partition(tp).orElseThrow();
+            decided.put(tp, LeaderChoice.decide(partition, evidence.getOrDefault(tp, List.of()), fenced,
+                    options.election(), points));
+        });
+        List<Decision> decisions = new ArrayList<>();
+        for (TopicPartitionState partition : considered) {
+            Decision decision = decided.get(partition.topicPartition());
             decisions.add(decision);
-            plan.add(partition, known, decision);
+            plan.add(partition, evidence.getOrDefault(partition.topicPartition(), List.of()), decision);
         }
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+    }
+
+    /**
+     * Per partition to elect, the offset each replica whose loss is only a lower bound (another last written epoch
+     * than the designated one's) truncates to, as the brokers answer the follower's look-ups. Only replicas that
+     * answered the probe live are asked; a replica that does not answer keeps its estimate.
+     */
+    private Map<TopicPartition, Map<Integer, Long>> truncationPoints(Collection<Decision> decisions,
+                                                                     Map<TopicPartition, List<ReplicaEvidence>> evidence,
+                                                                     ClusterSnapshot snapshot, ProbeSettings settings) {
+        Map<TopicPartition, Map<Integer, Long>> points = new ConcurrentHashMap<>();
+        List<CompletableFuture<Void>> asks = new ArrayList<>();
+        for (Decision decision : decisions) {
+            if (!(decision instanceof Decision.Elect elect)) {
+                continue;
+            }
+            TopicPartition tp = elect.topicPartition();
+            List<ReplicaEvidence> known = evidence.getOrDefault(tp, List.of());
+            Optional<ReplicaEvidence> leader = liveAnswer(known, elect.designatedLeader());
+            if (leader.isEmpty()) {
+                continue;
+            }
+            for (ExpectedTruncation truncation : elect.truncations()) {
+                Optional<ReplicaEvidence> follower = liveAnswer(known, truncation.broker());
+                if (truncation.estimate() != TruncationEstimate.AT_LEAST || follower.isEmpty()) {
+                    continue;
+                }
+                TruncationPoints asked = TruncationPoints.over(discovery.connections(List.of()),
+                        snapshot.partition(tp).orElseThrow(), settings.requestTimeout());
+                asks.add(asked.truncateTo(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
+                        points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(truncation.broker(), offset))));
+            }
+        }
+        try {
+            CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
+                    .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // a look-up that failed or is late leaves that replica with its estimate
+        }
+        Map<TopicPartition, Map<Integer, Long>> answered = new HashMap<>();
+        points.forEach((tp, byBroker) -> answered.put(tp, Map.copyOf(byBroker)));
+        return answered;
+    }
+
+    private static Optional<ReplicaEvidence> liveAnswer(List<ReplicaEvidence> known, int broker) {
+        return known.stream().filter(e -> e.broker() == broker && e.isAnswered() && e.source() != EvidenceSource.DISK)
+                .findFirst();
     }
 
     /**

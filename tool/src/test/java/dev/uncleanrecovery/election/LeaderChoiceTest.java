@@ -15,6 +15,7 @@ import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Nested;
@@ -323,6 +324,20 @@ class LeaderChoiceTest {
                     new ExpectedTruncation(3, 0, 10, 10, TruncationEstimate.AT_LEAST));
             assertThat(elect.totalTruncatedRecords()).isEqualTo(3958);
             assertThat(elect.totalIsLowerBound()).isTrue();
+        }
+
+        @Test
+        void where_the_brokers_said_where_a_replica_truncates_its_loss_is_exact_and_counts_against_the_limit() {
+            // the leader's epoch 6 started at 900: replica 1's epoch 5 ends there, so it loses 5000 - 900
+            List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000), live(2, 6, 1042), live(3, 4, 10));
+            Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE, Map.of(1, 900L));
+
+            Decision.Elect elect = elected(decision);
+            assertThat(elect.truncations()).containsExactly(
+                    new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT),
+                    new ExpectedTruncation(3, 0, 10, 10, TruncationEstimate.AT_LEAST));
+            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
+                    PROACTIVE.withMaxTruncatedRecords(4000), Map.of(1, 900L))).isInstanceOf(Decision.Skip.class);
         }
 
         @Test

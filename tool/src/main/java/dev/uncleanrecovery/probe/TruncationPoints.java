@@ -1,0 +1,199 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.protocol.FetchWire;
+import dev.uncleanrecovery.protocol.PartitionList;
+import dev.uncleanrecovery.wire.ProtocolException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Where a replica will truncate its log once it follows the designated leader, found the way the follower will find
+ * it (KIP-101/279/320): it fetches with {@code LastFetchedEpoch} = its latest epoch E; the leader answers with the
+ * floor entry of E in its epoch cache and that entry's end offset — after the election the cache also holds the new
+ * epoch, starting at the leader's log end, so any E at or above the leader's latest epoch ends at its log end; the
+ * follower then looks the answered epoch up in its own cache: when it holds that epoch it cuts at the smaller end
+ * offset and is done, when it does not it cuts at the end of its own floor entry and asks again with that epoch.
+ *
+ * <p>Each look-up the brokers must answer is one Fetch (ReplicaId -2, FetchOffset past the end) whose
+ * DivergingEpoch is that replica's {@code endOffsetFor(E)}; what the probe already knows (each replica's latest epoch
+ * and log end) answers the rest without a request.
+ */
+public final class TruncationPoints {
+
+    private static final int DEBUGGING_REPLICA_ID = -2;
+    /** Far more rounds than epochs a real partition has: a guard against a broker that answers inconsistently. */
+    private static final int MAX_ROUNDS = 64;
+
+    /** One replica's answer for LastFetchedEpoch E: its floor entry of E and where that entry ends. */
+    public record EpochEnd(int epoch, long endOffset) {
+    }
+
+    /** {@code endOffsetFor(E)} of one replica's epoch cache, as the broker answers it; empty when E is above its latest. */
+    @FunctionalInterface
+    public interface EpochEnds {
+        CompletableFuture<Optional<EpochEnd>> endOffsetFor(int broker, int epoch);
+    }
+
+    private final EpochEnds brokers;
+
+    public TruncationPoints(EpochEnds brokers) {
+        this.brokers = brokers;
+    }
+
+    /** Look-ups sent to the brokers over {@code connections}, each bounded by {@code requestTimeout}. */
+    public static TruncationPoints over(BrokerConnections connections, TopicPartitionState partition,
+                                        Duration requestTimeout) {
+        return new TruncationPoints((broker, epoch) -> ask(connections, partition, broker, epoch, requestTimeout));
+    }
+
+    /**
+     * The offset {@code follower} truncates to under {@code leader}: its log end when it loses nothing. Empty when the
+     * follower's epoch cache is empty (Kafka then falls back to its high watermark) or a broker did not answer.
+     */
+    public CompletableFuture<OptionalLong> truncateTo(ReplicaEvidence leader, ReplicaEvidence follower) {
+        if (follower.lastWrittenLeaderEpoch() < 0 || leader.lastWrittenLeaderEpoch() < 0) {
+            return CompletableFuture.completedFuture(OptionalLong.empty());
+        }
+        return round(leader, follower, follower.lastWrittenLeaderEpoch(), follower.logEndOffset(), 0)
+                .exceptionally(failure -> OptionalLong.empty());
+    }
+
+    /** One fetch of the follower, which holds epochs up to {@code latest} and ends at {@code logEnd} by now. */
+    private CompletableFuture<OptionalLong> round(ReplicaEvidence leader, ReplicaEvidence follower, int latest,
+                                                  long logEnd, int rounds) {
+        if (rounds >= MAX_ROUNDS) {
+            return CompletableFuture.completedFuture(OptionalLong.empty());
+        }
+        return leaderEnd(leader, latest).thenCompose(answered -> {
+            if (answered.isEmpty()) {
+                return CompletableFuture.completedFuture(OptionalLong.empty());
+            }
+            EpochEnd atLeader = answered.get();
+            return followerEnd(follower, latest, logEnd, atLeader.epoch()).thenCompose(own -> {
+                if (own.isEmpty()) {
+                    // the follower holds nothing of the answered epoch: it cuts at the leader's end offset
+                    return done(Math.min(atLeader.endOffset(), logEnd));
+                }
+                EpochEnd atFollower = own.get();
+                if (atFollower.epoch() != atLeader.epoch()) {
+                    // it cuts where its floor entry ends, and asks again with that entry's epoch
+                    return round(leader, follower, atFollower.epoch(), Math.min(atFollower.endOffset(), logEnd),
+                            rounds + 1);
+                }
+                return done(Math.min(Math.min(atFollower.endOffset(), atLeader.endOffset()), logEnd));
+            });
+        });
+    }
+
+    /** The elected leader's {@code endOffsetFor(E)} after the election (its new epoch starts at its log end). */
+    private CompletableFuture<Optional<EpochEnd>> leaderEnd(ReplicaEvidence leader, int epoch) {
+        if (epoch >= leader.lastWrittenLeaderEpoch()) {
+            return CompletableFuture.completedFuture(Optional.of(
+                    new EpochEnd(leader.lastWrittenLeaderEpoch(), leader.logEndOffset())));
+        }
+        return brokers.endOffsetFor(leader.broker(), epoch).thenApply(answer -> {
+            if (answer.isEmpty()) {
+                throw new IllegalStateException("broker " + leader.broker() + " has no epoch up to " + epoch
+                        + " although its latest is " + leader.lastWrittenLeaderEpoch());
+            }
+            return answer;
+        });
+    }
+
+    /** The follower's {@code endOffsetFor(E)} with its log cut at {@code logEnd}, its latest epoch {@code latest}. */
+    private CompletableFuture<Optional<EpochEnd>> followerEnd(ReplicaEvidence follower, int latest, long logEnd,
+                                                              int epoch) {
+        if (epoch > latest) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        if (epoch == latest) {
+            return CompletableFuture.completedFuture(Optional.of(new EpochEnd(latest, logEnd)));
+        }
+        // Below the latest epoch the cut has not touched that part of the cache: the broker's answer holds.
+        return brokers.endOffsetFor(follower.broker(), epoch);
+    }
+
+    private static CompletableFuture<OptionalLong> done(long offset) {
+        return CompletableFuture.completedFuture(OptionalLong.of(offset));
+    }
+
+    /** One Fetch of one partition with LastFetchedEpoch {@code epoch}; OFFSET_OUT_OF_RANGE means above its latest. */
+    private static CompletableFuture<Optional<EpochEnd>> ask(BrokerConnections connections, TopicPartitionState p,
+                                                             int broker, int epoch, Duration timeout) {
+        boolean idKnown = p.topicId() != null && !Uuid.ZERO_UUID.equals(p.topicId());
+        short max = idKnown ? FetchWire.MAX_VERSION : FetchWire.LAST_VERSION_WITH_TOPIC_NAMES;
+        PartitionList one = new PartitionList() {
+            @Override
+            public int size() {
+                return 1;
+            }
+
+            @Override
+            public String topic(int position) {
+                return p.topic();
+            }
+
+            @Override
+            public Uuid topicId(int position) {
+                return idKnown ? p.topicId() : Uuid.ZERO_UUID;
+            }
+
+            @Override
+            public int partition(int position) {
+                return p.partition();
+            }
+        };
+        return connections.apiVersions(broker, timeout).thenCompose(versions -> {
+            short version = versions.highestVersion(ApiKeys.FETCH.id, FetchWire.MIN_VERSION, max).orElseThrow(() ->
+                    new BrokerRequestException(broker, false, connections.describe(broker) + " does not offer Fetch v"
+                            + FetchWire.MIN_VERSION + "+"));
+            ByteBuffer request = FetchWire.divergenceRequest(version, DEBUGGING_REPLICA_ID, one, new int[] {epoch});
+            return connections.sendRaw(broker, ApiKeys.FETCH.id, version, request, timeout)
+                    .thenApply(body -> read(connections, broker, p, epoch, version, body));
+        });
+    }
+
+    private static Optional<EpochEnd> read(BrokerConnections connections, int broker, TopicPartitionState p, int epoch,
+                                           short version, ByteBuffer body) {
+        EpochEnd[] found = new EpochEnd[1];
+        Errors[] error = {Errors.NONE};
+        try {
+            short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode,
+                                                                    divergingEpoch, divergingEndOffset) -> {
+                if (partition == p.partition()) {
+                    error[0] = Errors.forCode(errorCode);
+                    if (divergingEpoch >= 0) {
+                        found[0] = new EpochEnd(divergingEpoch, divergingEndOffset);
+                    }
+                }
+            });
+            if (topLevel != Errors.NONE.code()) {
+                error[0] = Errors.forCode(topLevel);
+            }
+        } catch (ProtocolException e) {
+            throw new BrokerRequestException(broker, false, connections.describe(broker)
+                    + " answered Fetch with bytes this tool cannot read: " + e.getMessage(), e);
+        }
+        if (error[0] == Errors.OFFSET_OUT_OF_RANGE) {
+            return Optional.empty();
+        }
+        if (error[0] != Errors.NONE || found[0] == null) {
+            throw new BrokerRequestException(broker, true, connections.describe(broker) + " answered Fetch of "
+                    + p.topicPartition() + " (LastFetchedEpoch " + epoch + ") with " + error[0].name()
+                    + (found[0] == null ? " and no DivergingEpoch" : ""));
+        }
+        return Optional.of(found[0]);
+    }
+}

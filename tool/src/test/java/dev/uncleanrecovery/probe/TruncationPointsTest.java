@@ -1,0 +1,112 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.probe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The follower's look-ups replayed on epoch caches held here, as a broker answers them
+ * ({@code LeaderEpochFileCache.endOffsetFor}: the latest epoch ends at the log end, an earlier one where the next
+ * higher epoch starts, one above the latest is out of range). The real brokers' side is proven in the version suite,
+ * which compares a planned cut with the offset the broker truncated to.
+ */
+class TruncationPointsTest {
+
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+    private static final int LEADER = 2;
+    private static final int FOLLOWER = 3;
+
+    /** One replica's log: epoch → start offset, and its log end. */
+    private record Log(NavigableMap<Integer, Long> epochs, long logEnd) {
+        static Log of(long logEnd, long... epochStartPairs) {
+            NavigableMap<Integer, Long> epochs = new TreeMap<>();
+            for (int i = 0; i < epochStartPairs.length; i += 2) {
+                epochs.put((int) epochStartPairs[i], epochStartPairs[i + 1]);
+            }
+            return new Log(epochs, logEnd);
+        }
+
+        Optional<TruncationPoints.EpochEnd> endOffsetFor(int epoch) {
+            if (epochs.isEmpty() || epoch > epochs.lastKey()) {
+                return Optional.empty();
+            }
+            if (epoch == epochs.lastKey()) {
+                return Optional.of(new TruncationPoints.EpochEnd(epoch, logEnd));
+            }
+            Map.Entry<Integer, Long> floor = epochs.floorEntry(epoch);
+            long higherStart = epochs.higherEntry(epoch).getValue();
+            return Optional.of(new TruncationPoints.EpochEnd(floor == null ? epoch : floor.getKey(), higherStart));
+        }
+
+        ReplicaEvidence asProbed(int broker) {
+            return ReplicaEvidence.answered(TP, broker, EvidenceSource.STOCK, logEnd, epochs.isEmpty() ? -1 : epochs.lastKey(),
+                    9, -1, Instant.EPOCH);
+        }
+    }
+
+    private final List<String> asked = new ArrayList<>();
+
+    private OptionalLong cut(Log leader, Log follower) {
+        TruncationPoints points = new TruncationPoints((broker, epoch) -> {
+            asked.add(broker + "@" + epoch);
+            return CompletableFuture.completedFuture((broker == LEADER ? leader : follower).endOffsetFor(epoch));
+        });
+        return points.truncateTo(leader.asProbed(LEADER), follower.asProbed(FOLLOWER)).join();
+    }
+
+    @Test
+    void a_longer_log_of_an_older_epoch_is_cut_where_the_leaders_next_epoch_starts() {
+        // follower: 30 records of epoch 0; leader: the first 10 of epoch 0, then 5 of its own epoch 1
+        assertThat(cut(Log.of(15, 0, 0, 1, 10), Log.of(30, 0, 0))).hasValue(10);
+        assertThat(asked).containsExactly(LEADER + "@0");
+    }
+
+    @Test
+    void the_same_latest_epoch_is_cut_at_the_leaders_log_end_without_a_request() {
+        assertThat(cut(Log.of(25, 0, 0), Log.of(40, 0, 0))).hasValue(25);
+        assertThat(cut(Log.of(25, 0, 0), Log.of(12, 0, 0))).hasValue(12);
+        assertThat(asked).isEmpty();
+    }
+
+    @Test
+    void a_follower_behind_on_the_leaders_lineage_loses_nothing() {
+        assertThat(cut(Log.of(30, 0, 0, 1, 10, 2, 20), Log.of(12, 0, 0, 1, 10))).hasValue(12);
+    }
+
+    @Test
+    void a_follower_with_an_epoch_newer_than_anything_the_leader_holds_is_cut_after_two_fetches() {
+        // an excluded (or fenced) replica wrote epoch 3 from offset 10; the leader holds epochs 0 and 2 (from 12):
+        // Fetch(3) → the leader's epoch 2 ends at its log end 16; the follower has no epoch 2, its floor 0 ends at 10
+        assertThat(cut(Log.of(16, 0, 0, 2, 12), Log.of(20, 0, 0, 3, 10))).hasValue(10);
+        assertThat(asked).containsExactly(FOLLOWER + "@2", LEADER + "@0");
+    }
+
+    @Test
+    void several_rounds_walk_back_to_the_last_epoch_both_logs_share() {
+        // both hold epoch 1 from offset 5: the leader until 15 (then its epoch 2), the follower until 20 (then 3)
+        assertThat(cut(Log.of(30, 0, 0, 1, 5, 2, 15), Log.of(40, 0, 0, 1, 5, 3, 20))).hasValue(15);
+    }
+
+    @Test
+    void an_empty_epoch_cache_or_a_broker_that_does_not_answer_gives_no_point() {
+        assertThat(cut(Log.of(15, 0, 0, 1, 10), Log.of(0))).isEmpty();
+        TruncationPoints silent = new TruncationPoints((broker, epoch) -> CompletableFuture.failedFuture(
+                new IllegalStateException("no answer")));
+        assertThat(silent.truncateTo(Log.of(15, 0, 0, 1, 10).asProbed(LEADER), Log.of(30, 0, 0).asProbed(FOLLOWER))
+                .join()).isEmpty();
+    }
+}
