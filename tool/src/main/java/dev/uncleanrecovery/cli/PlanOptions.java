@@ -36,6 +36,11 @@ class PlanOptions {
                     + " a replica whose log is unknown counts as over N.")
     Long maxTruncatedRecords;
 
+    @Option(names = "--max-committed-loss", paramLabel = "N",
+            description = "Skip a partition whose choice would destroy more than N committed records (below a"
+                    + " replica's high watermark); a loss whose high watermark is unknown counts as over N.")
+    Long maxCommittedLoss;
+
     @Option(names = "--allow-unknown-truncation",
             description = "With --max-truncated-records: count only the known loss (a replica that did not answer"
                     + " may lose any amount).")
@@ -114,8 +119,14 @@ class PlanOptions {
             }
             options = options.withMaxTruncatedRecords(maxTruncatedRecords);
         }
-        if (allowUnknownTruncation && maxTruncatedRecords == null) {
-            throw new UserInputException("--allow-unknown-truncation needs --max-truncated-records");
+        if (maxCommittedLoss != null) {
+            if (maxCommittedLoss < 0) {
+                throw new UserInputException("--max-committed-loss must be >= 0");
+            }
+            options = options.withMaxCommittedLoss(maxCommittedLoss);
+        }
+        if (allowUnknownTruncation && maxTruncatedRecords == null && maxCommittedLoss == null) {
+            throw new UserInputException("--allow-unknown-truncation needs --max-truncated-records or --max-committed-loss");
         }
         options = options.withUnknownTruncationAllowed(allowUnknownTruncation);
         return options;

@@ -95,8 +95,17 @@ final class PlanPrinter {
     private static String truncation(PlanTruncation t) {
         return switch (t.estimate()) {
             case UNKNOWN -> t.broker() + ": unknown";
-            case EXACT -> t.broker() + ": " + t.records() + (t.records() == 0 ? "" : " [" + t.fromOffset() + ".." + t.toOffset() + ")");
-            case AT_LEAST -> t.broker() + ": at least " + t.records() + (t.records() == 0 ? "" : " [" + t.fromOffset() + ".." + t.toOffset() + ")");
+            case EXACT -> t.broker() + ": " + t.records() + range(t);
+            case AT_LEAST -> t.broker() + ": at least " + t.records() + range(t);
         };
+    }
+
+    /** " [10..30), 0 committed" for a loss; nothing for none. */
+    private static String range(PlanTruncation t) {
+        if (t.records() == 0) {
+            return "";
+        }
+        return " [" + t.fromOffset() + ".." + t.toOffset() + ")"
+                + (t.committedRecords() == null ? ", committed ?" : ", " + t.committedRecords() + " committed");
     }
 }

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.election;
 
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import java.util.List;
 
 /**
  * What one replica is expected to lose when it follows the designated leader: the offsets
@@ -29,8 +30,18 @@ import dev.uncleanrecovery.evidence.ReplicaEvidence;
  * @param records    offsets lost; -1 when unknown
  * @param fromOffset first lost offset (or, for {@code AT_LEAST}, the latest it can be); -1 when unknown
  * @param toOffset   the replica's log end offset (exclusive end of the lost range); -1 when unknown
+ * @param committed  how many of the lost offsets lie below the high watermark of a replica whose log holds those
+ *                   same records (the replica itself, or one with its last written epoch); -1 when no such high
+ *                   watermark is known. A high watermark is what its replica last knew (a follower's lags), so
+ *                   this is a lower bound.
  */
-public record ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate) {
+public record ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate,
+                                 long committed) {
+
+    /** Without anything known about high watermarks: nothing lost is nothing committed, a loss is unknown. */
+    public ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate) {
+        this(broker, records, fromOffset, toOffset, estimate, records == 0 ? 0 : -1);
+    }
 
     public ExpectedTruncation {
         if (estimate == null) {
@@ -72,6 +83,24 @@ public record ExpectedTruncation(int broker, long records, long fromOffset, long
         return new ExpectedTruncation(broker, logEnd - from, from, logEnd, TruncationEstimate.EXACT);
     }
 
+    /**
+     * The same loss, split by the high watermarks of {@code sameLog}: replicas whose logs hold the lost records too
+     * (this one, and those with its last written epoch: up to the shorter log end they are copies of one leader's).
+     */
+    public ExpectedTruncation withCommittedBelow(List<ReplicaEvidence> sameLog) {
+        if (!isKnown() || records == 0) {
+            return this;
+        }
+        long highest = -1;
+        for (ReplicaEvidence e : sameLog) {
+            if (e.isAnswered() && e.highWatermark() >= 0) {
+                highest = Math.max(highest, Math.min(e.highWatermark(), toOffset));
+            }
+        }
+        long committedRecords = highest < 0 ? -1 : Math.max(0, highest - fromOffset);
+        return new ExpectedTruncation(broker, records, fromOffset, toOffset, estimate, committedRecords);
+    }
+
     public boolean isKnown() {
         return estimate != TruncationEstimate.UNKNOWN;
     }
@@ -80,10 +109,16 @@ public record ExpectedTruncation(int broker, long records, long fromOffset, long
     public String describe() {
         return switch (estimate) {
             case UNKNOWN -> "loses an unknown amount (its log is not known)";
-            case EXACT -> records == 0 ? "loses nothing" : "loses " + records + " records (" + fromOffset + ".." + toOffset + ")";
+            case EXACT -> records == 0 ? "loses nothing"
+                    : "loses " + records + " records (" + fromOffset + ".." + toOffset + ")" + committedNote();
             case AT_LEAST -> records == 0
                     ? "may lose records below offset " + toOffset + " (its last written epoch differs from the leader's)"
-                    : "loses at least " + records + " records (" + fromOffset + ".." + toOffset + ")";
+                    : "loses at least " + records + " records (" + fromOffset + ".." + toOffset + ")" + committedNote();
         };
+    }
+
+    /** ", 0 committed" — or that no high watermark says. */
+    private String committedNote() {
+        return committed < 0 ? ", committed unknown" : ", " + committed + " committed";
     }
 }

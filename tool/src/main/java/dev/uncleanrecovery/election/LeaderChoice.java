@@ -93,13 +93,32 @@ public final class LeaderChoice {
         RankedReplica leader = candidates.get(0);
         List<ExpectedTruncation> truncations = replicas.stream()
                 .filter(r -> r.broker() != leader.broker())
-                .map(r -> truncationPoints.containsKey(r.broker()) && r.hasKnownLog()
+                .map(r -> (truncationPoints.containsKey(r.broker()) && r.hasKnownLog()
                         ? ExpectedTruncation.exact(r.broker(), truncationPoints.get(r.broker()), r.evidence().logEndOffset())
                         : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence()))
+                        .withCommittedBelow(sameLog(r, replicas, leader)))
                 .toList();
         String reason = reason(partition, leader, candidates, ranking, truncations);
         Decision.Elect elect = new Decision.Elect(tp, leader.broker(), reason, ranking, truncations);
 
+        if (options.maxCommittedLoss().isPresent()) {
+            long max = options.maxCommittedLoss().getAsLong();
+            List<ExpectedTruncation> unknownCommitted = truncations.stream()
+                    .filter(t -> !t.isKnown() || t.committed() < 0).toList();
+            long committed = truncations.stream().filter(t -> t.committed() > 0).mapToLong(ExpectedTruncation::committed).sum();
+            if (!unknownCommitted.isEmpty() && !options.allowUnknownTruncation()) {
+                return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker()
+                        + " would destroy records of unknown commitment on " + unknownCommitted.stream()
+                                .map(t -> Integer.toString(t.broker())).collect(Collectors.joining(", "))
+                        + " (no high watermark known): counts as over --max-committed-loss " + max
+                        + " (pass --allow-unknown-truncation to count only the known loss); " + reason);
+            }
+            if (committed > max) {
+                return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker()
+                        + " would destroy " + committed + " committed records, more than --max-committed-loss " + max
+                        + "; " + reason);
+            }
+        }
         if (options.maxTruncatedRecords().isPresent()) {
             long max = options.maxTruncatedRecords().getAsLong();
             List<ExpectedTruncation> unknown = truncations.stream().filter(t -> !t.isKnown()).toList();
@@ -125,6 +144,22 @@ public final class LeaderChoice {
     private static String describeUnknown(List<RankedReplica> replicas, int broker) {
         return replicas.stream().filter(r -> r.broker() == broker).findFirst().map(RankedReplica::describeBriefly)
                 .orElse(broker + " (not probed)");
+    }
+
+    /**
+     * The replicas whose logs hold what {@code replica} would lose: itself, and the others with its last written epoch
+     * (copies of that epoch's leader up to the shorter log end) — not the new leader, whose log differs from there.
+     */
+    private static List<ReplicaEvidence> sameLog(RankedReplica replica, List<RankedReplica> replicas, RankedReplica leader) {
+        if (!replica.hasKnownLog()) {
+            return List.of();
+        }
+        return replicas.stream()
+                .filter(r -> r.hasKnownLog() && r.broker() != leader.broker())
+                .filter(r -> r.broker() == replica.broker()
+                        || r.evidence().lastWrittenLeaderEpoch() == replica.evidence().lastWrittenLeaderEpoch())
+                .map(RankedReplica::evidence)
+                .toList();
     }
 
     /** The candidacy of one replica and the evidence that counts for it. */

@@ -15,6 +15,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param brokerEpoch            -1 when not known (stock brokers never expose it)
  * @param error                  null when status is OK; otherwise what went wrong, for people
  * @param observedAt             when the answer arrived (or the disk was read)
+ * @param highWatermark          the replica's local high watermark (offsets below it were committed in its log);
+ *                               -1 when not known (the native RPC and a disk read do not give it)
  */
 public record ReplicaEvidence(
         TopicPartition topicPartition,
@@ -26,7 +28,15 @@ public record ReplicaEvidence(
         int currentLeaderEpoch,
         long brokerEpoch,
         String error,
-        Instant observedAt) {
+        Instant observedAt,
+        long highWatermark) {
+
+    public ReplicaEvidence(TopicPartition topicPartition, int broker, EvidenceSource source, EvidenceStatus status,
+                           long logEndOffset, int lastWrittenLeaderEpoch, int currentLeaderEpoch, long brokerEpoch,
+                           String error, Instant observedAt) {
+        this(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch, currentLeaderEpoch,
+                brokerEpoch, error, observedAt, -1L);
+    }
 
     public static ReplicaEvidence answered(TopicPartition tp, int broker, EvidenceSource source,
                                            long logEndOffset, int lastWrittenLeaderEpoch,
@@ -38,6 +48,11 @@ public record ReplicaEvidence(
     public static ReplicaEvidence failed(TopicPartition tp, int broker, EvidenceSource source,
                                          EvidenceStatus status, String error, Instant observedAt) {
         return new ReplicaEvidence(tp, broker, source, status, -1L, -1, -1, -1L, error, observedAt);
+    }
+
+    public ReplicaEvidence withHighWatermark(long value) {
+        return new ReplicaEvidence(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch,
+                currentLeaderEpoch, brokerEpoch, error, observedAt, value);
     }
 
     public boolean isAnswered() {

@@ -30,13 +30,15 @@ public record Plan(
         @JsonProperty(required = true) List<PlannedElection> partitions,
         @JsonProperty(required = true) List<SkippedPartition> skipped) {
 
-    /** The only plan format version this tool reads and writes. */
-    public static final int VERSION = 1;
+    /** The plan format version this tool writes: 2 adds high watermarks and committed losses. */
+    public static final int VERSION = 2;
+    /** The oldest plan format version this tool still reads and executes. */
+    public static final int OLDEST_READ = 1;
 
     public Plan {
-        if (version != VERSION) {
-            throw new IllegalArgumentException("version is " + version + ", but this tool reads version " + VERSION
-                    + " plans; use the tool version that wrote it");
+        if (version < OLDEST_READ || version > VERSION) {
+            throw new IllegalArgumentException("version is " + version + ", but this tool reads version " + OLDEST_READ
+                    + " to " + VERSION + " plans; use the tool version that wrote it");
         }
         Checks.present(createdAt, "createdAt");
         Checks.present(clusterId, "clusterId");

@@ -18,6 +18,7 @@ import org.apache.kafka.common.TopicPartition;
  * @param currentLeaderEpoch     the partition's leader epoch as the replica's broker knows it, when it said
  * @param brokerEpoch            only the native RPC reports it
  * @param error                  what went wrong, when status is not OK
+ * @param highWatermark          the replica's local high watermark, when its answer gave it (plan version 2)
  */
 public record PlanEvidence(
         @JsonProperty(required = true) int broker,
@@ -28,7 +29,16 @@ public record PlanEvidence(
         Integer currentLeaderEpoch,
         Long brokerEpoch,
         String error,
-        Instant observedAt) {
+        Instant observedAt,
+        Long highWatermark) {
+
+    /** An entry of a version-1 plan, which has no high watermark. */
+    public PlanEvidence(int broker, EvidenceSource source, EvidenceStatus status, Long logEndOffset,
+                        Integer lastWrittenLeaderEpoch, Integer currentLeaderEpoch, Long brokerEpoch, String error,
+                        Instant observedAt) {
+        this(broker, source, status, logEndOffset, lastWrittenLeaderEpoch, currentLeaderEpoch, brokerEpoch, error,
+                observedAt, null);
+    }
 
     public PlanEvidence {
         Checks.atLeast(broker, 0, "broker");
@@ -50,7 +60,8 @@ public record PlanEvidence(
         }
         return new PlanEvidence(evidence.broker(), evidence.source(), evidence.status(), evidence.logEndOffset(),
                 evidence.lastWrittenLeaderEpoch(), knownOrNull(evidence.currentLeaderEpoch()),
-                evidence.brokerEpoch() < 0 ? null : evidence.brokerEpoch(), evidence.error(), evidence.observedAt());
+                evidence.brokerEpoch() < 0 ? null : evidence.brokerEpoch(), evidence.error(), evidence.observedAt(),
+                evidence.highWatermark() < 0 ? null : evidence.highWatermark());
     }
 
     /** Back to the probe's value, with -1 for what is unknown (its convention). */
@@ -60,7 +71,7 @@ public record PlanEvidence(
                 lastWrittenLeaderEpoch == null ? -1 : lastWrittenLeaderEpoch,
                 currentLeaderEpoch == null ? -1 : currentLeaderEpoch,
                 brokerEpoch == null ? -1L : brokerEpoch,
-                error, observedAt);
+                error, observedAt, highWatermark == null ? -1L : highWatermark);
     }
 
     private static Integer knownOrNull(int epoch) {

@@ -13,13 +13,21 @@ import dev.uncleanrecovery.election.TruncationEstimate;
  * @param records    absent when the estimate is UNKNOWN
  * @param fromOffset absent when the estimate is UNKNOWN
  * @param toOffset   the replica's log end offset; absent when the estimate is UNKNOWN
+ * @param committedRecords how many of the lost offsets were committed (below the high watermark of a replica holding
+ *                   the same records), at least; absent when no high watermark says (plan version 2)
  */
 public record PlanTruncation(
         @JsonProperty(required = true) int broker,
         Long records,
         Long fromOffset,
         Long toOffset,
-        @JsonProperty(required = true) TruncationEstimate estimate) {
+        @JsonProperty(required = true) TruncationEstimate estimate,
+        Long committedRecords) {
+
+    /** An entry of a version-1 plan, which does not split committed from never-committed loss. */
+    public PlanTruncation(int broker, Long records, Long fromOffset, Long toOffset, TruncationEstimate estimate) {
+        this(broker, records, fromOffset, toOffset, estimate, null);
+    }
 
     public PlanTruncation {
         Checks.atLeast(broker, 0, "broker");
@@ -36,6 +44,10 @@ public record PlanTruncation(
                 throw new IllegalArgumentException("records " + records + ", fromOffset " + fromOffset + ", toOffset "
                         + toOffset + " do not describe a range of offsets");
             }
+            if (committedRecords != null && (committedRecords < 0 || committedRecords > records)) {
+                throw new IllegalArgumentException("committedRecords " + committedRecords + " must be between 0 and"
+                        + " records " + records);
+            }
         }
     }
 
@@ -44,6 +56,6 @@ public record PlanTruncation(
             return new PlanTruncation(truncation.broker(), null, null, null, truncation.estimate());
         }
         return new PlanTruncation(truncation.broker(), truncation.records(), truncation.fromOffset(),
-                truncation.toOffset(), truncation.estimate());
+                truncation.toOffset(), truncation.estimate(), truncation.committed() < 0 ? null : truncation.committed());
     }
 }

@@ -57,6 +57,7 @@ final class StrictJsonFile<T> {
 
     private final Class<T> type;
     private final String kind;
+    private final int oldestVersion;
     private final int version;
     private final String producedBy;
     private final FormatError formatError;
@@ -67,8 +68,15 @@ final class StrictJsonFile<T> {
      * @param producedBy the command that writes such files, for messages: "'kafka-unclean-recovery plan'"
      */
     StrictJsonFile(Class<T> type, String kind, int version, String producedBy, FormatError formatError) {
+        this(type, kind, version, version, producedBy, formatError);
+    }
+
+    /** @param oldestVersion the oldest format version this tool still reads; {@code version} is the one it writes */
+    StrictJsonFile(Class<T> type, String kind, int oldestVersion, int version, String producedBy,
+                   FormatError formatError) {
         this.type = type;
         this.kind = kind;
+        this.oldestVersion = oldestVersion;
         this.version = version;
         this.producedBy = producedBy;
         this.formatError = formatError;
@@ -94,9 +102,11 @@ final class StrictJsonFile<T> {
         }
         // A newer format may have fields this tool does not know: say "version", not "unknown field".
         JsonNode versionNode = root.get("version");
-        if (versionNode != null && versionNode.isInt() && versionNode.intValue() != version) {
-            throw fail(source, "version", "is " + versionNode.intValue() + ", but this tool reads version " + version
-                    + " " + kind + "s; use the tool version that wrote it", null);
+        if (versionNode != null && versionNode.isInt()
+                && (versionNode.intValue() < oldestVersion || versionNode.intValue() > version)) {
+            throw fail(source, "version", "is " + versionNode.intValue() + ", but this tool reads version "
+                    + (oldestVersion == version ? "" + version : oldestVersion + " to " + version) + " " + kind
+                    + "s; use the tool version that wrote it", null);
         }
         try {
             return Json.mapper().readerFor(type)

@@ -32,6 +32,8 @@ final class LatestEpochSearch {
     private int answeredAtHighestDiverging = -1;
     /** The first probe when it lies inside the range, else -1 (no guess, or already probed). */
     private int guess;
+    /** The replica's high watermark as its last Fetch answer gave it; -1 until one did. */
+    private long highWatermark = -1;
 
     /** @param metadataLeaderEpoch the partition's leader epoch in the metadata; must be at least 0 */
     LatestEpochSearch(int metadataLeaderEpoch) {
@@ -71,6 +73,15 @@ final class LatestEpochSearch {
             answeredAtHighestDiverging = answeredEpoch;
             endOffsetAtHighestDiverging = endOffset;
         }
+    }
+
+    /** Every Fetch answer without error carries the replica's local high watermark; the highest one counts. */
+    void highWatermark(long value) {
+        highWatermark = Math.max(highWatermark, value);
+    }
+
+    long highWatermark() {
+        return highWatermark;
     }
 
     void outOfRange(int probedEpoch) {

@@ -133,7 +133,8 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                         && searches[i].holdsAtLeast(planned.lastWrittenLeaderEpoch(), planned.logEndOffset())) {
                     TopicPartition tp = seenByPlan.get(i).topicPartition();
                     confirmed.put(tp, ReplicaEvidence.answered(tp, batch.brokerId(), EvidenceSource.STOCK,
-                            searches[i].logEndOffset(), planned.lastWrittenLeaderEpoch(), -1, -1L, now));
+                            searches[i].logEndOffset(), planned.lastWrittenLeaderEpoch(), -1, -1L, now)
+                            .withHighWatermark(searches[i].highWatermark()));
                 }
             }
             return confirmed;
@@ -404,8 +405,8 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             probeAt[request.order[k]] = request.probes[k];
         }
         int[] k = {0};
-        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, divergingEpoch,
-                                                                divergingEndOffset) -> {
+        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, highWatermark,
+                                                                divergingEpoch, divergingEndOffset) -> {
             String name = topicId == null ? topic : request.topicNames.get(topicId);
             int expected = k[0] < request.order.length ? request.order[k[0]] : -1;
             k[0]++;
@@ -416,6 +417,10 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             int probedEpoch = probeAt[position];
             probeAt[position] = NOT_ASKED;
             Errors error = errorOf(errorCode);
+            if (error == Errors.NONE) {
+                // an error answer (OFFSET_OUT_OF_RANGE for an epoch above the latest) carries -1
+                searches[position].highWatermark(highWatermark);
+            }
             if (error == Errors.OFFSET_OUT_OF_RANGE) {
                 searches[position].outOfRange(probedEpoch);
             } else if (error != Errors.NONE) {
@@ -537,7 +542,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             retry.put(tp, new ProbeBatchAnswer.PartitionRetry(reason, stale(tp, broker, end, latestEpoch, reason, now)));
         } else {
             settled.put(tp, ReplicaEvidence.answered(tp, broker, EvidenceSource.STOCK, end.logEndOffset(), latestEpoch,
-                    end.brokerLeaderEpoch(), -1L, now));
+                    end.brokerLeaderEpoch(), -1L, now).withHighWatermark(search.highWatermark()));
         }
     }
 

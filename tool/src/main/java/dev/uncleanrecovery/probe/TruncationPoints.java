@@ -171,7 +171,7 @@ public final class TruncationPoints {
         Errors[] error = {Errors.NONE};
         try {
             short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode,
-                                                                    divergingEpoch, divergingEndOffset) -> {
+                                                                    highWatermark, divergingEpoch, divergingEndOffset) -> {
                 if (partition == p.partition()) {
                     error[0] = Errors.forCode(errorCode);
                     if (divergingEpoch >= 0) {

@@ -58,12 +58,13 @@ public final class FetchWire {
         /**
          * @param topic           the topic's name (v12), else null
          * @param topicId         the topic's id (v13+), else null
+         * @param highWatermark   the replica's local high watermark (a follower's lags its leader's)
          * @param divergingEpoch  the DivergingEpoch's Epoch, -1 when the broker sent none; the log diverges from
          *                        LastFetchedEpoch only when it is 0 or more (kafka-clients' isDivergingEpoch)
          * @param divergingEndOffset the DivergingEpoch's EndOffset, -1 when the broker sent none
          */
-        void partition(String topic, Uuid topicId, int partition, short errorCode, int divergingEpoch,
-                       long divergingEndOffset);
+        void partition(String topic, Uuid topicId, int partition, short errorCode, long highWatermark,
+                       int divergingEpoch, long divergingEndOffset);
     }
 
     /**
@@ -155,7 +156,8 @@ public final class FetchWire {
             for (int p = 0; p < partitions; p++) {
                 int index = in.readInt32("PartitionIndex");
                 short partitionError = in.readInt16("ErrorCode");
-                in.skip(8 + 8 + 8, "HighWatermark, LastStableOffset and LogStartOffset");
+                long highWatermark = in.readInt64("HighWatermark");
+                in.skip(8 + 8, "LastStableOffset and LogStartOffset");
                 int aborted = in.readCompactArrayCount("AbortedTransactions", ABORTED_TRANSACTION_BYTES, true);
                 for (int a = 0; a < aborted; a++) {
                     in.skip(8 + 8, "AbortedTransactions");
@@ -186,7 +188,8 @@ public final class FetchWire {
                         in.skip(size, "tag " + tag + " in Partitions");
                     }
                 }
-                answers.partition(name, topicId, index, partitionError, divergingEpoch, divergingEndOffset);
+                answers.partition(name, topicId, index, partitionError, highWatermark, divergingEpoch,
+                        divergingEndOffset);
             }
             in.skipTaggedFields("Responses");
         }

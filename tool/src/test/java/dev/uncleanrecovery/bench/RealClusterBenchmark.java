@@ -260,9 +260,8 @@ final class RealClusterBenchmark {
 
     /**
      * 1 controller + 3 brokers, with more heap for thousands of partitions, and the agent when given. The heap is
-     * fixed from the start (-Xms = -Xmx, as kafka-server-start.sh sets it): from the harness's -Xms32m, each growth
-     * of the old generation cost a full collection, and GC logs of the brokers showed one of 634 ms in the middle of
-     * a measured run (broker 2, answering the tool's re-probe).
+     * fixed from the start (-Xms = -Xmx, as kafka-server-start.sh sets it): from the harness's -Xms32m each growth
+     * of the old generation costs a full collection, which can pause a broker in the middle of a measured run.
      */
     private static LocalKafkaCluster cluster(Path agent) {
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
@@ -307,10 +306,12 @@ final class RealClusterBenchmark {
      * pay for that nor run without it. Runs {@code --help} once and waits for the archive.
      */
     static void ensureClassDataArchive(Path script) throws Exception {
-        Path target = script.toAbsolutePath().getParent().getParent().resolve("tool").resolve("target");
+        Path home = script.toAbsolutePath().getParent().getParent();
+        Path target = home.resolve("tool").resolve("target");
         Path archive = target.resolve("kafka-unclean-recovery.jsa");
         Path jar = target.resolve("kafka-unclean-recovery.jar");
-        MeasuredProcess.run(List.of(script.toString(), "--help"), target.resolve("bench/cds-warmup"), 300);
+        Path out = Files.createDirectories(home.resolve("target").resolve("bench"));
+        MeasuredProcess.run(List.of(script.toString(), "--help"), out.resolve("cds-warmup"), 300);
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (!isFresh(archive, jar) && System.nanoTime() < deadline) {
             Thread.sleep(500);
@@ -321,9 +322,9 @@ final class RealClusterBenchmark {
     }
 
     /**
-     * Each poll describes all N partitions: at 100 ms this JVM used 870 ms of CPU during Kafka's tool's 2,886 ms
-     * (N = 5,000), a third of one of the 2 cores the contender and the brokers share (the brokers answer every poll
-     * too). 250 ms costs "all led" its precision (±250 ms), not the wall time the target is about.
+     * Each poll describes all N partitions, on the cores the contender and the brokers share (the brokers answer every
+     * poll too): polling often would slow what is measured. 250 ms costs "all led" its precision (±250 ms), not the
+     * wall time the target is about.
      */
     private static final long WATCH_INTERVAL_MS = 250;
 

@@ -341,6 +341,40 @@ class LeaderChoiceTest {
         }
 
         @Test
+        void the_committed_part_of_a_loss_is_what_lies_below_a_high_watermark_of_the_same_log() {
+            // 1 and 3 both hold epoch 5 (copies of its leader up to the shorter end): 3's high watermark 3000 vouches
+            // for 1's offsets below it too; the new leader 2's log differs from 900 on, its high watermark says nothing
+            List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000).withHighWatermark(950),
+                    live(2, 6, 1042).withHighWatermark(1042), live(3, 5, 4000).withHighWatermark(3000));
+
+            Decision.Elect elect = elected(LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE,
+                    Map.of(1, 900L, 3, 900L)));
+
+            assertThat(elect.truncations()).containsExactly(
+                    new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT, 2100),
+                    new ExpectedTruncation(3, 3100, 900, 4000, TruncationEstimate.EXACT, 2100));
+            assertThat(elect.truncations().get(0).describe()).isEqualTo("loses 4100 records (900..5000), 2100 committed");
+            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE.withMaxCommittedLoss(4000),
+                    Map.of(1, 900L, 3, 900L))).isInstanceOf(Decision.Skip.class)
+                    .extracting(d -> ((Decision.Skip) d).reason()).asString()
+                    .startsWith("electing 2 would destroy 4200 committed records, more than --max-committed-loss 4000");
+        }
+
+        @Test
+        void a_loss_whose_high_watermark_is_unknown_counts_as_over_the_committed_limit() {
+            List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000), live(2, 6, 1042), live(3, 6, 1042));
+
+            Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(),
+                    PROACTIVE.withMaxCommittedLoss(1_000_000), Map.of(1, 900L));
+
+            assertThat(decision).isInstanceOf(Decision.Skip.class);
+            assertThat(((Decision.Skip) decision).reason()).contains("records of unknown commitment on 1");
+            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
+                    PROACTIVE.withMaxCommittedLoss(1_000_000).withUnknownTruncationAllowed(true), Map.of(1, 900L)))
+                    .isInstanceOf(Decision.Elect.class);
+        }
+
+        @Test
         void replica_that_did_not_answer_has_unknown_truncation() {
             Decision decision = decide(orders3().state(), PROACTIVE, live(2, 6, 1042), unreachable(1, "timed out"));
 
@@ -355,7 +389,7 @@ class LeaderChoiceTest {
                     live(1, 6, 1000), live(2, 6, 1042), live(3, 6, 1059));
 
             assertThat(skipped(decision, SkipCause.OVER_TRUNCATION_LIMIT).reason())
-                    .startsWith("electing 2 would truncate 17 records (3 loses 17 records (1042..1059)),"
+                    .startsWith("electing 2 would truncate 17 records (3 loses 17 records (1042..1059), committed unknown),"
                             + " more than --max-truncated-records 16; ");
         }
 

@@ -154,8 +154,9 @@ class PlanFileMalformedTest {
 
     @Test
     void newer_version() {
-        assertThat(readError(edited(root -> root.put("version", 2).put("someNewField", true))))
-                .isEqualTo("plan.json: version is 2, but this tool reads version 1 plans; use the tool version that wrote it");
+        assertThat(readError(edited(root -> root.put("version", 3).put("someNewField", true))))
+                .isEqualTo("plan.json: version is 3, but this tool reads version 1 to 2 plans; use the tool version that"
+                        + " wrote it");
     }
 
     @Test

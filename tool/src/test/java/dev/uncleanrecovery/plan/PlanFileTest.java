@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.election.TruncationEstimate;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +27,7 @@ class PlanFileTest {
     /** A plan file byte for byte: reviewers and scripts read these names. */
     static final String GOLDEN = """
             {
-              "version" : 1,
+              "version" : 2,
               "createdAt" : "2026-11-29T03:04:05Z",
               "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
               "tool" : "kafka-unclean-recovery 0.1.0",
@@ -163,6 +165,25 @@ class PlanFileTest {
 
         PlanFile.write(file, plan);
 
+        assertThat(PlanFile.read(file)).isEqualTo(plan);
+    }
+
+    @Test
+    void high_watermarks_and_committed_losses_round_trip() throws IOException {
+        Path file = dir.resolve("plan.json");
+        Plan sample = SamplePlan.plan();
+        PlannedElection first = sample.partitions().get(0);
+        PlannedElection withCommitted = new PlannedElection(first.topic(), first.partition(), first.designatedLeader(),
+                first.expected(), first.evidence().stream().map(e -> e.status() != EvidenceStatus.OK ? e
+                        : new PlanEvidence(e.broker(), e.source(), e.status(), e.logEndOffset(), e.lastWrittenLeaderEpoch(),
+                                e.currentLeaderEpoch(), e.brokerEpoch(), e.error(), e.observedAt(), 7L)).toList(),
+                first.reason(), List.of(new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.EXACT, 5L)));
+        Plan plan = new Plan(sample.version(), sample.createdAt(), sample.clusterId(), sample.tool(), sample.strategy(),
+                sample.unansweredBrokers(), List.of(withCommitted), sample.skipped());
+
+        PlanFile.write(file, plan);
+
+        assertThat(Files.readString(file)).contains("\"committedRecords\" : 5", "\"highWatermark\" : 7");
         assertThat(PlanFile.read(file)).isEqualTo(plan);
     }
 

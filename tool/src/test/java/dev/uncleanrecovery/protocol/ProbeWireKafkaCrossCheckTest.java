@@ -144,15 +144,15 @@ class ProbeWireKafkaCrossCheckTest {
             for (FetchResponseData.FetchableTopicResponse topic : data.responses()) {
                 for (FetchResponseData.PartitionData p : topic.partitions()) {
                     expected.add((v <= 12 ? topic.topic() : topic.topicId().toString()) + "-" + p.partitionIndex() + " "
-                            + Errors.forCode(p.errorCode()) + " " + p.divergingEpoch().epoch() + " "
+                            + Errors.forCode(p.errorCode()) + " hw " + p.highWatermark() + " " + p.divergingEpoch().epoch() + " "
                             + p.divergingEpoch().endOffset() + " " + FetchResponse.isDivergingEpoch(p));
                 }
             }
             List<String> read = new ArrayList<>();
             ByteBuffer body = bytes(data, v);
-            short topLevel = FetchWire.readResponse(body, v, (topic, topicId, partition, errorCode, epoch, endOffset) ->
+            short topLevel = FetchWire.readResponse(body, v, (topic, topicId, partition, errorCode, highWatermark, epoch, endOffset) ->
                     read.add((topic != null ? topic : topicId.toString()) + "-" + partition + " "
-                            + Errors.forCode(errorCode) + " " + epoch + " " + endOffset + " " + (epoch >= 0)));
+                            + Errors.forCode(errorCode) + " hw " + highWatermark + " " + epoch + " " + endOffset + " " + (epoch >= 0)));
             assertThat(read).as("Fetch v%d", v).isEqualTo(expected).hasSize(5);
             assertThat(topLevel).isEqualTo(Errors.NONE.code());
             assertThat(body.hasRemaining()).isFalse();
@@ -162,7 +162,7 @@ class ProbeWireKafkaCrossCheckTest {
     @Test
     void fetch_response_top_level_error_is_returned() {
         FetchResponseData data = new FetchResponseData().setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code());
-        short topLevel = FetchWire.readResponse(bytes(data, (short) 17), (short) 17, (t, id, p, e, epoch, end) -> {
+        short topLevel = FetchWire.readResponse(bytes(data, (short) 17), (short) 17, (t, id, p, e, hw, epoch, end) -> {
             throw new AssertionError("no partitions");
         });
         assertThat(Errors.forCode(topLevel)).isEqualTo(Errors.FETCH_SESSION_ID_NOT_FOUND);
@@ -174,10 +174,10 @@ class ProbeWireKafkaCrossCheckTest {
         for (int cut : new int[] {0, 5, 11, whole.remaining() / 2, whole.remaining() - 1}) {
             ByteBuffer part = whole.duplicate();
             part.limit(cut);
-            assertThatThrownBy(() -> FetchWire.readResponse(part, (short) 17, (t, id, p, e, epoch, end) -> { }))
+            assertThatThrownBy(() -> FetchWire.readResponse(part, (short) 17, (t, id, p, e, hw, epoch, end) -> { }))
                     .as("cut at %d", cut).isInstanceOf(ProtocolException.class).hasMessageContaining("Fetch response v17");
         }
-        assertThatThrownBy(() -> FetchWire.readResponse(whole.duplicate(), (short) 11, (t, id, p, e, epoch, end) -> { }))
+        assertThatThrownBy(() -> FetchWire.readResponse(whole.duplicate(), (short) 11, (t, id, p, e, hw, epoch, end) -> { }))
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("v11 is not supported");
         ByteBuffer offsets = bytes(new ListOffsetsResponseData(), (short) 9);
         ByteBuffer longer = ByteBuffer.allocate(offsets.remaining() + 1).put(offsets.duplicate()).put((byte) 0).flip();

@@ -289,6 +289,8 @@ abstract class KafkaVersionSuite {
                     assertThat(t.estimate()).isEqualTo(TruncationEstimate.EXACT);
                     assertThat(t.fromOffset()).isEqualTo(10L);
                     assertThat(t.records()).isEqualTo(20L);
+                    // 3's twenty acks=1 records were never committed: frozen 2 kept its high watermark at 10
+                    assertThat(t.committedRecords()).isZero();
                 });
     }
 
