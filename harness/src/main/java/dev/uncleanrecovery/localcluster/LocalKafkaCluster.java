@@ -419,7 +419,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return node.isRunning() ? OptionalLong.of(node.process().pid()) : OptionalLong.empty();
     }
 
-    // ---------------------------------------------------------------- breaking and mending
+    // ---------------------------------------------------------------- breaking and restoring
 
     /**
      * Stops the broker and returns once its JVM has exited. The controller notices later: wait with

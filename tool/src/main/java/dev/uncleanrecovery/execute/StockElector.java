@@ -52,7 +52,7 @@ public final class StockElector implements DesignatedElector {
 
     /**
      * @param whyStock why the native elector is not used, for {@link #describe()}; null to say nothing
-     * @param journal  where the reorders are recorded before the first one, so that a killed run is mended by the next
+     * @param journal  where the reorders are recorded before the first one, so that a killed run is put right by the next
      */
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
                         Consumer<String> progress, String whyStock, ReorderJournalFile journal) {

@@ -49,7 +49,7 @@ class KilledExecuteClusterTest {
 
     @Test
     @Order(1)
-    void a_run_killed_between_the_reorder_and_the_restore_is_mended_by_the_next_run(LocalKafkaCluster cluster)
+    void a_run_killed_between_the_reorder_and_the_restore_is_put_right_by_the_next_run(LocalKafkaCluster cluster)
             throws Exception {
         // given: the plan of two offline partitions
         Path plan = dir.resolve("cut.json");
@@ -104,7 +104,7 @@ class KilledExecuteClusterTest {
 
     @Test
     @Order(2)
-    void a_killed_recover_is_mended_by_the_next_recover_which_writes_a_plan_of_its_own(LocalKafkaCluster cluster)
+    void a_killed_recover_is_put_right_by_the_next_recover_which_writes_a_plan_of_its_own(LocalKafkaCluster cluster)
             throws Exception {
         // given: recover killed right after its reorder was answered
         Path firstPlan = dir.resolve("recover-1.json");
