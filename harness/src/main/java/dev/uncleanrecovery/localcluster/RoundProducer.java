@@ -28,6 +28,15 @@ public final class RoundProducer {
      */
     public static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round,
                                Duration deliveryTimeout) {
+        produce(cluster, tps, count, acks, round, deliveryTimeout, () -> { });
+    }
+
+    /**
+     * @param beforeSending runs once the producer knows the partitions' leaders and before the first record: a fault
+     *                      injected here (a frozen broker) cannot stall the producer's bootstrap
+     */
+    public static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round,
+                               Duration deliveryTimeout, Runnable beforeSending) {
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
         props.put(ProducerConfig.ACKS_CONFIG, acks);
@@ -47,6 +56,8 @@ public final class RoundProducer {
         props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L << 20));
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+            tps.stream().map(TopicPartition::topic).distinct().forEach(producer::partitionsFor);
+            beforeSending.run();
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (TopicPartition tp : tps) {
                 for (long i = 0; i < count; i++) {

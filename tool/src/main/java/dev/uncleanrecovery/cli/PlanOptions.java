@@ -15,6 +15,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Set;
+import org.apache.kafka.common.utils.Utils;
 import picocli.CommandLine.Option;
 
 /** How {@code plan} and {@code recover} probe and choose. */
@@ -84,22 +85,16 @@ class PlanOptions {
         return brokers;
     }
 
-    /** {@code 1=10.0.0.1:9092}, an IPv6 host in brackets ({@code 1=[::1]:9092}). */
+    /** {@code 1=10.0.0.1:9092}, an IPv6 host in brackets ({@code 1=[::1]:9092}), parsed as kafka-clients does. */
     private static BrokerState brokerAddress(String given) {
-        int equals = given.indexOf('=');
-        int colon = given.lastIndexOf(':');
         String invalid = "--broker-address takes ID=HOST:PORT (e.g. 1=10.0.0.1:9092), not '" + given + "'";
-        if (equals < 1 || colon < equals + 2 || colon == given.length() - 1) {
-            throw new UserInputException(invalid);
-        }
-        String host = given.substring(equals + 1, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
+        int equals = given.indexOf('=');
+        String address = given.substring(equals + 1);
+        String host = Utils.getHost(address);
+        Integer port = Utils.getPort(address);
         try {
-            int id = Integer.parseInt(given.substring(0, equals));
-            int port = Integer.parseInt(given.substring(colon + 1));
-            if (id < 0 || port < 1 || port > 65_535 || host.isEmpty()) {
+            int id = Integer.parseInt(given.substring(0, Math.max(0, equals)));
+            if (id < 0 || host == null || host.isEmpty() || port == null || port < 1 || port > 65_535) {
                 throw new UserInputException(invalid);
             }
             return new BrokerState(id, host, port, null, true);

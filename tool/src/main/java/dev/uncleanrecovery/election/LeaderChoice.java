@@ -103,8 +103,8 @@ public final class LeaderChoice {
 
         if (options.maxCommittedLoss().isPresent()) {
             long max = options.maxCommittedLoss().getAsLong();
-            List<ExpectedTruncation> unknownCommitted = truncations.stream()
-                    .filter(t -> !t.isKnown() || t.committed() < 0).toList();
+            // an unknown loss has an unknown committed part too
+            List<ExpectedTruncation> unknownCommitted = truncations.stream().filter(t -> t.committed() < 0).toList();
             long committed = truncations.stream().filter(t -> t.committed() > 0).mapToLong(ExpectedTruncation::committed).sum();
             if (!unknownCommitted.isEmpty() && !options.allowUnknownTruncation()) {
                 return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker()

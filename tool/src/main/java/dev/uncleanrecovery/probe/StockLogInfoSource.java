@@ -54,7 +54,8 @@ import org.apache.kafka.common.protocol.Errors;
 public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     /** ReplicaId -2 (DEBUGGING): a follower, or a replica of a partition without a leader, answers it. */
-    private static final int DEBUGGING_REPLICA_ID = -2;
+    /** ReplicaId -2 (DEBUGGING): a follower, or a replica of a partition without leader, serves the request. */
+    static final int DEBUGGING_REPLICA_ID = -2;
     /** The epoch ceiling when neither the caller nor ListOffsets (v4+) told the leader epoch. */
     private static final int UNKNOWN_EPOCH_CEILING = 1 << 20;
     /** In a round's table of probes: a position not asked about in that round, or already answered. */
@@ -453,7 +454,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     /** Reads a response body of the version the request was sent in. */
     @FunctionalInterface
-    private interface BodyReader<T> {
+    interface BodyReader<T> {
         T read(short version, ByteBuffer body);
     }
 
@@ -464,8 +465,14 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
      */
     private <T> CompletableFuture<T> exchange(ProbeBatch batch, ApiKeys api, short min, short max,
                                               Function<Short, ByteBuffer> request, BodyReader<T> reader) {
-        int broker = batch.brokerId();
-        return connections.apiVersions(broker, batch.requestTimeout()).thenCompose(versions -> {
+        return exchange(connections, batch.brokerId(), batch.requestTimeout(), api, min, max, request, reader);
+    }
+
+    /** {@link #exchange(ProbeBatch, ApiKeys, short, short, Function, BodyReader)} with one broker and one timeout. */
+    static <T> CompletableFuture<T> exchange(BrokerConnections connections, int broker, Duration timeout, ApiKeys api,
+                                             short min, short max, Function<Short, ByteBuffer> request,
+                                             BodyReader<T> reader) {
+        return connections.apiVersions(broker, timeout).thenCompose(versions -> {
             Optional<Short> version = versions.highestVersion(api.id, min, max);
             if (version.isEmpty()) {
                 return CompletableFuture.failedFuture(new BrokerRequestException(broker, false,
@@ -473,7 +480,7 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                                 + ", which the stock probe needs (every Kafka since 2.7 offers it)"));
             }
             short v = version.get();
-            return connections.sendRaw(broker, api.id, v, request.apply(v), batch.requestTimeout())
+            return connections.sendRaw(broker, api.id, v, request.apply(v), timeout)
                     .thenApply(body -> {
                         try {
                             return reader.read(v, body);

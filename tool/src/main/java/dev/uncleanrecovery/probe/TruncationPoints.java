@@ -8,12 +8,14 @@ import dev.uncleanrecovery.connect.BrokerRequestException;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.protocol.FetchWire;
 import dev.uncleanrecovery.protocol.PartitionList;
-import dev.uncleanrecovery.wire.ProtocolException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -32,7 +34,6 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class TruncationPoints {
 
-    private static final int DEBUGGING_REPLICA_ID = -2;
     /** Far more rounds than epochs a real partition has: a guard against a broker that answers inconsistently. */
     private static final int MAX_ROUNDS = 64;
 
@@ -52,10 +53,15 @@ public final class TruncationPoints {
         this.brokers = brokers;
     }
 
-    /** Look-ups sent to the brokers over {@code connections}, each bounded by {@code requestTimeout}. */
+    /**
+     * Look-ups of one partition sent to the brokers over {@code connections}, each bounded by {@code requestTimeout};
+     * one look-up is asked once however many followers need it.
+     */
     public static TruncationPoints over(BrokerConnections connections, TopicPartitionState partition,
                                         Duration requestTimeout) {
-        return new TruncationPoints((broker, epoch) -> ask(connections, partition, broker, epoch, requestTimeout));
+        Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked = new ConcurrentHashMap<>();
+        return new TruncationPoints((broker, epoch) -> asked.computeIfAbsent(List.of(broker, epoch),
+                k -> ask(connections, partition, broker, epoch, requestTimeout)));
     }
 
     /**
@@ -132,59 +138,31 @@ public final class TruncationPoints {
     /** One Fetch of one partition with LastFetchedEpoch {@code epoch}; OFFSET_OUT_OF_RANGE means above its latest. */
     private static CompletableFuture<Optional<EpochEnd>> ask(BrokerConnections connections, TopicPartitionState p,
                                                              int broker, int epoch, Duration timeout) {
-        boolean idKnown = p.topicId() != null && !Uuid.ZERO_UUID.equals(p.topicId());
-        short max = idKnown ? FetchWire.MAX_VERSION : FetchWire.LAST_VERSION_WITH_TOPIC_NAMES;
-        PartitionList one = new PartitionList() {
-            @Override
-            public int size() {
-                return 1;
-            }
-
-            @Override
-            public String topic(int position) {
-                return p.topic();
-            }
-
-            @Override
-            public Uuid topicId(int position) {
-                return idKnown ? p.topicId() : Uuid.ZERO_UUID;
-            }
-
-            @Override
-            public int partition(int position) {
-                return p.partition();
-            }
-        };
-        return connections.apiVersions(broker, timeout).thenCompose(versions -> {
-            short version = versions.highestVersion(ApiKeys.FETCH.id, FetchWire.MIN_VERSION, max).orElseThrow(() ->
-                    new BrokerRequestException(broker, false, connections.describe(broker) + " does not offer Fetch v"
-                            + FetchWire.MIN_VERSION + "+"));
-            ByteBuffer request = FetchWire.divergenceRequest(version, DEBUGGING_REPLICA_ID, one, new int[] {epoch});
-            return connections.sendRaw(broker, ApiKeys.FETCH.id, version, request, timeout)
-                    .thenApply(body -> read(connections, broker, p, epoch, version, body));
-        });
+        PartitionToProbe one = PartitionToProbe.of(p);
+        PartitionList asked = new StockLogInfoSource.BatchPositions(List.of(one)).inOrder(new int[] {0});
+        // topics go by name up to v12 and by id from v13
+        short max = Uuid.ZERO_UUID.equals(one.topicId()) ? FetchWire.LAST_VERSION_WITH_TOPIC_NAMES : FetchWire.MAX_VERSION;
+        return StockLogInfoSource.exchange(connections, broker, timeout, ApiKeys.FETCH, FetchWire.MIN_VERSION, max,
+                version -> FetchWire.divergenceRequest(version, StockLogInfoSource.DEBUGGING_REPLICA_ID, asked,
+                        new int[] {epoch}),
+                (version, body) -> read(connections, broker, p, epoch, version, body));
     }
 
     private static Optional<EpochEnd> read(BrokerConnections connections, int broker, TopicPartitionState p, int epoch,
                                            short version, ByteBuffer body) {
         EpochEnd[] found = new EpochEnd[1];
         Errors[] error = {Errors.NONE};
-        try {
-            short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode,
-                                                                    highWatermark, divergingEpoch, divergingEndOffset) -> {
-                if (partition == p.partition()) {
-                    error[0] = Errors.forCode(errorCode);
-                    if (divergingEpoch >= 0) {
-                        found[0] = new EpochEnd(divergingEpoch, divergingEndOffset);
-                    }
+        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, highWatermark,
+                                                                divergingEpoch, divergingEndOffset) -> {
+            if (partition == p.partition()) {
+                error[0] = Errors.forCode(errorCode);
+                if (divergingEpoch >= 0) {
+                    found[0] = new EpochEnd(divergingEpoch, divergingEndOffset);
                 }
-            });
-            if (topLevel != Errors.NONE.code()) {
-                error[0] = Errors.forCode(topLevel);
             }
-        } catch (ProtocolException e) {
-            throw new BrokerRequestException(broker, false, connections.describe(broker)
-                    + " answered Fetch with bytes this tool cannot read: " + e.getMessage(), e);
+        });
+        if (topLevel != Errors.NONE.code()) {
+            error[0] = Errors.forCode(topLevel);
         }
         if (error[0] == Errors.OFFSET_OUT_OF_RANGE) {
             return Optional.empty();

@@ -106,7 +106,7 @@ public final class RecoveryExecution {
                     return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
                 },
                 // The connections exist by now: the survey above opened them with the live brokers.
-                via -> NativeElector.of(discovery.connections(List.of()), via, polling, options.verifyTimeout(), progress),
+                via -> NativeElector.of(discovery.connections(), via, polling, options.verifyTimeout(), progress),
                 whyStock -> new StockElector(ControllerCalls.through(discovery), polling, options.verifyTimeout(), progress,
                         whyStock, journal));
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
@@ -196,7 +196,7 @@ public final class RecoveryExecution {
             // The broker connections exist by now: those of the plan's own probe ('recover', which re-probes while
             // it re-reads) or those the re-read opened ('execute --plan'). The states come from that plan or re-read,
             // so no second discovery round is needed here.
-            BrokerConnections connections = discovery.connections(List.of());
+            BrokerConnections connections = discovery.connections();
             ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
                     .run(byBroker, p -> { });
             Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();

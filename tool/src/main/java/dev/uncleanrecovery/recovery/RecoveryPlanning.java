@@ -36,7 +36,6 @@ import java.time.Instant;
 import dev.uncleanrecovery.election.ExpectedTruncation;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.probe.TruncationPoints;
-import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -139,26 +138,26 @@ public final class RecoveryPlanning {
         options.unlistedBrokers().forEach(b -> fenced.add(b.id()));
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
-        Map<TopicPartition, Decision> decided = new HashMap<>();
+        List<Decision> decisions = new ArrayList<>(considered.size());
         for (TopicPartitionState partition : considered) {
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            decided.put(partition.topicPartition(), snapshot.reassigning().contains(partition.topicPartition())
+            decisions.add(snapshot.reassigning().contains(partition.topicPartition())
                     ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
                             "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
                     : LeaderChoice.decide(partition, known, fenced, options.election()));
         }
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
         // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
-        truncationPoints(decided.values(), evidence, snapshot, options.probe()).forEach((tp, points) -> {
-            TopicPartitionState partition = snapshot.partition(tp).orElseThrow();
-            decided.put(tp, LeaderChoice.decide(partition, evidence.getOrDefault(tp, List.of()), fenced,
-                    options.election(), points));
-        });
-        List<Decision> decisions = new ArrayList<>();
-        for (TopicPartitionState partition : considered) {
-            Decision decision = decided.get(partition.topicPartition());
-            decisions.add(decision);
-            plan.add(partition, evidence.getOrDefault(partition.topicPartition(), List.of()), decision);
+        // Usually no partition needs it, and the map stays empty.
+        Map<TopicPartition, Map<Integer, Long>> points = truncationPoints(decisions, evidence, snapshot, options.probe());
+        for (int i = 0; i < considered.size(); i++) {
+            TopicPartitionState partition = considered.get(i);
+            List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
+            Map<Integer, Long> exact = points.isEmpty() ? null : points.get(partition.topicPartition());
+            if (exact != null) {
+                decisions.set(i, LeaderChoice.decide(partition, known, fenced, options.election(), exact));
+            }
+            plan.add(partition, known, decisions.get(i));
         }
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
     }
@@ -168,7 +167,7 @@ public final class RecoveryPlanning {
      * than the designated one's) truncates to, as the brokers answer the follower's look-ups. Only replicas that
      * answered the probe live are asked; a replica that does not answer keeps its estimate.
      */
-    private Map<TopicPartition, Map<Integer, Long>> truncationPoints(Collection<Decision> decisions,
+    private Map<TopicPartition, Map<Integer, Long>> truncationPoints(List<Decision> decisions,
                                                                      Map<TopicPartition, List<ReplicaEvidence>> evidence,
                                                                      ClusterSnapshot snapshot, ProbeSettings settings) {
         Map<TopicPartition, Map<Integer, Long>> points = new ConcurrentHashMap<>();
@@ -183,13 +182,17 @@ public final class RecoveryPlanning {
             if (leader.isEmpty()) {
                 continue;
             }
+            TruncationPoints asked = null;
             for (ExpectedTruncation truncation : elect.truncations()) {
                 Optional<ReplicaEvidence> follower = liveAnswer(known, truncation.broker());
                 if (truncation.estimate() != TruncationEstimate.AT_LEAST || follower.isEmpty()) {
                     continue;
                 }
-                TruncationPoints asked = TruncationPoints.over(discovery.connections(List.of()),
-                        snapshot.partition(tp).orElseThrow(), settings.requestTimeout());
+                if (asked == null) {
+                    // one per partition: followers of the same epoch share the leader's answers
+                    asked = TruncationPoints.over(discovery.connections(), snapshot.partition(tp).orElseThrow(),
+                            settings.requestTimeout());
+                }
                 asks.add(asked.truncateTo(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
                         points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(truncation.broker(), offset))));
             }

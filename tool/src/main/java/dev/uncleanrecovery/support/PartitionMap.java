@@ -114,11 +114,6 @@ public final class PartitionMap<V> extends AbstractMap<TopicPartition, V> {
         }
 
         @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && partition == k.partition && topic.equals(k.topic);
-        }
-
-        @Override
         public int hashCode() {
             return topic.hashCode() * 0x9E3779B9 + partition;
         }

@@ -3,7 +3,9 @@
 package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.uncleanrecovery.UserInputException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,6 +127,20 @@ class CommandLineUsageTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err()).contains("partitions[0].partition must be an integer");
+    }
+
+    @Test
+    void broker_addresses_are_read_as_kafka_clients_reads_them() {
+        PlanOptions options = new PlanOptions();
+        options.brokerAddresses = List.of("1=10.0.0.1:9092", "2=[::1]:19092", " 3=broker-3.example:9093 ");
+
+        assertThat(options.unlistedBrokers()).extracting(b -> b.id() + " " + b.address())
+                .containsExactly("1 10.0.0.1:9092", "2 [::1]:19092", "3 broker-3.example:9093");
+        for (String malformed : List.of("=h:1", "x=h:1", "1=h", "1=:9092", "1=h:0", "1=h:99999", "-1=h:1", "1")) {
+            options.brokerAddresses = List.of(malformed);
+            assertThatThrownBy(options::unlistedBrokers).as(malformed).isInstanceOf(UserInputException.class)
+                    .hasMessageContaining("--broker-address takes ID=HOST:PORT");
+        }
     }
 
     @Test

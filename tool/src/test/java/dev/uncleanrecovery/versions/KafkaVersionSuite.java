@@ -21,19 +21,14 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.support.Pause;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -84,28 +79,16 @@ abstract class KafkaVersionSuite {
 
         // diverge: 2 stays in the ISR while frozen (well within replica.lag.time.max.ms and the broker session), so
         // when 3 dies the controller elects 2 cleanly although it lacks 3's acks=1 records
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ProducerConfig.ACKS_CONFIG, "1");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new StringSerializer())) {
-            producer.partitionsFor(DIVERGE.topic()); // bootstrapped before the freeze: a frozen broker never answers
-            cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
-            try {
+        try {
+            RoundProducer.produce(cluster, List.of(DIVERGE), 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
+                cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
                 // a Fetch of 2's parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first
                 // record into its socket buffer, and 2 would append it on resuming: let that wait run out first
-                Thread.sleep(1_000);
-                for (int i = 0; i < 20; i++) {
-                    producer.send(new ProducerRecord<>(DIVERGE.topic(), DIVERGE.partition(), "acks-1-" + i, "only 3"))
-                            .get(30, TimeUnit.SECONDS);
-                }
-                cluster.stopBroker(SHORTEST_SURVIVOR, StopMode.ABRUPT);
-            } finally {
-                cluster.resumeBroker(NEWER_EPOCH_SHORTER_LOG);
-            }
-        } catch (Exception e) {
-            throw new AssertionError("could not write 3's acks=1 records", e);
+                Pause.millis(1_000, "broker 2's parked Fetch");
+            });
+            cluster.stopBroker(SHORTEST_SURVIVOR, StopMode.ABRUPT);
+        } finally {
+            cluster.resumeBroker(NEWER_EPOCH_SHORTER_LOG);
         }
         cluster.awaitBrokerFenced(SHORTEST_SURVIVOR);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR), STEP));
