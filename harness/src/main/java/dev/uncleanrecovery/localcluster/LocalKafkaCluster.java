@@ -959,6 +959,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
         config.put("inter.broker.listener.name", "PLAINTEXT");
         config.put("broker.heartbeat.interval.ms", "500");
         config.put("group.initial.rebalance.delay.ms", "0");
+        // A broker restarted after kill -9 reads its high watermarks from this checkpoint (default every 5 s): tests
+        // that count committed records on such a broker need it close to the real one.
+        config.put("replica.high.watermark.checkpoint.interval.ms", "200");
         int replication = internalTopicReplication(brokerCount);
         String minIsr = String.valueOf(Math.min(2, replication));
         config.put("offsets.topic.replication.factor", String.valueOf(replication));

@@ -18,14 +18,21 @@ public sealed interface Decision permits Decision.Elect, Decision.Skip {
      *
      * @param ranking     every replica of the assignment: known logs best first, then the unknown ones in
      *                    assignment order
-     * @param truncations one entry per other replica, in assignment order
+     * @param truncations  one entry per other replica, in assignment order
+     * @param alternatives the other candidates, best first, with what electing each instead would destroy
      */
     record Elect(TopicPartition topicPartition, int designatedLeader, String reason,
-                 List<RankedReplica> ranking, List<ExpectedTruncation> truncations) implements Decision {
+                 List<RankedReplica> ranking, List<ExpectedTruncation> truncations,
+                 List<Alternative> alternatives) implements Decision {
 
         public Elect {
             ranking = List.copyOf(ranking);
             truncations = List.copyOf(truncations);
+            alternatives = List.copyOf(alternatives);
+        }
+
+        public Loss loss() {
+            return Loss.of(truncations);
         }
 
         /** Offsets the other replicas are known to lose; a lower bound when {@link #totalIsLowerBound()}. */

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
@@ -31,7 +31,8 @@ import org.apache.kafka.common.TopicPartition;
  *   <li>Rank by (last written leader epoch, log end offset) descending — the Raft rule: a shorter log from
  *       a later epoch beats a longer log from an earlier one, because followers truncate to the leader's
  *       epoch boundaries. Ties: LastKnownELR members, then ELR members, then assignment order, then lowest id.
- *   <li>The best candidate is the designated leader; every other replica gets an {@link ExpectedTruncation}.
+ *   <li>The best candidate is the designated leader; every other replica gets an {@link ExpectedTruncation}, and
+ *       every other candidate is an {@link Alternative} with what electing it would destroy.
  *       A choice whose known truncation exceeds {@code maxTruncatedRecords} is skipped, and so is one that
  *       truncates an unknown amount on some replica, unless unknown truncation is allowed.
  * </ol>
@@ -49,16 +50,16 @@ public final class LeaderChoice {
      */
     public static Decision decide(TopicPartitionState partition, List<ReplicaEvidence> evidence,
                                   Set<Integer> fencedBrokers, ElectionOptions options) {
-        return decide(partition, evidence, fencedBrokers, options, Map.of());
+        return decide(partition, evidence, fencedBrokers, options, KnownCuts.NONE);
     }
 
     /**
-     * @param truncationPoints where replicas truncate under this decision's leader, as their brokers answered (see
-     *                         {@code probe.TruncationPoints}): those replicas lose exactly {@code [point, LEO)}; the
-     *                         others keep the estimate from epochs and log ends
+     * @param cuts where replicas truncate under the designated leader or an alternative, as their brokers answered
+     *             (see {@code probe.TruncationPoints}): those replicas lose exactly {@code [point, LEO)}; the others
+     *             keep the estimate from epochs and log ends
      */
     public static Decision decide(TopicPartitionState partition, List<ReplicaEvidence> evidence,
-                                  Set<Integer> fencedBrokers, ElectionOptions options, Map<Integer, Long> truncationPoints) {
+                                  Set<Integer> fencedBrokers, ElectionOptions options, KnownCuts cuts) {
         TopicPartition tp = partition.topicPartition();
         for (ReplicaEvidence e : evidence) {
             if (!e.topicPartition().equals(tp)) {
@@ -91,15 +92,12 @@ public final class LeaderChoice {
         }
 
         RankedReplica leader = candidates.get(0);
-        List<ExpectedTruncation> truncations = replicas.stream()
-                .filter(r -> r.broker() != leader.broker())
-                .map(r -> (truncationPoints.containsKey(r.broker()) && r.hasKnownLog()
-                        ? ExpectedTruncation.exact(r.broker(), truncationPoints.get(r.broker()), r.evidence().logEndOffset())
-                        : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence()))
-                        .withCommittedBelow(sameLog(r, replicas, leader)))
+        List<ExpectedTruncation> truncations = truncationsUnder(leader, replicas, cuts);
+        List<Alternative> alternatives = candidates.stream().skip(1)
+                .map(other -> new Alternative(other.broker(), truncationsUnder(other, replicas, cuts)))
                 .toList();
-        String reason = reason(partition, leader, candidates, ranking, truncations);
-        Decision.Elect elect = new Decision.Elect(tp, leader.broker(), reason, ranking, truncations);
+        String reason = reason(partition, leader, candidates, ranking, truncations, alternatives);
+        Decision.Elect elect = new Decision.Elect(tp, leader.broker(), reason, ranking, truncations, alternatives);
 
         if (options.maxCommittedLoss().isPresent()) {
             long max = options.maxCommittedLoss().getAsLong();
@@ -138,6 +136,21 @@ public final class LeaderChoice {
             }
         }
         return elect;
+    }
+
+    /** What every replica but {@code leader} loses once it follows {@code leader}, in assignment order. */
+    private static List<ExpectedTruncation> truncationsUnder(RankedReplica leader, List<RankedReplica> replicas,
+                                                             KnownCuts cuts) {
+        return replicas.stream()
+                .filter(r -> r.broker() != leader.broker())
+                .map(r -> {
+                    OptionalLong cut = r.hasKnownLog() ? cuts.of(leader.broker(), r.broker()) : OptionalLong.empty();
+                    ExpectedTruncation loss = cut.isPresent()
+                            ? ExpectedTruncation.exact(r.broker(), cut.getAsLong(), r.evidence().logEndOffset())
+                            : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence());
+                    return loss.withCommittedBelow(sameLog(r, replicas, leader));
+                })
+                .toList();
     }
 
     /** "2 (UNREACHABLE: did not answer ListOffsets within 3 s)": a replica whose log is unknown, and why. */
@@ -251,12 +264,20 @@ public final class LeaderChoice {
     }
 
     /**
-     * "highest last written epoch (6), then longest log (1042); beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)",
+     * The loss first, the designated leader's and then each alternative's ("electing 2 loses 0 committed and 17
+     * uncommitted records; electing 1 would lose 42 committed and 0 uncommitted records"), then why it wins
+     * ("highest last written epoch (6), then longest log (1042); beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)"),
      * plus a warning for every replica that cannot lead but has a better log than the leader.
      */
     private static String reason(TopicPartitionState partition, RankedReplica leader, List<RankedReplica> candidates,
-                                 List<RankedReplica> ranking, List<ExpectedTruncation> truncations) {
-        StringBuilder reason = new StringBuilder(whyItWins(partition, leader, candidates));
+                                 List<RankedReplica> ranking, List<ExpectedTruncation> truncations,
+                                 List<Alternative> alternatives) {
+        StringBuilder reason = new StringBuilder("electing ").append(leader.broker()).append(" loses ")
+                .append(Loss.of(truncations).describe());
+        for (Alternative other : alternatives) {
+            reason.append("; electing ").append(other.broker()).append(" would lose ").append(other.loss().describe());
+        }
+        reason.append("; ").append(whyItWins(partition, leader, candidates));
         List<RankedReplica> better = ranking.stream()
                 .filter(r -> !r.isCandidate() && r.hasKnownLog() && hasBetterLog(r, leader))
                 .toList();

@@ -58,7 +58,8 @@ public final class PlanBuilder {
                     new ExpectedState(partition.leaderEpoch(), ExpectedState.UNKNOWN_EPOCH, partition.replicas()),
                     planEvidence(partition, evidence),
                     elect.reason(),
-                    elect.truncations().stream().map(PlanTruncation::from).toList()));
+                    elect.truncations().stream().map(PlanTruncation::from).toList(),
+                    elect.alternatives().stream().map(PlanAlternative::from).toList()));
         } else {
             skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason(),
                     planEvidence(partition, evidence)));

@@ -13,6 +13,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param designatedLeader the replica to elect; operators may change it, {@code execute} re-checks it
  * @param evidence         what each replica said when the plan was made, in assignment order
  * @param reason           why {@code designatedLeader}, for the reviewer
+ * @param alternatives     the other replicas that could lead, best first, with what electing each would destroy;
+ *                         version-1 plans have none
  */
 public record PlannedElection(
         @JsonProperty(required = true) String topic,
@@ -21,7 +23,14 @@ public record PlannedElection(
         @JsonProperty(required = true) ExpectedState expected,
         @JsonProperty(required = true) List<PlanEvidence> evidence,
         @JsonProperty(required = true) String reason,
-        @JsonProperty(required = true) List<PlanTruncation> expectedTruncation) {
+        @JsonProperty(required = true) List<PlanTruncation> expectedTruncation,
+        List<PlanAlternative> alternatives) {
+
+    /** An entry of a version-1 plan, which lists no alternatives. */
+    public PlannedElection(String topic, int partition, int designatedLeader, ExpectedState expected,
+                           List<PlanEvidence> evidence, String reason, List<PlanTruncation> expectedTruncation) {
+        this(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation, null);
+    }
 
     public PlannedElection {
         Checks.text(topic, "topic");
@@ -43,6 +52,15 @@ public record PlannedElection(
         for (int i = 0; i < expectedTruncation.size(); i++) {
             if (!expected.replicas().contains(expectedTruncation.get(i).broker())) {
                 throw new IllegalArgumentException("expectedTruncation[" + i + "].broker " + expectedTruncation.get(i).broker()
+                        + " is not one of expected.replicas " + expected.replicas());
+            }
+        }
+        alternatives = alternatives == null ? List.of() : Checks.list(alternatives, "alternatives");
+        for (int i = 0; i < alternatives.size(); i++) {
+            // an operator who designates an alternative by hand may leave the list as it was
+            int broker = alternatives.get(i).broker();
+            if (!expected.replicas().contains(broker)) {
+                throw new IllegalArgumentException("alternatives[" + i + "].broker " + broker
                         + " is not one of expected.replicas " + expected.replicas());
             }
         }

@@ -11,6 +11,7 @@ import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.ElectionOptions;
+import dev.uncleanrecovery.election.KnownCuts;
 import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.SkipCause;
 import dev.uncleanrecovery.evidence.EvidenceSource;
@@ -149,11 +150,11 @@ public final class RecoveryPlanning {
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
         // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
         // Usually no partition needs it, and the map stays empty.
-        Map<TopicPartition, Map<Integer, Long>> points = truncationPoints(decisions, evidence, snapshot, options.probe());
+        Map<TopicPartition, KnownCuts> points = truncationPoints(decisions, evidence, snapshot, options.probe());
         for (int i = 0; i < considered.size(); i++) {
             TopicPartitionState partition = considered.get(i);
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            Map<Integer, Long> exact = points.isEmpty() ? null : points.get(partition.topicPartition());
+            KnownCuts exact = points.isEmpty() ? null : points.get(partition.topicPartition());
             if (exact != null) {
                 decisions.set(i, LeaderChoice.decide(partition, known, fenced, options.election(), exact));
             }
@@ -164,13 +165,14 @@ public final class RecoveryPlanning {
 
     /**
      * Per partition to elect, the offset each replica whose loss is only a lower bound (another last written epoch
-     * than the designated one's) truncates to, as the brokers answer the follower's look-ups. Only replicas that
-     * answered the probe live are asked; a replica that does not answer keeps its estimate.
+     * than the leader's) truncates to, under the designated leader and under each alternative, as the brokers answer
+     * the follower's look-ups. Only replicas that answered the probe live are asked; one that does not answer keeps
+     * its estimate.
      */
-    private Map<TopicPartition, Map<Integer, Long>> truncationPoints(List<Decision> decisions,
-                                                                     Map<TopicPartition, List<ReplicaEvidence>> evidence,
-                                                                     ClusterSnapshot snapshot, ProbeSettings settings) {
-        Map<TopicPartition, Map<Integer, Long>> points = new ConcurrentHashMap<>();
+    private Map<TopicPartition, KnownCuts> truncationPoints(List<Decision> decisions,
+                                                          Map<TopicPartition, List<ReplicaEvidence>> evidence,
+                                                          ClusterSnapshot snapshot, ProbeSettings settings) {
+        Map<TopicPartition, Map<Integer, Map<Integer, Long>>> points = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> asks = new ArrayList<>();
         for (Decision decision : decisions) {
             if (!(decision instanceof Decision.Elect elect)) {
@@ -178,23 +180,30 @@ public final class RecoveryPlanning {
             }
             TopicPartition tp = elect.topicPartition();
             List<ReplicaEvidence> known = evidence.getOrDefault(tp, List.of());
-            Optional<ReplicaEvidence> leader = liveAnswer(known, elect.designatedLeader());
-            if (leader.isEmpty()) {
-                continue;
-            }
+            Map<Integer, List<ExpectedTruncation>> byLeader = new LinkedHashMap<>();
+            byLeader.put(elect.designatedLeader(), elect.truncations());
+            elect.alternatives().forEach(a -> byLeader.put(a.broker(), a.truncations()));
             TruncationPoints asked = null;
-            for (ExpectedTruncation truncation : elect.truncations()) {
-                Optional<ReplicaEvidence> follower = liveAnswer(known, truncation.broker());
-                if (truncation.estimate() != TruncationEstimate.AT_LEAST || follower.isEmpty()) {
+            for (Map.Entry<Integer, List<ExpectedTruncation>> under : byLeader.entrySet()) {
+                Optional<ReplicaEvidence> leader = liveAnswer(known, under.getKey());
+                if (leader.isEmpty()) {
                     continue;
                 }
-                if (asked == null) {
-                    // one per partition: followers of the same epoch share the leader's answers
-                    asked = TruncationPoints.over(discovery.connections(), snapshot.partition(tp).orElseThrow(),
-                            settings.requestTimeout());
+                for (ExpectedTruncation truncation : under.getValue()) {
+                    Optional<ReplicaEvidence> follower = liveAnswer(known, truncation.broker());
+                    if (truncation.estimate() != TruncationEstimate.AT_LEAST || follower.isEmpty()) {
+                        continue;
+                    }
+                    if (asked == null) {
+                        // one per partition: the look-ups are the same whoever leads, and each is asked once
+                        asked = TruncationPoints.over(discovery.connections(), snapshot.partition(tp).orElseThrow(),
+                                settings.requestTimeout());
+                    }
+                    asks.add(asked.truncateTo(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
+                            points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
+                                    .computeIfAbsent(under.getKey(), k -> new ConcurrentHashMap<>())
+                                    .put(truncation.broker(), offset))));
                 }
-                asks.add(asked.truncateTo(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
-                        points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(truncation.broker(), offset))));
             }
         }
         try {
@@ -205,8 +214,8 @@ public final class RecoveryPlanning {
         } catch (ExecutionException | TimeoutException e) {
             // a look-up that failed or is late leaves that replica with its estimate
         }
-        Map<TopicPartition, Map<Integer, Long>> answered = new HashMap<>();
-        points.forEach((tp, byBroker) -> answered.put(tp, Map.copyOf(byBroker)));
+        Map<TopicPartition, KnownCuts> answered = new HashMap<>();
+        points.forEach((tp, byLeader) -> answered.put(tp, new KnownCuts(Map.copyOf(byLeader))));
         return answered;
     }
 

@@ -58,7 +58,7 @@ class LeaderChoiceTest {
             // then: 1 and 3 would have to truncate to epoch 6's boundaries anyway
             Decision.Elect elect = elected(decision);
             assertThat(elect.designatedLeader()).isEqualTo(2);
-            assertThat(elect.reason()).startsWith("highest last written epoch (6), LEO 1042; beats 1 (epoch 5, LEO 5000)");
+            assertThat(elect.reason()).contains("; highest last written epoch (6), LEO 1042; beats 1 (epoch 5, LEO 5000)");
         }
 
         @Test
@@ -73,7 +73,9 @@ class LeaderChoiceTest {
             Decision.Elect elect = elected(decision);
             assertThat(elect.designatedLeader()).isEqualTo(2);
             // The broker's error is in the evidence; every partition of a dead broker would repeat it in its reason.
-            assertThat(elect.reason()).isEqualTo("highest last written epoch (6), then longest log (1042);"
+            assertThat(elect.reason()).isEqualTo("electing 2 loses an unknown amount on 1; electing 3 would lose"
+                    + " 17 records (committed unknown), and an unknown amount on 1;"
+                    + " highest last written epoch (6), then longest log (1042);"
                     + " beats 3 (epoch 6, LEO 1025) and 1 (unknown: its broker did not answer)");
             assertThat(elect.ranking()).extracting(RankedReplica::broker).containsExactly(2, 3, 1);
         }
@@ -84,7 +86,7 @@ class LeaderChoiceTest {
 
             Decision.Elect elect = elected(decision);
             assertThat(elect.designatedLeader()).isEqualTo(3);
-            assertThat(elect.reason()).startsWith("the only live replica that answered (epoch 6, LEO 100)");
+            assertThat(elect.reason()).contains("; the only live replica that answered (epoch 6, LEO 100)");
         }
 
         @Test
@@ -95,7 +97,7 @@ class LeaderChoiceTest {
 
             Decision.Elect elect = elected(decision);
             assertThat(elect.designatedLeader()).isEqualTo(3);
-            assertThat(elect.reason()).startsWith("same log as 2 (epoch 6, LEO 500), preferred because it is a LastKnownELR member");
+            assertThat(elect.reason()).contains("; same log as 2 (epoch 6, LEO 500), preferred because it is a LastKnownELR member");
         }
 
         @Test
@@ -330,14 +332,14 @@ class LeaderChoiceTest {
         void where_the_brokers_said_where_a_replica_truncates_its_loss_is_exact_and_counts_against_the_limit() {
             // the leader's epoch 6 started at 900: replica 1's epoch 5 ends there, so it loses 5000 - 900
             List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000), live(2, 6, 1042), live(3, 4, 10));
-            Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE, Map.of(1, 900L));
+            Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE, KnownCuts.under(2, Map.of(1, 900L)));
 
             Decision.Elect elect = elected(decision);
             assertThat(elect.truncations()).containsExactly(
                     new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT),
                     new ExpectedTruncation(3, 0, 10, 10, TruncationEstimate.AT_LEAST));
             assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
-                    PROACTIVE.withMaxTruncatedRecords(4000), Map.of(1, 900L))).isInstanceOf(Decision.Skip.class);
+                    PROACTIVE.withMaxTruncatedRecords(4000), KnownCuts.under(2, Map.of(1, 900L)))).isInstanceOf(Decision.Skip.class);
         }
 
         @Test
@@ -348,14 +350,14 @@ class LeaderChoiceTest {
                     live(2, 6, 1042).withHighWatermark(1042), live(3, 5, 4000).withHighWatermark(3000));
 
             Decision.Elect elect = elected(LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE,
-                    Map.of(1, 900L, 3, 900L)));
+                    KnownCuts.under(2, Map.of(1, 900L, 3, 900L))));
 
             assertThat(elect.truncations()).containsExactly(
                     new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT, 2100),
                     new ExpectedTruncation(3, 3100, 900, 4000, TruncationEstimate.EXACT, 2100));
             assertThat(elect.truncations().get(0).describe()).isEqualTo("loses 4100 records (900..5000), 2100 committed");
             assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE.withMaxCommittedLoss(4000),
-                    Map.of(1, 900L, 3, 900L))).isInstanceOf(Decision.Skip.class)
+                    KnownCuts.under(2, Map.of(1, 900L, 3, 900L)))).isInstanceOf(Decision.Skip.class)
                     .extracting(d -> ((Decision.Skip) d).reason()).asString()
                     .startsWith("electing 2 would destroy 4200 committed records, more than --max-committed-loss 4000");
         }
@@ -365,12 +367,12 @@ class LeaderChoiceTest {
             List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000), live(2, 6, 1042), live(3, 6, 1042));
 
             Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(),
-                    PROACTIVE.withMaxCommittedLoss(1_000_000), Map.of(1, 900L));
+                    PROACTIVE.withMaxCommittedLoss(1_000_000), KnownCuts.under(2, Map.of(1, 900L)));
 
             assertThat(decision).isInstanceOf(Decision.Skip.class);
             assertThat(((Decision.Skip) decision).reason()).contains("records of unknown commitment on 1");
             assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
-                    PROACTIVE.withMaxCommittedLoss(1_000_000).withUnknownTruncationAllowed(true), Map.of(1, 900L)))
+                    PROACTIVE.withMaxCommittedLoss(1_000_000).withUnknownTruncationAllowed(true), KnownCuts.under(2, Map.of(1, 900L))))
                     .isInstanceOf(Decision.Elect.class);
         }
 

@@ -72,7 +72,7 @@ class PlanFileTest {
                   "currentLeaderEpoch" : 7,
                   "observedAt" : "2026-11-29T03:04:01Z"
                 } ],
-                "reason" : "highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; unknown: its broker did not answer)",
+                "reason" : "electing 2 loses at least 17 records (committed unknown), and an unknown amount on 1; electing 3 would lose an unknown amount on 1, 2; highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; unknown: its broker did not answer)",
                 "expectedTruncation" : [ {
                   "broker" : 1,
                   "estimate" : "UNKNOWN"
@@ -82,6 +82,20 @@ class PlanFileTest {
                   "fromOffset" : 1042,
                   "toOffset" : 1059,
                   "estimate" : "AT_LEAST"
+                } ],
+                "alternatives" : [ {
+                  "broker" : 3,
+                  "expectedTruncation" : [ {
+                    "broker" : 1,
+                    "estimate" : "UNKNOWN"
+                  }, {
+                    "broker" : 2,
+                    "records" : 0,
+                    "fromOffset" : 1042,
+                    "toOffset" : 1042,
+                    "estimate" : "AT_LEAST",
+                    "committedRecords" : 0
+                  } ]
                 } ]
               } ],
               "skipped" : [ {

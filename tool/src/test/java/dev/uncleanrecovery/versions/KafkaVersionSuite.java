@@ -7,6 +7,7 @@ import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.LONGEST
 import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.SHORTEST_SURVIVOR;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.election.TruncationEstimate;
@@ -19,6 +20,7 @@ import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.support.Pause;
@@ -58,6 +60,9 @@ abstract class KafkaVersionSuite {
     private static final TopicPartition STORY_0 = new TopicPartition("story", 0);
     private static final TopicPartition STORY_1 = new TopicPartition("story", 1);
     private static final TopicPartition DIVERGE = new TopicPartition("diverge", 0);
+    /** Built like {@link #DIVERGE}; executed with the plan's alternative designated by hand. */
+    private static final TopicPartition DIVERGE_ALTERNATIVE = new TopicPartition("diverge", 1);
+    private static final List<TopicPartition> DIVERGING = List.of(DIVERGE, DIVERGE_ALTERNATIVE);
     private static final int OLDER_EPOCH_LONGER_LOG = 3;
     private static final int NEWER_EPOCH_SHORTER_LOG = 2;
     private static final Duration STEP = Duration.ofSeconds(60);
@@ -69,18 +74,19 @@ abstract class KafkaVersionSuite {
     @BeforeAll
     static void killEveryIsrMember(LocalKafkaCluster cluster) {
         LastReplicaStandingOutage.createTopic(cluster, "story", 2, LastReplicaStandingOutage.ASSIGNMENT);
-        LastReplicaStandingOutage.createTopic(cluster, "diverge", 1,
+        LastReplicaStandingOutage.createTopic(cluster, "diverge", 2,
                 List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER));
         List<TopicPartition> story = List.of(STORY_0, STORY_1);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
-        cluster.awaitPartition(DIVERGE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP);
+        DIVERGING.forEach(tp -> cluster.awaitPartition(tp,
+                v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP));
         produce(cluster, story, 20, "all");
-        produce(cluster, List.of(DIVERGE), 10, "all");
+        produce(cluster, DIVERGING, 10, "all");
 
         // diverge: 2 stays in the ISR while frozen (well within replica.lag.time.max.ms and the broker session), so
         // when 3 dies the controller elects 2 cleanly although it lacks 3's acks=1 records
         try {
-            RoundProducer.produce(cluster, List.of(DIVERGE), 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
+            RoundProducer.produce(cluster, DIVERGING, 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
                 cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
                 // a Fetch of 2's parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first
                 // record into its socket buffer, and 2 would append it on resuming: let that wait run out first
@@ -95,15 +101,17 @@ abstract class KafkaVersionSuite {
                 && v.isr().contains(LONGEST_SURVIVOR), STEP));
         // 2 is elected, unless the thawed JVM missed its heartbeats on a starved machine and was fenced first: then 1
         // leads and 2 follows it. Either way 2's log ends with records of a newer epoch than 3's last.
-        cluster.awaitPartition(DIVERGE, v -> v.leader() != OLDER_EPOCH_LONGER_LOG && v.isr().size() == 2
-                && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP);
+        DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
+                && v.isr().size() == 2 && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP));
         produce(cluster, story, 20, "all");
-        produce(cluster, List.of(DIVERGE), 5, "all");
+        produce(cluster, DIVERGING, 5, "all");
+        // 2 restarts with the high watermark it last checkpointed: let it checkpoint the 5 committed records
+        Pause.millis(1_000, "broker 2's high watermark checkpoint");
 
         cluster.stopBroker(LONGEST_SURVIVOR, StopMode.ABRUPT);
         cluster.awaitBrokerFenced(LONGEST_SURVIVOR);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP));
-        cluster.awaitPartition(DIVERGE, v -> v.leader() == LAST_LEADER, STEP);
+        DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER, STEP));
         produce(cluster, story, 5, "1");
 
         // the last leader dies for good; the unclean restarts of 3 and 2 keep them out of ELR (and out of the ISR)
@@ -111,7 +119,7 @@ abstract class KafkaVersionSuite {
         cluster.awaitBrokerFenced(LAST_LEADER);
         cluster.startBroker(SHORTEST_SURVIVOR);
         cluster.startBroker(LONGEST_SURVIVOR);
-        for (TopicPartition tp : List.of(STORY_0, STORY_1, DIVERGE)) {
+        for (TopicPartition tp : List.of(STORY_0, STORY_1, DIVERGE, DIVERGE_ALTERNATIVE)) {
             cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
         }
     }
@@ -256,53 +264,88 @@ abstract class KafkaVersionSuite {
         Path balanced = dir.resolve("diverge-balanced.json");
         CliRun waited = plan(cluster, "diverge", balanced);
         assertThat(waited.exitCode()).as(waited.out() + waited.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(PlanFile.read(balanced).skipped()).singleElement().satisfies(s -> assertThat(s.reason())
+        assertThat(PlanFile.read(balanced).skipped()).hasSize(2).allSatisfy(s -> assertThat(s.reason())
                 .contains("member " + LAST_LEADER + " ").contains("the balanced strategy waits for it"));
         Path file = dir.resolve("diverge.json");
 
         CliRun run = plan(cluster, "diverge", file, "--strategy", "proactive");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        PlannedElection planned = PlanFile.read(file).partitions().get(0);
-        assertThat(planned.designatedLeader()).isEqualTo(NEWER_EPOCH_SHORTER_LOG);
-        assertThat(planned.evidence()).filteredOn(e -> e.broker() == OLDER_EPOCH_LONGER_LOG).singleElement()
-                .satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(30L));
-        assertThat(planned.evidence()).filteredOn(e -> e.broker() == NEWER_EPOCH_SHORTER_LOG).singleElement()
-                .satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(15L));
-        // exact although the epochs differ: the brokers answered the follower's look-ups (epoch 0 ends at 10 on 2)
-        assertThat(planned.expectedTruncation()).filteredOn(t -> t.broker() == OLDER_EPOCH_LONGER_LOG)
-                .singleElement().satisfies(t -> {
-                    assertThat(t.estimate()).isEqualTo(TruncationEstimate.EXACT);
-                    assertThat(t.fromOffset()).isEqualTo(10L);
-                    assertThat(t.records()).isEqualTo(20L);
-                    // 3's twenty acks=1 records were never committed: frozen 2 kept its high watermark at 10
-                    assertThat(t.committedRecords()).isZero();
-                });
+        List<PlannedElection> partitions = PlanFile.read(file).partitions();
+        assertThat(partitions).extracting(PlannedElection::topicPartition).containsExactlyElementsOf(DIVERGING);
+        for (PlannedElection planned : partitions) {
+            assertThat(planned.designatedLeader()).isEqualTo(NEWER_EPOCH_SHORTER_LOG);
+            assertThat(planned.evidence()).filteredOn(e -> e.broker() == OLDER_EPOCH_LONGER_LOG).singleElement()
+                    .satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(30L));
+            assertThat(planned.evidence()).filteredOn(e -> e.broker() == NEWER_EPOCH_SHORTER_LOG).singleElement()
+                    .satisfies(e -> assertThat(e.logEndOffset()).isEqualTo(15L));
+            // exact although the epochs differ: the brokers answered the follower's look-ups (epoch 0 ends at 10 on 2)
+            assertThat(planned.expectedTruncation()).filteredOn(t -> t.broker() == OLDER_EPOCH_LONGER_LOG)
+                    .singleElement().satisfies(t -> {
+                        assertThat(t.estimate()).isEqualTo(TruncationEstimate.EXACT);
+                        assertThat(t.fromOffset()).isEqualTo(10L);
+                        assertThat(t.records()).isEqualTo(20L);
+                        // 3's twenty acks=1 records were never committed: frozen 2 kept its high watermark at 10
+                        assertThat(t.committedRecords()).isZero();
+                    });
+            // electing 3 instead would cut 2 where epoch 0 ends on 2 (10): its five acks=all records, all committed
+            assertThat(planned.alternatives()).singleElement().satisfies(a -> {
+                assertThat(a.broker()).isEqualTo(OLDER_EPOCH_LONGER_LOG);
+                assertThat(a.expectedTruncation()).filteredOn(t -> t.broker() == NEWER_EPOCH_SHORTER_LOG).singleElement()
+                        .satisfies(t -> {
+                            assertThat(t.estimate()).isEqualTo(TruncationEstimate.EXACT);
+                            assertThat(t.fromOffset()).isEqualTo(10L);
+                            assertThat(t.records()).isEqualTo(5L);
+                            assertThat(t.committedRecords()).isEqualTo(5L);
+                        });
+            });
+            assertThat(planned.reason()).startsWith("electing 2 loses 0 committed and 20 uncommitted records, and an unknown"
+                    + " amount on 1; electing 3 would lose 5 committed and 0 uncommitted records, and an unknown amount on 1;");
+        }
     }
 
     @Test
     @Order(8)
-    void execute_elects_the_newer_epoch_and_the_longer_log_truncates_to_where_it_diverged(LocalKafkaCluster cluster)
-            throws Exception {
+    void execute_cuts_each_replica_where_the_plan_said_for_the_designated_leader_and_for_the_alternative(
+            LocalKafkaCluster cluster) throws Exception {
         Path file = dir.resolve("diverge-execute.json");
         CliRun planned = plan(cluster, "diverge", file, "--strategy", "proactive");
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
-
-        long plannedCut = PlanFile.read(file).partitions().get(0).expectedTruncation().stream()
-                .filter(t -> t.broker() == OLDER_EPOCH_LONGER_LOG).findFirst().orElseThrow().fromOffset();
+        // the reviewer takes the alternative on diverge-1: 3, whose cost the plan lists
+        ObjectNode edited = (ObjectNode) Json.mapper().readTree(file.toFile());
+        ObjectNode second = (ObjectNode) edited.get("partitions").get(1);
+        assertThat(second.get("partition").asInt()).isEqualTo(DIVERGE_ALTERNATIVE.partition());
+        second.put("designatedLeader", OLDER_EPOCH_LONGER_LOG);
+        Json.mapper().writeValue(file.toFile(), edited);
+        Plan plan = PlanFile.read(file);
+        long cutOn3 = cut(plan.partitions().get(0).expectedTruncation(), OLDER_EPOCH_LONGER_LOG);
+        long cutOn2 = cut(plan.partitions().get(1).alternatives().get(0).expectedTruncation(), NEWER_EPOCH_SHORTER_LOG);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        // broker 3 follows 2: epoch 0 ended at offset 10 on 2, so 3 cuts its 20 acks=1 records there and copies
-        // 2's five records of epoch 1 (it is back in the ISR once its log equals the leader's)
-        PartitionView elected = cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
+        // diverge-0: broker 3 follows 2; epoch 0 ended at offset 10 on 2, so 3 cuts its 20 acks=1 records there and
+        // copies 2's five records of the newer epoch (it is back in the ISR once its log equals the leader's)
+        cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
                 && v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
-        assertThat(elected.leader()).isEqualTo(NEWER_EPOCH_SHORTER_LOG);
         assertThat(RecordCount.readable(cluster, List.of(DIVERGE), Duration.ofSeconds(30))).isEqualTo(15);
-        // the cut the plan stated is the one the broker made
-        assertThat(cluster.nodeLogSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(
-                "Truncating to offset " + plannedCut + "\\b.*diverge-0|diverge-0.*Truncating to offset " + plannedCut + "\\b");
+        // diverge-1: broker 2 follows 3; it cuts its five committed records where epoch 0 ends on it (10)
+        cluster.awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG
+                && v.isr().contains(NEWER_EPOCH_SHORTER_LOG), STEP);
+        assertThat(RecordCount.readable(cluster, List.of(DIVERGE_ALTERNATIVE), Duration.ofSeconds(30))).isEqualTo(30);
+        // the cuts the plan stated are the ones the brokers made
+        assertThat(cluster.nodeLogSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(truncatedAt(DIVERGE, cutOn3));
+        assertThat(cluster.nodeLogSinceLastStart(NEWER_EPOCH_SHORTER_LOG))
+                .containsPattern(truncatedAt(DIVERGE_ALTERNATIVE, cutOn2));
+    }
+
+    private static long cut(List<PlanTruncation> truncations, int broker) {
+        return truncations.stream().filter(t -> t.broker() == broker).findFirst().orElseThrow().fromOffset();
+    }
+
+    /** Kafka's UnifiedLog line for a follower's truncation, which names the partition before or after the offset. */
+    private static String truncatedAt(TopicPartition tp, long offset) {
+        return "Truncating to offset " + offset + "\\b.*" + tp + "\\b|" + tp + "\\b.*Truncating to offset " + offset + "\\b";
     }
 
     private static CliRun plan(LocalKafkaCluster cluster, Path file, String... more) {

@@ -1,0 +1,26 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.plan;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.uncleanrecovery.election.Alternative;
+import java.util.List;
+
+/**
+ * Another replica the plan could have designated, and what electing it instead would destroy on each other replica
+ * (plan version 2): a reviewer who edits {@code designatedLeader} to it sees the cost first.
+ */
+public record PlanAlternative(
+        @JsonProperty(required = true) int broker,
+        @JsonProperty(required = true) List<PlanTruncation> expectedTruncation) {
+
+    public PlanAlternative {
+        Checks.atLeast(broker, 0, "broker");
+        expectedTruncation = Checks.list(expectedTruncation, "expectedTruncation");
+    }
+
+    public static PlanAlternative from(Alternative alternative) {
+        return new PlanAlternative(alternative.broker(),
+                alternative.truncations().stream().map(PlanTruncation::from).toList());
+    }
+}
