@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanConsumerGroup;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.plan.PlanUnansweredBroker;
@@ -23,6 +24,12 @@ final class PlanPrinter {
     }
 
     static void print(Plan plan, PrintWriter out) {
+        for (String note : plan.notes()) {
+            out.println("NOTE " + note);
+        }
+        if (!plan.notes().isEmpty()) {
+            out.println();
+        }
         out.println("Partitions to elect: " + (plan.partitions().isEmpty() ? "none" : plan.partitions().size())
                 + " (strategy " + plan.strategy().name().toLowerCase(java.util.Locale.ROOT) + ")");
         if (!plan.partitions().isEmpty()) {
@@ -37,6 +44,7 @@ final class PlanPrinter {
                         p.reason());
             }
             table.print(out);
+            printConsumerGroupsAhead(plan, out);
         }
         if (!plan.skipped().isEmpty()) {
             out.println();
@@ -48,6 +56,25 @@ final class PlanPrinter {
             table.print(out);
         }
         printUnanswered(plan, out);
+    }
+
+    /** The consumer groups that read records the plan destroys: they will reset or detect the truncation. */
+    private static void printConsumerGroupsAhead(Plan plan, PrintWriter out) {
+        long count = plan.partitions().stream().mapToLong(p -> p.consumerGroupsAhead().size()).sum();
+        if (count == 0) {
+            return;
+        }
+        out.println();
+        out.println("Consumer groups that committed offsets past the new log end (they read records this plan destroys): "
+                + count);
+        Table table = new Table("GROUP", "PARTITION", "COMMITTED OFFSET", "NEW LOG END", "READ AND LOST");
+        for (PlannedElection p : plan.partitions()) {
+            for (PlanConsumerGroup g : p.consumerGroupsAhead()) {
+                table.row(g.group(), p.topic() + "-" + p.partition(), Long.toString(g.committedOffset()),
+                        Long.toString(g.newLogEnd()), Long.toString(g.offsetsReadAndLost()));
+            }
+        }
+        table.print(out);
     }
 
     /**

@@ -19,6 +19,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param tool              e.g. "kafka-unclean-recovery 0.1.0"
  * @param unansweredBrokers brokers the probe got no answer from, in broker id order; plans written before the field
  *                          existed have none, and read as an empty list
+ * @param notes             what a reviewer must know before the partitions, most urgent first (offline
+ *                          __consumer_offsets partitions, consumer groups whose offsets could not be read)
  */
 public record Plan(
         @JsonProperty(required = true) int version,
@@ -28,7 +30,15 @@ public record Plan(
         @JsonProperty(required = true) Strategy strategy,
         List<PlanUnansweredBroker> unansweredBrokers,
         @JsonProperty(required = true) List<PlannedElection> partitions,
-        @JsonProperty(required = true) List<SkippedPartition> skipped) {
+        @JsonProperty(required = true) List<SkippedPartition> skipped,
+        List<String> notes) {
+
+    /** A plan without notes, as version-1 plans are. */
+    public Plan(int version, Instant createdAt, String clusterId, String tool, Strategy strategy,
+                List<PlanUnansweredBroker> unansweredBrokers, List<PlannedElection> partitions,
+                List<SkippedPartition> skipped) {
+        this(version, createdAt, clusterId, tool, strategy, unansweredBrokers, partitions, skipped, null);
+    }
 
     /** The plan format version this tool writes: 2 adds high watermarks and committed losses. */
     public static final int VERSION = 2;
@@ -54,6 +64,7 @@ public record Plan(
         }
         partitions = Checks.list(partitions, "partitions");
         skipped = Checks.list(skipped, "skipped");
+        notes = notes == null ? List.of() : Checks.list(notes, "notes");
         // kafka-leader-election.sh rejects duplicates ("Replica election data contains duplicate partitions"),
         // and a partition both elected and skipped would be a contradiction.
         Map<TopicPartition, String> seen = new HashMap<>();

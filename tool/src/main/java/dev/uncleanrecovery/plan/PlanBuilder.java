@@ -9,7 +9,11 @@ import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 
 /**
  * Turns {@link dev.uncleanrecovery.election.LeaderChoice} decisions into a {@link Plan}: the only place that maps
@@ -18,10 +22,13 @@ import java.util.List;
  */
 public final class PlanBuilder {
 
+    // Kafka's internal topics first: without __consumer_offsets no group can read or commit its offsets
     private static final Comparator<PlannedElection> ELECTION_ORDER =
-            Comparator.comparing(PlannedElection::topic).thenComparingInt(PlannedElection::partition);
+            Comparator.comparing((PlannedElection p) -> !Topic.isInternal(p.topic()))
+                    .thenComparing(PlannedElection::topic).thenComparingInt(PlannedElection::partition);
     private static final Comparator<SkippedPartition> SKIPPED_ORDER =
-            Comparator.comparing(SkippedPartition::topic).thenComparingInt(SkippedPartition::partition);
+            Comparator.comparing((SkippedPartition p) -> !Topic.isInternal(p.topic()))
+                    .thenComparing(SkippedPartition::topic).thenComparingInt(SkippedPartition::partition);
 
     private final Instant createdAt;
     private final String clusterId;
@@ -30,6 +37,8 @@ public final class PlanBuilder {
     private final List<PlannedElection> partitions = new ArrayList<>();
     private final List<SkippedPartition> skipped = new ArrayList<>();
     private final List<PlanUnansweredBroker> unansweredBrokers = new ArrayList<>();
+    private final Map<TopicPartition, List<PlanConsumerGroup>> consumerGroupsAhead = new HashMap<>();
+    private final List<String> notes = new ArrayList<>();
 
     /**
      * @param createdAt passed in, not read from a clock, so plans are reproducible in tests
@@ -59,7 +68,7 @@ public final class PlanBuilder {
                     planEvidence(partition, evidence),
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList(),
-                    elect.alternatives().stream().map(PlanAlternative::from).toList()));
+                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of()));
         } else {
             skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason(),
                     planEvidence(partition, evidence)));
@@ -74,11 +83,26 @@ public final class PlanBuilder {
         return this;
     }
 
+    /** Consumer groups whose committed offset lies beyond the designated leader's log end, per partition to elect. */
+    public PlanBuilder consumerGroupsAhead(TopicPartition tp, List<PlanConsumerGroup> groups) {
+        consumerGroupsAhead.put(tp, List.copyOf(groups));
+        return this;
+    }
+
+    /** A line the reviewer must read before the partitions, in the order added. */
+    public PlanBuilder note(String note) {
+        notes.add(note);
+        return this;
+    }
+
     public Plan build() {
         return new Plan(Plan.VERSION, createdAt, clusterId, tool, strategy,
                 unansweredBrokers.stream().sorted(Comparator.comparingInt(PlanUnansweredBroker::broker)).toList(),
-                partitions.stream().sorted(ELECTION_ORDER).toList(),
-                skipped.stream().sorted(SKIPPED_ORDER).toList());
+                partitions.stream()
+                        .map(p -> p.withConsumerGroupsAhead(consumerGroupsAhead.getOrDefault(p.topicPartition(), List.of())))
+                        .sorted(ELECTION_ORDER).toList(),
+                skipped.stream().sorted(SKIPPED_ORDER).toList(),
+                notes);
     }
 
     /** In assignment order, then live before disk, then oldest first: how a reviewer reads it. */

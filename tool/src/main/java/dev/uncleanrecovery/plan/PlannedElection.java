@@ -15,6 +15,8 @@ import org.apache.kafka.common.TopicPartition;
  * @param reason           why {@code designatedLeader}, for the reviewer
  * @param alternatives     the other replicas that could lead, best first, with what electing each would destroy;
  *                         version-1 plans have none
+ * @param consumerGroupsAhead consumer groups whose committed offset lies beyond the designated leader's log end, as
+ *                         read when the plan was made; version-1 plans have none
  */
 public record PlannedElection(
         @JsonProperty(required = true) String topic,
@@ -24,12 +26,13 @@ public record PlannedElection(
         @JsonProperty(required = true) List<PlanEvidence> evidence,
         @JsonProperty(required = true) String reason,
         @JsonProperty(required = true) List<PlanTruncation> expectedTruncation,
-        List<PlanAlternative> alternatives) {
+        List<PlanAlternative> alternatives,
+        List<PlanConsumerGroup> consumerGroupsAhead) {
 
-    /** An entry of a version-1 plan, which lists no alternatives. */
+    /** An entry of a version-1 plan, which lists no alternatives and no consumer groups. */
     public PlannedElection(String topic, int partition, int designatedLeader, ExpectedState expected,
                            List<PlanEvidence> evidence, String reason, List<PlanTruncation> expectedTruncation) {
-        this(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation, null);
+        this(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation, null, null);
     }
 
     public PlannedElection {
@@ -56,6 +59,8 @@ public record PlannedElection(
             }
         }
         alternatives = alternatives == null ? List.of() : Checks.list(alternatives, "alternatives");
+        consumerGroupsAhead = consumerGroupsAhead == null ? List.of()
+                : Checks.list(consumerGroupsAhead, "consumerGroupsAhead");
         for (int i = 0; i < alternatives.size(); i++) {
             // an operator who designates an alternative by hand may leave the list as it was
             int broker = alternatives.get(i).broker();
@@ -64,6 +69,11 @@ public record PlannedElection(
                         + " is not one of expected.replicas " + expected.replicas());
             }
         }
+    }
+
+    public PlannedElection withConsumerGroupsAhead(List<PlanConsumerGroup> groups) {
+        return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
+                alternatives, groups);
     }
 
     public TopicPartition topicPartition() {

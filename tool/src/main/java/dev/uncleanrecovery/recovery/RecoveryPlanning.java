@@ -5,6 +5,7 @@ package dev.uncleanrecovery.recovery;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.ConsumerGroupOffsets;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
@@ -21,6 +22,7 @@ import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.plan.EvidenceFile;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.plan.PlanConsumerGroup;
 import dev.uncleanrecovery.plan.PlanUnansweredBroker;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
@@ -54,6 +56,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 
 /**
  * Discover → probe every replica → choose → plan. Changes nothing in the cluster.
@@ -160,7 +163,44 @@ public final class RecoveryPlanning {
             }
             plan.add(partition, known, decisions.get(i));
         }
+        consumerImpact(decisions, evidence, plan);
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+    }
+
+    /**
+     * The consumer groups that read past the designated leader's log end: they read records the election destroys.
+     * Read-only (ListGroups, OffsetFetch); what cannot be read becomes a note. Offline partitions of
+     * {@code __consumer_offsets} come first: groups kept there can neither be read nor commit until one is elected.
+     */
+    private void consumerImpact(List<Decision> decisions, Map<TopicPartition, List<ReplicaEvidence>> evidence,
+                                PlanBuilder plan) {
+        Map<TopicPartition, Long> newLogEnds = new LinkedHashMap<>();
+        for (Decision decision : decisions) {
+            if (decision instanceof Decision.Elect elect) {
+                liveAnswer(evidence.getOrDefault(elect.topicPartition(), List.of()), elect.designatedLeader())
+                        .ifPresent(e -> newLogEnds.put(elect.topicPartition(), e.logEndOffset()));
+            }
+        }
+        if (newLogEnds.isEmpty()) {
+            return;
+        }
+        ConsumerGroupOffsets.Result groups = ConsumerGroupOffsets.read(discovery.admin(), newLogEnds.keySet(),
+                discovery.requestTimeout());
+        if (!groups.offlineOffsetsPartitions().isEmpty()) {
+            plan.note(Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions " + groups.offlineOffsetsPartitions()
+                    + ": consumer groups kept there can neither read nor commit offsets until they are elected;"
+                    + " they come first in this plan when it covers them");
+        }
+        groups.unreadable().forEach(plan::note);
+        Map<TopicPartition, List<PlanConsumerGroup>> ahead = new HashMap<>();
+        for (ConsumerGroupOffsets.Committed c : groups.committed()) {
+            long newLogEnd = newLogEnds.get(c.topicPartition());
+            if (c.offset() > newLogEnd) {
+                ahead.computeIfAbsent(c.topicPartition(), k -> new ArrayList<>())
+                        .add(PlanConsumerGroup.of(c.group(), c.offset(), newLogEnd));
+            }
+        }
+        ahead.forEach(plan::consumerGroupsAhead);
     }
 
     /**

@@ -113,7 +113,7 @@ class PlanFileMalformedTest {
     void unknown_field_lists_the_known_ones() {
         assertThat(readError(edited(root -> root.put("comment", "reviewed by alice"))))
                 .isEqualTo("plan.json: comment is not a field of a plan here (fields here: clusterId, createdAt,"
-                        + " partitions, skipped, strategy, tool, unansweredBrokers, version); fix the spelling or remove it");
+                        + " notes, partitions, skipped, strategy, tool, unansweredBrokers, version); fix the spelling or remove it");
     }
 
     @Test
@@ -238,7 +238,7 @@ class PlanFileMalformedTest {
     @Test
     void two_plans_in_one_file() {
         assertThat(readError(PlanFileTest.GOLDEN + PlanFileTest.GOLDEN))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 94, column 1; the file holds one JSON object");
+                .isEqualTo("plan.json: content after the plan's closing brace at line 96, column 1; the file holds one JSON object");
     }
 
     @Test

@@ -96,7 +96,8 @@ class PlanFileTest {
                     "estimate" : "AT_LEAST",
                     "committedRecords" : 0
                   } ]
-                } ]
+                } ],
+                "consumerGroupsAhead" : [ ]
               } ],
               "skipped" : [ {
                 "topic" : "orders",
@@ -117,7 +118,8 @@ class PlanFileTest {
                   "currentLeaderEpoch" : 7,
                   "observedAt" : "2026-11-29T03:04:01Z"
                 } ]
-              } ]
+              } ],
+              "notes" : [ ]
             }
             """;
 
