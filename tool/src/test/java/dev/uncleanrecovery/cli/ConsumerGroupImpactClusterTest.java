@@ -1,0 +1,179 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.LocalClusterException;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.RoundProducer;
+import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanConsumerGroup;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Consumers read what the election destroys: paid-0 (replicas [1,2], min.insync.replicas=1) got 10 records on both
+ * replicas, then 5 more on 1 alone once 2 had died (committed: with 1 the whole ISR its high watermark moved to 15).
+ * Group billing read all 15 and committed 15, group audit committed 4. Then 1 died for good: 2, back with its 10
+ * records, is the only replica left, and __consumer_offsets stays online on broker 3 — until, last, 3 dies too.
+ */
+@KafkaClusterTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsumerGroupImpactClusterTest {
+
+    private static final TopicPartition PAID = new TopicPartition("paid", 0);
+    private static final int LAST_LEADER = 1;
+    private static final int SURVIVOR = 2;
+    private static final int OFFSETS_LAST_LEADER = 3;
+    private static final Duration STEP = Duration.ofSeconds(60);
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void loseWhatBillingRead(LocalKafkaCluster cluster) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic(PAID.topic(), Map.of(0, List.of(LAST_LEADER, SURVIVOR)))
+                    .configs(Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1",
+                            TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
+        }
+        cluster.awaitPartition(PAID, v -> v.leader() == LAST_LEADER && v.isr().size() == 2, STEP);
+        RoundProducer.produce(cluster, List.of(PAID), 10, "all", "paid-both", Duration.ofSeconds(30));
+        // the first commits create __consumer_offsets while all three brokers are up (replication factor 3)
+        readAndCommit(cluster, "billing", 10);
+        readAndCommit(cluster, "audit", 4);
+
+        cluster.stopBroker(SURVIVOR, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(SURVIVOR);
+        cluster.awaitPartition(PAID, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
+        RoundProducer.produce(cluster, List.of(PAID), 5, "all", "paid-only-on-1", Duration.ofSeconds(30));
+        readAndCommit(cluster, "billing", 15);
+
+        cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(LAST_LEADER);
+        cluster.startBroker(SURVIVOR);
+        cluster.awaitPartition(PAID, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+    }
+
+    @Test
+    @Order(1)
+    void the_plan_lists_the_group_that_read_past_the_new_log_end_with_what_it_read_and_loses(LocalKafkaCluster cluster)
+            throws Exception {
+        Path file = dir.resolve("paid.json");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", PAID.topic(),
+                "--strategy", "proactive", "--output-file", file.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        PlannedElection planned = PlanFile.read(file).partitions().get(0);
+        assertThat(planned.designatedLeader()).isEqualTo(SURVIVOR);
+        // audit (4) is behind the new log end (10): it loses nothing it read
+        assertThat(planned.consumerGroupsAhead()).containsExactly(PlanConsumerGroup.of("billing", 15, 10));
+        assertThat(PlanFile.read(file).notes()).isEmpty();
+        assertThat(run.out()).contains("Consumer groups that committed offsets past the new log end")
+                .containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+5");
+    }
+
+    @Test
+    @Order(2)
+    void after_the_election_the_broker_ends_the_log_where_the_plan_said_and_the_group_is_past_it(
+            LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("paid-execute.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", PAID.topic(),
+                "--strategy", "proactive", "--output-file", file.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        PlanConsumerGroup billing = PlanFile.read(file).partitions().get(0).consumerGroupsAhead().get(0);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        cluster.awaitPartition(PAID, v -> v.leader() == SURVIVOR, STEP);
+        try (Admin admin = cluster.createAdmin()) {
+            long logEnd = admin.listOffsets(Map.of(PAID, OffsetSpec.latest())).partitionResult(PAID).get().offset();
+            long committed = admin.listConsumerGroupOffsets("billing").partitionsToOffsetAndMetadata().get()
+                    .get(PAID).offset();
+            assertThat(logEnd).isEqualTo(billing.newLogEnd());
+            assertThat(committed - logEnd).isEqualTo(billing.offsetsReadAndLost()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    @Order(3)
+    void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
+            throws Exception {
+        // 2 freezes until the controller fences it and drops it from every ISR; then 3, the offsets' last leader, dies
+        List<TopicPartition> offsets = List.of(0, 1, 2).stream()
+                .map(p -> new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p)).toList();
+        cluster.pauseBroker(SURVIVOR);
+        try {
+            cluster.awaitBrokerFenced(SURVIVOR);
+            offsets.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
+            cluster.stopBroker(OFFSETS_LAST_LEADER, StopMode.ABRUPT);
+        } finally {
+            // thawed, 2 cannot rejoin those ISRs: their leader is gone
+            cluster.resumeBroker(SURVIVOR);
+        }
+        cluster.awaitBrokerUnfenced(SURVIVOR);
+        cluster.awaitBrokerFenced(OFFSETS_LAST_LEADER);
+        offsets.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
+        Path file = dir.resolve("offsets.json");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--output-file", file.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        Plan plan = PlanFile.read(file);
+        assertThat(plan.partitions()).extracting(PlannedElection::topicPartition).startsWith(offsets.toArray(TopicPartition[]::new));
+        assertThat(plan.notes()).first().asString().startsWith(Topic.GROUP_METADATA_TOPIC_NAME
+                + " has offline partitions [0, 1, 2]: consumer groups kept there can neither read nor commit offsets");
+        assertThat(run.out()).startsWith("NOTE " + Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions");
+    }
+
+    /** A real consumer of group {@code group} reads paid-0 up to {@code offset} and commits it. */
+    private static void readAndCommit(LocalKafkaCluster cluster, String group, long offset) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(List.of(PAID));
+            long deadline = System.nanoTime() + STEP.toNanos();
+            // a consumer sees only offsets below the high watermark: reading to 15 proves 15 were committed
+            while (consumer.position(PAID) < offset) {
+                if (System.nanoTime() > deadline) {
+                    throw new LocalClusterException(group + " read only up to " + consumer.position(PAID) + " of "
+                            + offset + " on " + PAID);
+                }
+                consumer.poll(Duration.ofMillis(200));
+            }
+            consumer.commitSync(Map.of(PAID, new OffsetAndMetadata(offset)));
+        }
+    }
+}
