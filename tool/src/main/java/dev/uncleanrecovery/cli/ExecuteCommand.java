@@ -100,6 +100,10 @@ public class ExecuteCommand implements Callable<Integer> {
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         result.elector());
             }
+            if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
+                    && result.hanging().unreadable().isEmpty()) {
+                out.println("Hanging transactions on the elected partitions: none");
+            }
             for (String warning : file.warnings()) {
                 out.println("WARNING: " + warning);
             }

@@ -10,9 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -22,7 +19,6 @@ import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupType;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
@@ -71,8 +67,8 @@ public final class ConsumerGroupOffsets {
         List<String> unreadable = new ArrayList<>();
         TopicDescription offsetsTopic;
         try {
-            offsetsTopic = get(admin.describeTopics(List.of(Topic.GROUP_METADATA_TOPIC_NAME),
-                            new DescribeTopicsOptions().timeoutMs(millis(timeout)))
+            offsetsTopic = AdminCalls.get(admin.describeTopics(List.of(Topic.GROUP_METADATA_TOPIC_NAME),
+                            new DescribeTopicsOptions().timeoutMs(AdminCalls.millis(timeout)))
                     .topicNameValues().get(Topic.GROUP_METADATA_TOPIC_NAME), timeout);
         } catch (UnknownTopicOrPartitionException e) {
             return Result.none(); // no group has ever committed an offset
@@ -82,7 +78,7 @@ public final class ConsumerGroupOffsets {
                     + ": cannot tell which groups' offsets are on offline partitions");
         } catch (RuntimeException e) {
             return new Result(List.of(), List.of(), List.of("consumer group offsets not read: could not describe "
-                    + Topic.GROUP_METADATA_TOPIC_NAME + ": " + message(e)));
+                    + Topic.GROUP_METADATA_TOPIC_NAME + ": " + AdminCalls.message(e)));
         }
         List<Integer> offline = offsetsTopic == null ? List.of() : offsetsTopic.partitions().stream()
                 .filter(p -> p.leader() == null || p.leader().isEmpty())
@@ -91,11 +87,11 @@ public final class ConsumerGroupOffsets {
         List<String> groups;
         try {
             // no type filter: brokers before 4.0 answer ListGroups without types, and a filter would be refused
-            groups = get(admin.listGroups(new ListGroupsOptions().timeoutMs(millis(timeout))).all(), timeout).stream()
+            groups = AdminCalls.get(admin.listGroups(new ListGroupsOptions().timeoutMs(AdminCalls.millis(timeout))).all(), timeout).stream()
                     .filter(ConsumerGroupOffsets::keepsOffsets)
                     .map(GroupListing::groupId).sorted().toList();
         } catch (RuntimeException e) {
-            unreadable.add("consumer groups not listed: " + message(e));
+            unreadable.add("consumer groups not listed: " + AdminCalls.message(e));
             return new Result(List.of(), offline, unreadable);
         }
         List<String> readable = new ArrayList<>();
@@ -116,12 +112,12 @@ public final class ConsumerGroupOffsets {
         }
         Map<String, ListConsumerGroupOffsetsSpec> specs = new TreeMap<>();
         readable.forEach(g -> specs.put(g, new ListConsumerGroupOffsetsSpec().topicPartitions(partitions)));
-        var result = admin.listConsumerGroupOffsets(specs, new ListConsumerGroupOffsetsOptions().timeoutMs(millis(timeout)));
+        var result = admin.listConsumerGroupOffsets(specs, new ListConsumerGroupOffsetsOptions().timeoutMs(AdminCalls.millis(timeout)));
         List<Committed> committed = new ArrayList<>();
         Set<String> denied = new TreeSet<>();
         for (String group : readable) {
             try {
-                Map<TopicPartition, OffsetAndMetadata> offsets = get(result.partitionsToOffsetAndMetadata(group), timeout);
+                Map<TopicPartition, OffsetAndMetadata> offsets = AdminCalls.get(result.partitionsToOffsetAndMetadata(group), timeout);
                 offsets.entrySet().stream()
                         .filter(e -> e.getValue() != null && e.getValue().offset() >= 0)
                         .sorted(Map.Entry.comparingByKey((a, b) -> a.toString().compareTo(b.toString())))
@@ -129,7 +125,7 @@ public final class ConsumerGroupOffsets {
             } catch (GroupAuthorizationException e) {
                 denied.add(group);
             } catch (RuntimeException e) {
-                unreadable.add("offsets of consumer group " + group + " not read: " + message(e));
+                unreadable.add("offsets of consumer group " + group + " not read: " + AdminCalls.message(e));
             }
         }
         if (!denied.isEmpty()) {
@@ -148,26 +144,5 @@ public final class ConsumerGroupOffsets {
     /** The __consumer_offsets partition a group's coordinator keeps it in (Kafka's own placement). */
     static int coordinatorPartition(String group, int offsetsPartitions) {
         return Utils.abs(group.hashCode()) % offsetsPartitions;
-    }
-
-    private static <T> T get(KafkaFuture<T> future, Duration timeout) {
-        try {
-            return future.get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new org.apache.kafka.common.errors.TimeoutException("no answer within " + timeout.toSeconds() + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new org.apache.kafka.common.errors.InterruptException(e);
-        }
-    }
-
-    private static int millis(Duration timeout) {
-        return (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-    }
-
-    private static String message(RuntimeException e) {
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 }

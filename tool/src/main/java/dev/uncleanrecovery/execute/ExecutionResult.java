@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.cluster.HangingTransactions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -10,12 +11,28 @@ import java.util.List;
  * What {@code execute} did with a plan: per partition the state before, the action, the state after.
  *
  * @param elector how elections were made (stock reorder + UNCLEAN, or native ElectLeaders v3)
+ * @param hanging the hanging transactions found on the elected partitions afterwards; null when not looked for
  */
 public record ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed,
-                              String elector, List<PartitionOutcome> partitions) {
+                              String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging) {
 
     public ExecutionResult {
         partitions = List.copyOf(partitions);
+    }
+
+    public ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed, String elector,
+                           List<PartitionOutcome> partitions) {
+        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null);
+    }
+
+    public ExecutionResult withHanging(HangingTransactions.Result found) {
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found);
+    }
+
+    /** The partitions a leader was elected for by this run (designated or not). */
+    public List<org.apache.kafka.common.TopicPartition> electedPartitions() {
+        return partitions.stream().filter(p -> p.outcome() == Outcome.ELECTED || p.outcome() == Outcome.ELECTED_OTHER)
+                .map(PartitionOutcome::topicPartition).toList();
     }
 
     public long count(Outcome outcome) {
@@ -33,7 +50,16 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
     /** What the operator must act on after this run. */
     public List<String> warnings(String bootstrapServer) {
         List<String> warnings = new java.util.ArrayList<>();
-        if (anyUncleanElection()) {
+        if (hanging != null) {
+            for (HangingTransactions.Hanging h : hanging.hanging()) {
+                warnings.add("Hanging transaction on " + h.topicPartition() + " (producer id " + h.producerId()
+                        + ", epoch " + h.producerEpoch() + ", from offset " + h.startOffset() + "): " + h.why()
+                        + "; read_committed consumers stop at offset " + h.startOffset() + ". Abort it with: "
+                        + h.abortCommand(bootstrapServer));
+            }
+            hanging.unreadable().forEach(line -> warnings.add("Not checked for hanging transactions: " + line));
+        }
+        if (anyUncleanElection() && (hanging == null || !hanging.unreadable().isEmpty())) {
             warnings.add("Unclean elections happened: transactions whose markers were lost may hang and block"
                     + " read_committed consumers. Check with: kafka-transactions.sh --bootstrap-server " + bootstrapServer
                     + " find-hanging --broker-id <each broker id>");
@@ -54,7 +80,10 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                 partitions.stream().map(p -> new dev.uncleanrecovery.plan.ResultFile.Partition(p.topicPartition().topic(),
                         p.topicPartition().partition(), p.designatedLeader(), p.outcome().name(), p.detail(),
                         state(p.before()), state(p.after()))).toList(),
-                warnings(bootstrapServer));
+                warnings(bootstrapServer),
+                hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
+                        h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),
+                        h.startOffset(), h.why(), h.abortCommand(bootstrapServer))).toList());
     }
 
     private static dev.uncleanrecovery.plan.ResultFile.State state(dev.uncleanrecovery.cluster.TopicPartitionState s) {

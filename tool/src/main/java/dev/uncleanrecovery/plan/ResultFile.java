@@ -11,12 +11,24 @@ import java.util.List;
 /**
  * The result file {@code execute} writes next to the plan: per partition the state before, what was done, the
  * state after; a summary; and the warnings an operator must act on.
+ *
+ * @param hangingTransactions found on the elected partitions after electing; null when not looked for (a dry run, or
+ *                            a file written before version 2)
  */
 public record ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt,
                          long elapsedMs, String elector, Summary summary, List<Partition> partitions,
-                         List<String> warnings) {
+                         List<String> warnings, List<HangingTransaction> hangingTransactions) {
 
-    public static final int VERSION = 1;
+    /** 2 adds the hanging transactions. */
+    public static final int VERSION = 2;
+
+    /**
+     * An open transaction on an elected partition that nothing will close (see {@code kafka-transactions.sh
+     * find-hanging}): read_committed consumers stop at {@code startOffset} until {@code abortCommand} is run.
+     */
+    public record HangingTransaction(String topic, int partition, long producerId, int producerEpoch, long startOffset,
+                                     String why, String abortCommand) {
+    }
 
     /** @param wouldElect dry runs only: partitions that passed every check (absent from older files: 0) */
     public record Summary(long elected, long alreadyRecovered, long refused, long electedOther, long failed,

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.recovery;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.HangingTransactions;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.election.ElectionOptions;
@@ -34,8 +35,10 @@ import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +48,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 
 /** Re-validate → re-probe the designated replicas and those that did not answer → elect → verify, for a reviewed plan. */
 public final class RecoveryExecution {
@@ -112,12 +116,35 @@ public final class RecoveryExecution {
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
                 options.mode().dryRun(), progress);
-        return new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
+        ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
                 options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
                 .withEarlierNotes(leftover)
                 .run(plan, planFile, beforeElecting, asPlanned);
+        List<TopicPartition> elected = result.electedPartitions();
+        if (options.mode().dryRun() || elected.isEmpty()) {
+            return result;
+        }
+        return result.withHanging(hangingTransactions(elected, progress));
+    }
+
+    /**
+     * Open transactions nothing will close on the partitions just elected. When a partition of
+     * {@code __transaction_state} was among them, its coordinator may have forgotten transactions open anywhere:
+     * then every partition of the cluster is looked at, as {@code kafka-transactions.sh find-hanging} does per broker.
+     */
+    private HangingTransactions.Result hangingTransactions(List<TopicPartition> elected, Consumer<String> progress) {
+        Collection<TopicPartition> partitions = elected;
+        if (elected.stream().anyMatch(tp -> tp.topic().equals(Topic.TRANSACTION_STATE_TOPIC_NAME))) {
+            partitions = discovery.describePartitionsOnly(new PartitionSelection.AllTopics()).partitions().stream()
+                    .filter(p -> !p.isOffline()).map(TopicPartitionState::topicPartition).toList();
+            progress.accept(Topic.TRANSACTION_STATE_TOPIC_NAME + " was elected: looking for hanging transactions on"
+                    + " all " + partitions.size() + " partition(s) with a leader");
+        } else {
+            progress.accept("looking for hanging transactions on " + elected.size() + " elected partition(s)");
+        }
+        return HangingTransactions.find(discovery.admin(), partitions, discovery.requestTimeout(), Clock.systemUTC());
     }
 
     /** What {@link #executeWhileReporting} did: the report's exit code and the execution. */

@@ -1,0 +1,141 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.harness.KafkaToolProcess;
+import dev.uncleanrecovery.localcluster.LocalClusterException;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.RoundProducer;
+import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.plan.ResultFile;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A producer dies mid-transaction on ledger-0 (replicas [1,2], min.insync.replicas=1): its 3 records reach both
+ * replicas. Then 2 dies; the coordinator aborts the expired transaction and writes the abort marker to 1 alone. Then
+ * 1 dies for good. Electing 2, which has the records but not the marker, leaves a transaction nobody will close.
+ */
+@KafkaClusterTest(brokerProperties = "transaction.abort.timed.out.transaction.cleanup.interval.ms=500")
+class HangingTransactionClusterTest {
+
+    private static final TopicPartition LEDGER = new TopicPartition("ledger", 0);
+    private static final String TRANSACTIONAL_ID = "ledger-writer";
+    private static final int LAST_LEADER = 1;
+    private static final int SURVIVOR = 2;
+    private static final Duration STEP = Duration.ofSeconds(60);
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void loseTheAbortMarker(LocalKafkaCluster cluster) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic(LEDGER.topic(), Map.of(0, List.of(LAST_LEADER, SURVIVOR)))
+                    .configs(Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1",
+                            TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
+        }
+        cluster.awaitPartition(LEDGER, v -> v.leader() == LAST_LEADER && v.isr().size() == 2, STEP);
+        RoundProducer.produce(cluster, List.of(LEDGER), 5, "all", "ledger-before", Duration.ofSeconds(30));
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, TRANSACTIONAL_ID);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "3000");
+        KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+        producer.initTransactions();
+        producer.beginTransaction();
+        for (int i = 0; i < 3; i++) {
+            producer.send(new ProducerRecord<>(LEDGER.topic(), LEDGER.partition(), "entry-" + i, "open")).get();
+        }
+        // the producer dies here: no commit, no abort; acks=all put its records on both replicas
+        producer.close(Duration.ZERO);
+
+        cluster.stopBroker(SURVIVOR, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(SURVIVOR);
+        cluster.awaitPartition(LEDGER, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
+        awaitAborted(cluster);
+
+        cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
+        cluster.awaitBrokerFenced(LAST_LEADER);
+        cluster.startBroker(SURVIVOR);
+        cluster.awaitPartition(LEDGER, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+    }
+
+    @Test
+    void the_hanging_transaction_is_reported_after_the_election_and_the_abort_command_clears_it(
+            LocalKafkaCluster cluster) throws Exception {
+        Path plan = dir.resolve("ledger.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", LEDGER.topic(),
+                "--strategy", "proactive", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        ResultFile result = ResultFile.read(dir.resolve("ledger-result.json"));
+        assertThat(result.hangingTransactions()).singleElement().satisfies(h -> {
+            assertThat(h.topic()).isEqualTo(LEDGER.topic());
+            assertThat(h.startOffset()).isEqualTo(5);
+            assertThat(h.why()).contains("transaction '" + TRANSACTIONAL_ID + "' CompleteAbort");
+            assertThat(h.abortCommand()).isEqualTo("kafka-transactions.sh --bootstrap-server "
+                    + cluster.bootstrapServers() + " abort --topic ledger --partition 0 --start-offset 5");
+        });
+        assertThat(run.out()).contains("WARNING: Hanging transaction on ledger-0", "Abort it with: kafka-transactions.sh");
+        // the broker agrees: its producer state still has the transaction open from offset 5
+        assertThat(openTransactions(cluster)).singleElement()
+                .satisfies(p -> assertThat(p.currentTransactionStartOffset()).hasValue(5));
+
+        // the command the tool printed, run with Kafka's own tool, clears it
+        List<String> command = List.of(result.hangingTransactions().get(0).abortCommand().split(" "));
+        KafkaToolProcess.Run abort = KafkaToolProcess.run("org.apache.kafka.tools.TransactionsCommand",
+                command.subList(1, command.size()).toArray(String[]::new));
+        assertThat(abort.exitCode()).as(abort.output()).isZero();
+        assertThat(openTransactions(cluster)).isEmpty();
+    }
+
+    private static List<ProducerState> openTransactions(LocalKafkaCluster cluster) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            return admin.describeProducers(List.of(LEDGER)).partitionResult(LEDGER).get().activeProducers().stream()
+                    .filter(p -> p.currentTransactionStartOffset().isPresent()).toList();
+        }
+    }
+
+    /** Until the coordinator has aborted the expired transaction (its marker then is on the leader, broker 1). */
+    private static void awaitAborted(LocalKafkaCluster cluster) throws Exception {
+        long deadline = System.nanoTime() + STEP.toNanos();
+        try (Admin admin = cluster.createAdmin()) {
+            while (true) {
+                TransactionState state = admin.describeTransactions(List.of(TRANSACTIONAL_ID)).all().get()
+                        .get(TRANSACTIONAL_ID).state();
+                if (state == TransactionState.COMPLETE_ABORT && openTransactions(cluster).isEmpty()) {
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new LocalClusterException("the coordinator did not abort " + TRANSACTIONAL_ID + " within "
+                            + STEP.toSeconds() + " s; it is " + state);
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+}
