@@ -15,6 +15,11 @@ import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import org.apache.kafka.common.TopicPartition;
+import java.util.Map;
+import java.util.List;
+import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -100,6 +105,7 @@ public class ExecuteCommand implements Callable<Integer> {
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         result.elector());
             }
+            printTruncations(result, out);
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
                 out.println("Hanging transactions on the elected partitions: none");
@@ -117,6 +123,36 @@ public class ExecuteCommand implements Callable<Integer> {
             return ExitCode.FAILURE;
         }
         return result.needsAttention() ? ExitCode.ATTENTION : ExitCode.OK;
+    }
+
+    /** At most this many replicas' losses are printed; the result file has them all. */
+    private static final int TRUNCATIONS_SHOWN = 20;
+
+    /**
+     * What the replicas of the elected partitions lose, as planned and as the brokers answer after the election:
+     * only replicas that lose something or whose measurement differs from the plan.
+     */
+    private static void printTruncations(ExecutionResult result, PrintWriter out) {
+        List<String> lines = new ArrayList<>();
+        result.truncations().entrySet().stream()
+                .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::toString)))
+                .forEach(e -> e.getValue().stream()
+                        .filter(t -> !t.asPlanned() || t.measuredRecords() > 0)
+                        .forEach(t -> lines.add(e.getKey() + " replica " + t.broker() + ": loses "
+                                + (t.isMeasured() ? t.measuredRecords() + " [" + t.measuredFrom() + ".." + t.logEnd() + ")"
+                                        : "? (the brokers did not answer)")
+                                + (t.asPlanned() ? ", as planned"
+                                        : t.plannedFrom() < 0 ? ", the plan did not know"
+                                        : ", the plan said " + t.plannedRecords() + " [" + t.plannedFrom() + ".."
+                                                + t.logEnd() + ")"))));
+        if (lines.isEmpty()) {
+            return;
+        }
+        out.println("Truncation, read back after the election:");
+        lines.stream().limit(TRUNCATIONS_SHOWN).forEach(line -> out.println("  " + line));
+        if (lines.size() > TRUNCATIONS_SHOWN) {
+            out.println("  ... " + (lines.size() - TRUNCATIONS_SHOWN) + " more in the result file");
+        }
     }
 
     /** {@link OnItsOwnThread#join}, which rethrows unchecked failures as they are, and the write's IOException too. */

@@ -6,6 +6,8 @@ import dev.uncleanrecovery.cluster.HangingTransactions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * What {@code execute} did with a plan: per partition the state before, the action, the state after.
@@ -14,23 +16,30 @@ import java.util.List;
  * @param hanging the hanging transactions found on the elected partitions afterwards; null when not looked for
  */
 public record ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed,
-                              String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging) {
+                              String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging,
+                              Map<TopicPartition, List<MeasuredTruncation>> truncations) {
 
     public ExecutionResult {
         partitions = List.copyOf(partitions);
+        truncations = Map.copyOf(truncations);
     }
 
     public ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed, String elector,
                            List<PartitionOutcome> partitions) {
-        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null);
+        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of());
     }
 
     public ExecutionResult withHanging(HangingTransactions.Result found) {
-        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found);
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found, truncations);
+    }
+
+    /** What the other replicas of each elected partition lose, planned and measured after the election. */
+    public ExecutionResult withTruncations(Map<TopicPartition, List<MeasuredTruncation>> measured) {
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured);
     }
 
     /** The partitions a leader was elected for by this run (designated or not). */
-    public List<org.apache.kafka.common.TopicPartition> electedPartitions() {
+    public List<TopicPartition> electedPartitions() {
         return partitions.stream().filter(p -> p.outcome() == Outcome.ELECTED || p.outcome() == Outcome.ELECTED_OTHER)
                 .map(PartitionOutcome::topicPartition).toList();
     }
@@ -79,7 +88,12 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                         count(Outcome.WOULD_ELECT)),
                 partitions.stream().map(p -> new dev.uncleanrecovery.plan.ResultFile.Partition(p.topicPartition().topic(),
                         p.topicPartition().partition(), p.designatedLeader(), p.outcome().name(), p.detail(),
-                        state(p.before()), state(p.after()))).toList(),
+                        state(p.before()), state(p.after()),
+                        truncations.containsKey(p.topicPartition()) ? truncations.get(p.topicPartition()).stream()
+                                .map(t -> new dev.uncleanrecovery.plan.ResultFile.Truncation(t.broker(),
+                                        t.plannedFrom() < 0 ? null : t.plannedFrom(),
+                                        t.isMeasured() ? t.measuredFrom() : null, t.logEnd()))
+                                .toList() : null)).toList(),
                 warnings(bootstrapServer),
                 hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),

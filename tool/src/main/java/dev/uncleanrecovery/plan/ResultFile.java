@@ -19,7 +19,7 @@ public record ResultFile(int version, String clusterId, String planFile, String 
                          long elapsedMs, String elector, Summary summary, List<Partition> partitions,
                          List<String> warnings, List<HangingTransaction> hangingTransactions) {
 
-    /** 2 adds the hanging transactions. */
+    /** 2 adds the hanging transactions and the measured truncations. */
     public static final int VERSION = 2;
 
     /**
@@ -38,9 +38,23 @@ public record ResultFile(int version, String clusterId, String planFile, String 
         }
     }
 
-    /** @param outcome ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER, FAILED or (dry run) WOULD_ELECT */
+    /**
+     * @param outcome     ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER, FAILED or (dry run) WOULD_ELECT
+     * @param truncations elected partitions only: what each other replica loses, planned and measured (version 2)
+     */
     public record Partition(String topic, int partition, int designatedLeader, String outcome, String detail,
-                            State before, State after) {
+                            State before, State after, List<Truncation> truncations) {
+    }
+
+    /**
+     * One replica's loss under the elected leader: offsets {@code [from, toOffset)}.
+     *
+     * @param plannedFromOffset  what the plan said; absent when it did not know
+     * @param measuredFromOffset what the brokers answered after the election (the look-up the follower makes before
+     *                           it truncates); absent when they did not answer
+     * @param toOffset           the replica's log end offset before the election
+     */
+    public record Truncation(int broker, Long plannedFromOffset, Long measuredFromOffset, long toOffset) {
     }
 
     /** The partition as the controller described it. */

@@ -48,9 +48,18 @@ public final class TruncationPoints {
     }
 
     private final EpochEnds brokers;
+    private final EpochEnds unremembered;
+    private final Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked;
 
     public TruncationPoints(EpochEnds brokers) {
+        this(brokers, brokers, null);
+    }
+
+    private TruncationPoints(EpochEnds brokers, EpochEnds unremembered,
+                             Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked) {
         this.brokers = brokers;
+        this.unremembered = unremembered;
+        this.asked = asked;
     }
 
     /**
@@ -60,8 +69,31 @@ public final class TruncationPoints {
     public static TruncationPoints over(BrokerConnections connections, TopicPartitionState partition,
                                         Duration requestTimeout) {
         Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked = new ConcurrentHashMap<>();
-        return new TruncationPoints((broker, epoch) -> asked.computeIfAbsent(List.of(broker, epoch),
-                k -> ask(connections, partition, broker, epoch, requestTimeout)));
+        EpochEnds ask = (broker, epoch) -> ask(connections, partition, broker, epoch, requestTimeout);
+        return new TruncationPoints(remembering(asked, ask), ask, asked);
+    }
+
+    /**
+     * The same look-ups, but {@code leader}'s asked afresh (once each): after its election its cache holds the new
+     * epoch, while the other replicas' answers from before it still say what their caches held when they began to
+     * follow it.
+     */
+    public TruncationPoints withFreshAnswersFrom(int leader) {
+        if (asked == null) {
+            return this;
+        }
+        Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> fresh = new ConcurrentHashMap<>();
+        asked.forEach((key, answer) -> {
+            if (key.get(0) != leader) {
+                fresh.put(key, answer);
+            }
+        });
+        return new TruncationPoints(remembering(fresh, unremembered), unremembered, fresh);
+    }
+
+    private static EpochEnds remembering(Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked,
+                                         EpochEnds ask) {
+        return (broker, epoch) -> asked.computeIfAbsent(List.of(broker, epoch), k -> ask.endOffsetFor(broker, epoch));
     }
 
     /**

@@ -34,6 +34,19 @@ import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.support.OnItsOwnThread;
+import dev.uncleanrecovery.election.TruncationEstimate;
+import dev.uncleanrecovery.execute.MeasuredTruncation;
+import dev.uncleanrecovery.execute.Outcome;
+import dev.uncleanrecovery.execute.PartitionOutcome;
+import dev.uncleanrecovery.plan.PlanAlternative;
+import dev.uncleanrecovery.plan.PlanTruncation;
+import dev.uncleanrecovery.probe.TruncationPoints;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -116,17 +129,133 @@ public final class RecoveryExecution {
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
                 options.mode().dryRun(), progress);
+        Map<TopicPartition, TruncationPoints> lookUps = new HashMap<>();
+        Runnable lookUpThenElect = () -> {
+            if (!options.mode().dryRun()) {
+                lookUps.putAll(followerLookUps(plan, options.reprobe()));
+            }
+            beforeElecting.run();
+        };
         ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
                 options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
                 .withEarlierNotes(leftover)
-                .run(plan, planFile, beforeElecting, asPlanned);
+                .run(plan, planFile, lookUpThenElect, asPlanned);
         List<TopicPartition> elected = result.electedPartitions();
         if (options.mode().dryRun() || elected.isEmpty()) {
             return result;
         }
-        return result.withHanging(hangingTransactions(elected, progress));
+        return result.withHanging(hangingTransactions(elected, progress))
+                .withTruncations(measuredTruncations(plan, result, lookUps, options.reprobe()));
+    }
+
+    /**
+     * Right before electing, the look-ups where a replica's last written epoch differs from the designated leader's:
+     * a follower cuts using its own epoch cache too, and once it has truncated and caught up that cache no longer
+     * shows where it cut. Usually no partition needs them, and nothing is asked.
+     */
+    private Map<TopicPartition, TruncationPoints> followerLookUps(Plan plan, ProbeSettings settings) {
+        Map<TopicPartition, PlannedElection> diverging = new HashMap<>();
+        for (PlannedElection p : plan.partitions()) {
+            Optional<ReplicaEvidence> leader = known(p, p.designatedLeader());
+            if (leader.isPresent() && p.expected().replicas().stream().map(b -> known(p, b)).flatMap(Optional::stream)
+                    .anyMatch(e -> e.lastWrittenLeaderEpoch() != leader.get().lastWrittenLeaderEpoch())) {
+                diverging.put(p.topicPartition(), p);
+            }
+        }
+        if (diverging.isEmpty()) {
+            return Map.of();
+        }
+        ClusterSnapshot now = discovery.describePartitionsOnly(new PartitionSelection.Explicit(diverging.keySet()));
+        Map<TopicPartition, TruncationPoints> lookUps = new HashMap<>();
+        List<CompletableFuture<?>> asked = new ArrayList<>();
+        diverging.forEach((tp, p) -> now.partition(tp).ifPresent(state -> {
+            TruncationPoints points = TruncationPoints.over(discovery.connections(), state, settings.requestTimeout());
+            lookUps.put(tp, points);
+            ReplicaEvidence leader = known(p, p.designatedLeader()).orElseThrow();
+            p.expected().replicas().stream().filter(b -> b != p.designatedLeader()).map(b -> known(p, b))
+                    .flatMap(Optional::stream).forEach(follower -> asked.add(points.truncateTo(leader, follower)));
+        }));
+        try {
+            CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+                    .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // what was not answered is asked again after the election
+        }
+        return lookUps;
+    }
+
+    /**
+     * Per elected partition, where each other replica with a known log cuts under the leader now in place, next to
+     * what the plan said for that leader: the follower's own look-up, with the new leader's answers read after the
+     * election (its cache holds the new epoch by now: nothing is simulated) and the follower's from right before it.
+     */
+    private Map<TopicPartition, List<MeasuredTruncation>> measuredTruncations(Plan plan, ExecutionResult result,
+                                                                              Map<TopicPartition, TruncationPoints> before,
+                                                                              ProbeSettings settings) {
+        Map<TopicPartition, PlannedElection> planned = new HashMap<>();
+        plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
+        Map<TopicPartition, List<CompletableFuture<MeasuredTruncation>>> asks = new LinkedHashMap<>();
+        for (PartitionOutcome outcome : result.partitions()) {
+            PlannedElection p = planned.get(outcome.topicPartition());
+            TopicPartitionState after = outcome.after();
+            if (p == null || after == null || after.isOffline()
+                    || (outcome.outcome() != Outcome.ELECTED && outcome.outcome() != Outcome.ELECTED_OTHER)) {
+                continue;
+            }
+            TopicPartition tp = p.topicPartition();
+            Optional<ReplicaEvidence> leaderBefore = known(p, after.leader());
+            if (leaderBefore.isEmpty()) {
+                continue;
+            }
+            ReplicaEvidence leader = ReplicaEvidence.answered(tp, after.leader(), leaderBefore.get().source(),
+                    leaderBefore.get().logEndOffset(), after.leaderEpoch(), after.leaderEpoch(), -1L, Instant.now());
+            // the plan's figures for the leader in place: its expectedTruncation, or the alternative's when the
+            // reviewer designated that one (or the controller elected it)
+            List<PlanTruncation> plannedCuts = p.alternatives().stream().filter(a -> a.broker() == after.leader())
+                    .findFirst().map(PlanAlternative::expectedTruncation)
+                    .orElse(after.leader() == p.designatedLeader() ? p.expectedTruncation() : List.of());
+            TruncationPoints points = before.containsKey(tp)
+                    ? before.get(tp).withFreshAnswersFrom(after.leader())
+                    : TruncationPoints.over(discovery.connections(), after, settings.requestTimeout());
+            for (int broker : after.replicas()) {
+                Optional<ReplicaEvidence> follower = broker == after.leader() ? Optional.empty() : known(p, broker);
+                if (follower.isEmpty()) {
+                    continue;
+                }
+                long plannedFrom = plannedCuts.stream()
+                        .filter(t -> t.broker() == broker && t.estimate() == TruncationEstimate.EXACT)
+                        .findFirst().map(PlanTruncation::fromOffset).orElse(-1L);
+                long logEnd = follower.get().logEndOffset();
+                asks.computeIfAbsent(tp, k -> new ArrayList<>()).add(points.truncateTo(leader, follower.get())
+                        .thenApply(cut -> new MeasuredTruncation(broker, plannedFrom,
+                                cut.isPresent() ? Math.min(cut.getAsLong(), logEnd) : -1L, logEnd)));
+            }
+        }
+        Map<TopicPartition, List<MeasuredTruncation>> measured = new LinkedHashMap<>();
+        long deadline = System.nanoTime() + settings.timeout().toNanos();
+        asks.forEach((tp, futures) -> measured.put(tp, futures.stream().map(f -> {
+            try {
+                return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            } catch (ExecutionException | TimeoutException e) {
+                return null;
+            }
+        }).filter(java.util.Objects::nonNull).toList()));
+        return measured;
+    }
+
+    /** What the plan knew of a replica's log: a live answer, else one read from disk. */
+    private static Optional<ReplicaEvidence> known(PlannedElection p, int broker) {
+        return p.evidence().stream()
+                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK && e.lastWrittenLeaderEpoch() != null)
+                .min(java.util.Comparator.comparing(e -> e.source() == EvidenceSource.DISK))
+                .map(e -> e.toReplicaEvidence(p.topicPartition()));
     }
 
     /**

@@ -333,10 +333,18 @@ abstract class KafkaVersionSuite {
         cluster.awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG
                 && v.isr().contains(NEWER_EPOCH_SHORTER_LOG), STEP);
         assertThat(RecordCount.readable(cluster, List.of(DIVERGE_ALTERNATIVE), Duration.ofSeconds(30))).isEqualTo(30);
-        // the cuts the plan stated are the ones the brokers made
+        // the cuts the plan stated are the ones the brokers made, and the ones the tool read back after electing
         assertThat(cluster.nodeLogSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(truncatedAt(DIVERGE, cutOn3));
         assertThat(cluster.nodeLogSinceLastStart(NEWER_EPOCH_SHORTER_LOG))
                 .containsPattern(truncatedAt(DIVERGE_ALTERNATIVE, cutOn2));
+        ResultFile result = ResultFile.read(dir.resolve("diverge-execute-result.json"));
+        assertThat(result.partitions()).extracting(p -> p.truncations().stream()
+                        .filter(t -> t.broker() != p.designatedLeader() && t.broker() != LAST_LEADER).toList())
+                .containsExactly(
+                        List.of(new ResultFile.Truncation(OLDER_EPOCH_LONGER_LOG, cutOn3, cutOn3, 30)),
+                        List.of(new ResultFile.Truncation(NEWER_EPOCH_SHORTER_LOG, cutOn2, cutOn2, 15)));
+        assertThat(run.out()).contains("diverge-0 replica 3: loses 20 [10..30), as planned",
+                "diverge-1 replica 2: loses 5 [10..15), as planned");
     }
 
     private static long cut(List<PlanTruncation> truncations, int broker) {
