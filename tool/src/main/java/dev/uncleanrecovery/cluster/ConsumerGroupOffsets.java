@@ -74,8 +74,6 @@ public final class ConsumerGroupOffsets {
             return Result.none(); // no group has ever committed an offset
         } catch (TopicAuthorizationException e) {
             offsetsTopic = null;
-            unreadable.add("no DESCRIBE on topic " + Topic.GROUP_METADATA_TOPIC_NAME
-                    + ": cannot tell which groups' offsets are on offline partitions");
         } catch (RuntimeException e) {
             return new Result(List.of(), List.of(), List.of("consumer group offsets not read: could not describe "
                     + Topic.GROUP_METADATA_TOPIC_NAME + ": " + AdminCalls.message(e)));
@@ -93,6 +91,22 @@ public final class ConsumerGroupOffsets {
         } catch (RuntimeException e) {
             unreadable.add("consumer groups not listed: " + AdminCalls.message(e));
             return new Result(List.of(), offline, unreadable);
+        }
+        if (groups.isEmpty()) {
+            // ListGroups answers only the groups the principal may DESCRIBE: none visible may be none allowed
+            if (offsetsTopic == null) {
+                unreadable.add("consumer groups not checked: this principal may not DESCRIBE topic "
+                        + Topic.GROUP_METADATA_TOPIC_NAME + " and sees no group; with DESCRIBE on the groups the plan"
+                        + " lists those that read records it destroys");
+            } else {
+                unreadable.add("no consumer group is visible to this principal although "
+                        + Topic.GROUP_METADATA_TOPIC_NAME + " exists: ListGroups shows only groups it may DESCRIBE");
+            }
+            return new Result(List.of(), offline, unreadable);
+        }
+        if (offsetsTopic == null) {
+            unreadable.add("no DESCRIBE on topic " + Topic.GROUP_METADATA_TOPIC_NAME
+                    + ": groups kept on its offline partitions, if any, are not told apart");
         }
         List<String> readable = new ArrayList<>();
         Set<String> onOffline = new TreeSet<>();
