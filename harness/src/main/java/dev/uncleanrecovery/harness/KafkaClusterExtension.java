@@ -92,6 +92,9 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
         for (String user : wanted.saslUsers()) {
             builder.saslUser(user);
         }
+        if (wanted.tieredStorage()) {
+            builder.tieredStorage();
+        }
         for (String property : wanted.brokerProperties()) {
             String[] keyValue = keyValue(property);
             builder.brokerProperty(keyValue[0], keyValue[1]);

@@ -47,6 +47,9 @@ public @interface KafkaClusterTest {
      */
     String[] formatFeatures() default {};
 
+    /** Tiered storage on every node, with a remote storage that keeps nothing (see LocalKafkaCluster.Builder). */
+    boolean tieredStorage() default false;
+
     /** Server properties for every broker, as {@code key=value}. */
     String[] brokerProperties() default {};
 

@@ -1092,6 +1092,32 @@ public final class LocalKafkaCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Tiered storage (KIP-405) on every node, with a remote storage that keeps nothing
+         * ({@code DiscardingRemoteStorage}): topics may then be created with {@code remote.storage.enable=true}.
+         */
+        public Builder tieredStorage() {
+            String location;
+            try {
+                // its neighbour's location: loading the storage class itself here would need Kafka's server jars
+                location = Path.of(LocalKafkaCluster.class.getProtectionDomain().getCodeSource().getLocation()
+                        .toURI()).toString();
+            } catch (java.net.URISyntaxException e) {
+                throw new LocalClusterException("cannot locate the harness classes for the remote storage", e);
+            }
+            for (Map<String, String> node : List.of(brokerProperties, controllerProperties)) {
+                node.put("remote.log.storage.system.enable", "true");
+                node.put("remote.log.storage.manager.class.name", LocalKafkaCluster.class.getPackageName()
+                        + ".DiscardingRemoteStorage");
+                node.put("remote.log.storage.manager.class.path", location);
+            }
+            brokerProperties.put("remote.log.metadata.manager.listener.name", "PLAINTEXT");
+            // the metadata topic of the default RemoteLogMetadataManager: small, and created whatever brokers are up
+            brokerProperties.put("rlmm.config.remote.log.metadata.topic.num.partitions", "1");
+            brokerProperties.put("rlmm.config.remote.log.metadata.topic.replication.factor", "1");
+            return this;
+        }
+
         /** Sets a server property on every broker (overrides the harness defaults). */
         public Builder brokerProperty(String key, String value) {
             brokerProperties.put(key, value);

@@ -227,8 +227,8 @@ public final class ClusterDiscovery implements AutoCloseable {
         Set<String> topics = ranges.keySet();
         // Topic configs and reassignments are read beside the partitions (each is one round trip, forwarded to the
         // controller for reassignments), and awaited after them: a partition error is still the one reported first.
-        CompletableFuture<Map<String, Integer>> minInsync = depth == Depth.EVERYTHING
-                ? OnItsOwnThread.run("discovery-topic-configs", () -> minInsyncReplicas(topics, live)) : null;
+        CompletableFuture<TopicSettings> settings = depth == Depth.EVERYTHING
+                ? OnItsOwnThread.run("discovery-topic-configs", () -> topicSettings(topics, live)) : null;
         CompletableFuture<Set<TopicPartition>> reassigning = depth == Depth.EVERYTHING
                 ? OnItsOwnThread.run("discovery-reassignments", () -> reassigning(live)) : null;
         List<TopicPartitionState> partitions = new ArrayList<>();
@@ -245,8 +245,9 @@ public final class ClusterDiscovery implements AutoCloseable {
             return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1,
                     partitions, Map.of(), Set.of());
         }
-        return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers,
-                elrFeatureLevel(live), partitions, OnItsOwnThread.join(minInsync), OnItsOwnThread.join(reassigning));
+        TopicSettings configs = OnItsOwnThread.join(settings);
+        return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, elrFeatureLevel(live),
+                partitions, configs.minInsyncReplicas(), OnItsOwnThread.join(reassigning), configs.tieredStorage());
     }
 
     private static List<BrokerState> live(List<BrokerState> brokers) {
@@ -395,9 +396,10 @@ public final class ClusterDiscovery implements AutoCloseable {
         }
     }
 
-    private Map<String, Integer> minInsyncReplicas(Set<String> topics, List<BrokerState> live) {
+    /** Effective min.insync.replicas per topic, and the topics with tiered storage: one DescribeConfigs. */
+    private TopicSettings topicSettings(Set<String> topics, List<BrokerState> live) {
         if (topics.isEmpty()) {
-            return Map.of();
+            return new TopicSettings(Map.of(), Set.of());
         }
         DescribeConfigsRequestData request = new DescribeConfigsRequestData()
                 .setIncludeSynonyms(false)
@@ -405,10 +407,12 @@ public final class ClusterDiscovery implements AutoCloseable {
                 .setResources(topics.stream().map(topic -> new DescribeConfigsRequestData.DescribeConfigsResource()
                         .setResourceType(ConfigResource.Type.TOPIC.id())
                         .setResourceName(topic)
-                        .setConfigurationKeys(List.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG))).toList());
+                        .setConfigurationKeys(List.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+                                TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG))).toList());
         DescribeConfigsResponse response = rotation.ask(live, "describe topic configs", (broker, timeout) -> BrokerRotation.await(
                 connections.send(broker.id(), new DescribeConfigsRequest.Builder(request), DescribeConfigsResponse.class, timeout)));
         Map<String, Integer> result = new TreeMap<>();
+        Set<String> tiered = new TreeSet<>();
         // In topic order, so that a refusal names the first topic that needs the ACL.
         List<DescribeConfigsResponseData.DescribeConfigsResult> results = new ArrayList<>(response.data().results());
         results.sort(Comparator.comparing(DescribeConfigsResponseData.DescribeConfigsResult::resourceName));
@@ -421,8 +425,16 @@ public final class ClusterDiscovery implements AutoCloseable {
                     .filter(Objects::nonNull)
                     .findFirst().orElse("1");
             result.put(topic.resourceName(), Integer.parseInt(value));
+            if (topic.configs().stream().anyMatch(c -> TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG.equals(c.name())
+                    && "true".equalsIgnoreCase(c.value()))) {
+                tiered.add(topic.resourceName());
+            }
         }
-        return result;
+        return new TopicSettings(result, tiered);
+    }
+
+    /** What the snapshot keeps of the topics' configs. */
+    private record TopicSettings(Map<String, Integer> minInsyncReplicas, Set<String> tieredStorage) {
     }
 
     /**

@@ -30,6 +30,7 @@ public final class ClusterSnapshot {
     private final List<TopicPartitionState> partitions;
     private final Map<String, Integer> minInsyncReplicas;
     private final Set<TopicPartition> reassigning;
+    private final Set<String> tieredStorage;
     private final Map<Integer, BrokerState> brokersById;
     private final Set<Integer> liveBrokers;
     private final Map<TopicPartition, TopicPartitionState> byPartition;
@@ -43,6 +44,14 @@ public final class ClusterSnapshot {
     public ClusterSnapshot(String clusterId, int controllerId, List<BrokerState> brokers, short elrFeatureLevel,
                            List<TopicPartitionState> partitions, Map<String, Integer> minInsyncReplicas,
                            Set<TopicPartition> reassigning) {
+        this(clusterId, controllerId, brokers, elrFeatureLevel, partitions, minInsyncReplicas, reassigning, Set.of());
+    }
+
+    /** @param tieredStorage the selected topics with {@code remote.storage.enable=true} */
+    public ClusterSnapshot(String clusterId, int controllerId, List<BrokerState> brokers, short elrFeatureLevel,
+                           List<TopicPartitionState> partitions, Map<String, Integer> minInsyncReplicas,
+                           Set<TopicPartition> reassigning, Set<String> tieredStorage) {
+        this.tieredStorage = Set.copyOf(tieredStorage);
         this.clusterId = clusterId;
         this.controllerId = controllerId;
         this.brokers = List.copyOf(brokers);
@@ -77,6 +86,11 @@ public final class ClusterSnapshot {
 
     public List<TopicPartitionState> partitions() {
         return partitions;
+    }
+
+    /** Whether the topic keeps segments in remote storage ({@code remote.storage.enable=true}, KIP-405). */
+    public boolean hasTieredStorage(String topic) {
+        return tieredStorage.contains(topic);
     }
 
     public Map<String, Integer> minInsyncReplicas() {

@@ -39,6 +39,7 @@ public final class PlanBuilder {
     private final List<PlanUnansweredBroker> unansweredBrokers = new ArrayList<>();
     private final Map<TopicPartition, List<PlanConsumerGroup>> consumerGroupsAhead = new HashMap<>();
     private final List<String> notes = new ArrayList<>();
+    private final java.util.Set<String> tieredTopics = new java.util.HashSet<>();
 
     /**
      * @param createdAt passed in, not read from a clock, so plans are reproducible in tests
@@ -68,7 +69,7 @@ public final class PlanBuilder {
                     planEvidence(partition, evidence),
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList(),
-                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of()));
+                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of(), false));
         } else {
             skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason(),
                     planEvidence(partition, evidence)));
@@ -89,6 +90,12 @@ public final class PlanBuilder {
         return this;
     }
 
+    /** Topics with tiered storage: their partitions are flagged. */
+    public PlanBuilder tieredStorage(java.util.Collection<String> topics) {
+        tieredTopics.addAll(topics);
+        return this;
+    }
+
     /** A line the reviewer must read before the partitions, in the order added. */
     public PlanBuilder note(String note) {
         notes.add(note);
@@ -99,7 +106,8 @@ public final class PlanBuilder {
         return new Plan(Plan.VERSION, createdAt, clusterId, tool, strategy,
                 unansweredBrokers.stream().sorted(Comparator.comparingInt(PlanUnansweredBroker::broker)).toList(),
                 partitions.stream()
-                        .map(p -> p.withConsumerGroupsAhead(consumerGroupsAhead.getOrDefault(p.topicPartition(), List.of())))
+                        .map(p -> p.withConsumerGroupsAhead(consumerGroupsAhead.getOrDefault(p.topicPartition(), List.of()))
+                                .withTieredStorage(tieredTopics.contains(p.topic())))
                         .sorted(ELECTION_ORDER).toList(),
                 skipped.stream().sorted(SKIPPED_ORDER).toList(),
                 notes);

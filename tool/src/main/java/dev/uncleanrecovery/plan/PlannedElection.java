@@ -17,6 +17,8 @@ import org.apache.kafka.common.TopicPartition;
  *                         version-1 plans have none
  * @param consumerGroupsAhead consumer groups whose committed offset lies beyond the designated leader's log end, as
  *                         read when the plan was made; version-1 plans have none
+ * @param tieredStorage    the topic keeps segments in remote storage: a truncation may destroy more than the local
+ *                         logs show (absent, false, in version-1 plans)
  */
 public record PlannedElection(
         @JsonProperty(required = true) String topic,
@@ -27,12 +29,13 @@ public record PlannedElection(
         @JsonProperty(required = true) String reason,
         @JsonProperty(required = true) List<PlanTruncation> expectedTruncation,
         List<PlanAlternative> alternatives,
-        List<PlanConsumerGroup> consumerGroupsAhead) {
+        List<PlanConsumerGroup> consumerGroupsAhead,
+        Boolean tieredStorage) {
 
     /** An entry of a version-1 plan, which lists no alternatives and no consumer groups. */
     public PlannedElection(String topic, int partition, int designatedLeader, ExpectedState expected,
                            List<PlanEvidence> evidence, String reason, List<PlanTruncation> expectedTruncation) {
-        this(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation, null, null);
+        this(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation, null, null, null);
     }
 
     public PlannedElection {
@@ -61,6 +64,7 @@ public record PlannedElection(
         alternatives = alternatives == null ? List.of() : Checks.list(alternatives, "alternatives");
         consumerGroupsAhead = consumerGroupsAhead == null ? List.of()
                 : Checks.list(consumerGroupsAhead, "consumerGroupsAhead");
+        tieredStorage = tieredStorage != null && tieredStorage;
         for (int i = 0; i < alternatives.size(); i++) {
             // an operator who designates an alternative by hand may leave the list as it was
             int broker = alternatives.get(i).broker();
@@ -73,7 +77,12 @@ public record PlannedElection(
 
     public PlannedElection withConsumerGroupsAhead(List<PlanConsumerGroup> groups) {
         return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
-                alternatives, groups);
+                alternatives, groups, tieredStorage);
+    }
+
+    public PlannedElection withTieredStorage(boolean remote) {
+        return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
+                alternatives, consumerGroupsAhead, remote);
     }
 
     public TopicPartition topicPartition() {

@@ -163,8 +163,28 @@ public final class RecoveryPlanning {
             }
             plan.add(partition, known, decisions.get(i));
         }
+        tieredStorage(decisions, snapshot, plan);
         consumerImpact(decisions, evidence, plan);
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+    }
+
+    /**
+     * Topics with remote storage among the partitions to elect: a reviewer must know that the loss counted from the
+     * local logs is not all of it.
+     */
+    private static void tieredStorage(List<Decision> decisions, ClusterSnapshot snapshot, PlanBuilder plan) {
+        Set<String> tiered = new java.util.TreeSet<>();
+        for (Decision decision : decisions) {
+            if (decision instanceof Decision.Elect && snapshot.hasTieredStorage(decision.topicPartition().topic())) {
+                tiered.add(decision.topicPartition().topic());
+            }
+        }
+        if (tiered.isEmpty()) {
+            return;
+        }
+        plan.tieredStorage(tiered).note("tiered storage (remote.storage.enable=true) on " + String.join(", ", tiered)
+                + ": remote segments of the epochs a truncation discards leave the new leader's lineage and Kafka"
+                + " deletes them, so the loss may reach past the local logs counted here");
     }
 
     /**

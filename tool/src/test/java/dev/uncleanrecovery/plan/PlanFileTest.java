@@ -97,7 +97,8 @@ class PlanFileTest {
                     "committedRecords" : 0
                   } ]
                 } ],
-                "consumerGroupsAhead" : [ ]
+                "consumerGroupsAhead" : [ ],
+                "tieredStorage" : false
               } ],
               "skipped" : [ {
                 "topic" : "orders",
