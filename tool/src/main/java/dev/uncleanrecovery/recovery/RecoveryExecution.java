@@ -302,7 +302,7 @@ public final class RecoveryExecution {
         try {
             result = execute(planned.plan(), planFile, options, progress.apply(reported),
                     () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot(),
-                    RecoveryPlanning.redecision(planned, election));
+                    RecoveryPlanning.redecision(planned, election, discovery.connections(), options.reprobe()));
         } finally {
             reported.handle((code, failure) -> code).join();
         }

@@ -54,6 +54,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
@@ -153,7 +154,8 @@ public final class RecoveryPlanning {
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
         // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
         // Usually no partition needs it, and the map stays empty.
-        Map<TopicPartition, KnownCuts> points = truncationPoints(decisions, evidence, snapshot, options.probe());
+        Map<TopicPartition, KnownCuts> points = truncationPoints(discovery.connections(), decisions, evidence,
+                tp -> snapshot.partition(tp).orElseThrow(), options.probe());
         for (int i = 0; i < considered.size(); i++) {
             TopicPartitionState partition = considered.get(i);
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
@@ -229,9 +231,11 @@ public final class RecoveryPlanning {
      * the follower's look-ups. Only replicas that answered the probe live are asked; one that does not answer keeps
      * its estimate.
      */
-    private Map<TopicPartition, KnownCuts> truncationPoints(List<Decision> decisions,
-                                                          Map<TopicPartition, List<ReplicaEvidence>> evidence,
-                                                          ClusterSnapshot snapshot, ProbeSettings settings) {
+    private static Map<TopicPartition, KnownCuts> truncationPoints(BrokerConnections connections,
+                                                                 List<Decision> decisions,
+                                                                 Map<TopicPartition, List<ReplicaEvidence>> evidence,
+                                                                 Function<TopicPartition, TopicPartitionState> states,
+                                                                 ProbeSettings settings) {
         Map<TopicPartition, Map<Integer, Map<Integer, Long>>> points = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> asks = new ArrayList<>();
         for (Decision decision : decisions) {
@@ -256,8 +260,7 @@ public final class RecoveryPlanning {
                     }
                     if (asked == null) {
                         // one per partition: the look-ups are the same whoever leads, and each is asked once
-                        asked = TruncationPoints.over(discovery.connections(), snapshot.partition(tp).orElseThrow(),
-                                settings.requestTimeout());
+                        asked = TruncationPoints.over(connections, states.apply(tp), settings.requestTimeout());
                     }
                     asks.add(asked.truncateTo(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
                             points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
@@ -287,9 +290,11 @@ public final class RecoveryPlanning {
     /**
      * For {@code recover}: when a replica that did not answer the probe answers the second look with more than the
      * designated one, the partition is decided again by the same policy from the plan's evidence and the new answers
-     * (those replace the brokers' earlier failures).
+     * (those replace the brokers' earlier failures); where epochs differ, the brokers are asked where replicas cut,
+     * as for the plan.
      */
-    public static Redecision redecision(Result planned, ElectionOptions options) {
+    public static Redecision redecision(Result planned, ElectionOptions options, BrokerConnections connections,
+                                        ProbeSettings settings) {
         return (plannedElection, now, cluster, lateAnswers) -> {
             TopicPartition tp = plannedElection.topicPartition();
             Set<Integer> answeredLate = new HashSet<>();
@@ -298,6 +303,12 @@ public final class RecoveryPlanning {
                     .filter(e -> !answeredLate.contains(e.broker()) || e.source() == EvidenceSource.DISK).toList());
             evidence.addAll(lateAnswers);
             Decision decision = LeaderChoice.decide(now, evidence, cluster.fencedBrokers(), options);
+            // exact losses where the epochs differ, as the plan has them
+            KnownCuts cuts = truncationPoints(connections, List.of(decision), Map.of(tp, evidence), k -> now, settings)
+                    .get(tp);
+            if (cuts != null) {
+                decision = LeaderChoice.decide(now, evidence, cluster.fencedBrokers(), options, cuts);
+            }
             if (decision instanceof Decision.Elect) {
                 PlanBuilder one = new PlanBuilder(planned.plan().createdAt(), planned.plan().clusterId(),
                         planned.plan().tool(), options.strategy());
