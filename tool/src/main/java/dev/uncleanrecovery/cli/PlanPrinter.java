@@ -33,15 +33,16 @@ final class PlanPrinter {
         out.println("Partitions to elect: " + (plan.partitions().isEmpty() ? "none" : plan.partitions().size())
                 + " (strategy " + plan.strategy().name().toLowerCase(java.util.Locale.ROOT) + ")");
         if (!plan.partitions().isEmpty()) {
-            Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION", "REASON");
+            // the reason, the longest cell by far, goes under its row
+            Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION");
             for (PlannedElection p : plan.partitions()) {
                 PlanEvidence leader = p.evidence().stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
                 table.row(p.topic() + "-" + p.partition(),
                         p.designatedLeader() + " " + describe(leader),
                         p.evidence().stream().filter(e -> e.broker() != p.designatedLeader())
                                 .map(e -> e.broker() + " " + describe(e)).collect(Collectors.joining(", ")),
-                        truncation(p),
-                        p.reason());
+                        truncation(p))
+                        .note((p.tieredStorage() ? "[tiered storage] " : "") + p.reason());
             }
             table.print(out);
             printConsumerGroupsAhead(plan, out);

@@ -12,6 +12,8 @@ final class Table {
 
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
+    /** Per row, a paragraph printed under it (null: none), wrapped from the second column on. */
+    private final List<String> notes = new ArrayList<>();
 
     Table(String... header) {
         this.header = List.of(header);
@@ -19,12 +21,24 @@ final class Table {
 
     Table row(Object... cells) {
         rows.add(Arrays.stream(cells).map(c -> c == null ? "-" : c.toString()).toList());
+        notes.add(null);
+        return this;
+    }
+
+    /** A paragraph under the last row (a plan's reason): it would make a column too wide to read. */
+    Table note(String text) {
+        notes.set(notes.size() - 1, text);
         return this;
     }
 
     boolean isEmpty() {
         return rows.isEmpty();
     }
+
+    /** Widest line a table prints: wider cells wrap inside their column. */
+    static final int MAX_WIDTH = 120;
+    /** A column is never wrapped narrower than this (or its header). */
+    private static final int MIN_COLUMN = 12;
 
     void print(PrintWriter out) {
         int[] widths = new int[header.size()];
@@ -34,31 +48,89 @@ final class Table {
                 widths[i] = Math.max(widths[i], row.get(i).length());
             }
         }
+        fit(widths);
         // One write for the whole table: the command's writer flushes at every line, and a plan has thousands.
         StringBuilder text = new StringBuilder();
         appendRow(text, header, widths);
-        for (List<String> row : rows) {
-            appendRow(text, row, widths);
+        int indent = widths.length > 1 ? widths[0] + 2 : 2;
+        for (int r = 0; r < rows.size(); r++) {
+            appendRow(text, rows.get(r), widths);
+            if (notes.get(r) != null) {
+                for (String line : wrap(notes.get(r), MAX_WIDTH - indent)) {
+                    text.append(" ".repeat(indent)).append(line).append(System.lineSeparator());
+                }
+            }
         }
         out.print(text);
         out.flush();
     }
 
+    /** Narrows the widest columns until a line fits in {@link #MAX_WIDTH}, none below its floor. */
+    private void fit(int[] widths) {
+        int total = Arrays.stream(widths).sum() + 2 * (widths.length - 1);
+        while (total > MAX_WIDTH) {
+            int widest = -1;
+            for (int i = 0; i < widths.length; i++) {
+                if (widths[i] > floor(i) && (widest < 0 || widths[i] > widths[widest])) {
+                    widest = i;
+                }
+            }
+            if (widest < 0) {
+                return;
+            }
+            int cut = Math.min(total - MAX_WIDTH, widths[widest] - floor(widest));
+            widths[widest] -= cut;
+            total -= cut;
+        }
+    }
+
+    private int floor(int column) {
+        return Math.max(MIN_COLUMN, header.get(column).length());
+    }
+
     private static void appendRow(StringBuilder text, List<String> cells, int[] widths) {
-        int start = text.length();
+        List<List<String>> wrapped = new ArrayList<>();
+        int height = 1;
         for (int i = 0; i < cells.size(); i++) {
-            String cell = cells.get(i);
-            text.append(cell);
-            if (i < cells.size() - 1) {
-                text.append(" ".repeat(widths[i] - cell.length() + 2));
+            List<String> lines = wrap(cells.get(i), widths[i]);
+            wrapped.add(lines);
+            height = Math.max(height, lines.size());
+        }
+        for (int line = 0; line < height; line++) {
+            int start = text.length();
+            for (int i = 0; i < cells.size(); i++) {
+                String part = line < wrapped.get(i).size() ? wrapped.get(i).get(line) : "";
+                text.append(part);
+                if (i < cells.size() - 1) {
+                    text.append(" ".repeat(widths[i] - part.length() + 2));
+                }
+            }
+            int end = text.length();
+            while (end > start && Character.isWhitespace(text.charAt(end - 1))) {
+                end--;
+            }
+            text.setLength(end);
+            text.append(System.lineSeparator());
+        }
+    }
+
+    /** The cell in lines of at most {@code width}, broken after spaces where it can be. */
+    static List<String> wrap(String cell, int width) {
+        List<String> lines = new ArrayList<>();
+        String rest = cell;
+        while (rest.length() > width) {
+            int brk = rest.lastIndexOf(' ', width);
+            if (brk <= 0) {
+                brk = width;
+                lines.add(rest.substring(0, brk));
+                rest = rest.substring(brk);
+            } else {
+                lines.add(rest.substring(0, brk));
+                rest = rest.substring(brk + 1);
             }
         }
-        int end = text.length();
-        while (end > start && Character.isWhitespace(text.charAt(end - 1))) {
-            end--;
-        }
-        text.setLength(end);
-        text.append(System.lineSeparator());
+        lines.add(rest);
+        return lines;
     }
 
     static String ids(List<Integer> ids) {

@@ -134,7 +134,7 @@ class ExecuteFaultsClusterTest {
 
         // then: the dry run says what it would do and why not, and writes nothing
         assertThat(dryRun.exitCode()).as(dryRun.out() + dryRun.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(dryRun.out()).contains("WOULD_ELECT", "would elect 2 (epoch 0, LEO 50)",
+        assertThat(dryRun.out().replaceAll("\\s+", " ")).contains("WOULD_ELECT", "would elect 2 (epoch 0, LEO 50)",
                 "designated broker 1 is fenced", "Dry run: 1 would be elected, 0 already recovered, 1 refused");
         assertThat(dryRun.out()).doesNotContain("Result written");
         assertThat(dryRunWroteAResult).isFalse();
@@ -142,7 +142,7 @@ class ExecuteFaultsClusterTest {
         assertThat(allOrNothing.exitCode()).as(allOrNothing.out() + allOrNothing.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(ResultFile.read(dir.resolve("edited-result.json")).partitions())
                 .extracting(ResultFile.Partition::outcome).containsExactly("REFUSED", "REFUSED");
-        assertThat(allOrNothing.out()).contains("not elected: --all-or-nothing, and 1 partition(s) of the plan were refused");
+        assertThat(allOrNothing.out().replaceAll("\\s+", " ")).contains("not elected: --all-or-nothing, and 1 partition(s) of the plan were refused");
         for (TopicPartition tp : List.of(PAY_0, PAY_1)) {
             PartitionView now = cluster.describePartition(tp);
             assertThat(now.leader()).isEqualTo(PartitionView.NO_LEADER);

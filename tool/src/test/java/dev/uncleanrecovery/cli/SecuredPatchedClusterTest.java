@@ -117,7 +117,7 @@ class SecuredPatchedClusterTest {
                 "--command-config", cluster.writeCommandConfig(PLANNER).toString());
 
         assertThat(refused.exitCode()).as(refused.err() + refused.out()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(refused.out()).contains("CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER on the cluster");
+        assertThat(refused.out().replaceAll("\\s+", " ")).contains("CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER on the cluster");
         assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
 
         CliRun elected = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
