@@ -39,12 +39,13 @@ class PlanOptions {
 
     @Option(names = "--max-committed-loss", paramLabel = "N",
             description = "Skip a partition whose choice would destroy more than N committed records (below a"
-                    + " replica's high watermark); a loss whose high watermark is unknown counts as over N.")
+                    + " replica's high watermark); records of unknown commitment (past every known high watermark)"
+                    + " count as over N.")
     Long maxCommittedLoss;
 
     @Option(names = "--allow-unknown-truncation",
-            description = "With --max-truncated-records: count only the known loss (a replica that did not answer"
-                    + " may lose any amount).")
+            description = "With --max-truncated-records or --max-committed-loss: count only the known loss (a"
+                    + " replica that did not answer may lose any amount) and only the known committed records.")
     boolean allowUnknownTruncation;
 
     @Option(names = "--probe-timeout-ms", paramLabel = "MS", defaultValue = "30000",

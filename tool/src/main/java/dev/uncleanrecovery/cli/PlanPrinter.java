@@ -133,7 +133,12 @@ final class PlanPrinter {
         if (t.records() == 0) {
             return "";
         }
+        long never = t.neverCommittedRecords() == null ? 0 : t.neverCommittedRecords();
+        long committed = t.committedRecords() == null ? 0 : t.committedRecords();
+        long unknown = t.records() - committed - never;
         return " [" + t.fromOffset() + ".." + t.toOffset() + ")"
-                + (t.committedRecords() == null ? ", committed ?" : ", " + t.committedRecords() + " committed");
+                + (t.committedRecords() == null && never == 0 ? ", committed ?" : ", " + committed + " committed")
+                + (never > 0 ? ", " + never + " never" : "")
+                + (unknown > 0 && (t.committedRecords() != null || never > 0) ? ", " + unknown + " unknown" : "");
     }
 }

@@ -34,13 +34,22 @@ import java.util.List;
  *                   same records (the replica itself, or one with its last written epoch); -1 when no such high
  *                   watermark is known. A high watermark is what its replica last knew (a follower's lags), so
  *                   this is a lower bound.
+ * @param neverCommitted how many of the lost offsets were certainly never committed: they lie past where the
+ *                   replica's epoch ends on a leader of a later epoch, and a leader elected from the ISR holds every
+ *                   committed record. The rest, neither, is of unknown commitment.
  */
 public record ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate,
-                                 long committed) {
+                                 long committed, long neverCommitted) {
 
     /** Without anything known about high watermarks: nothing lost is nothing committed, a loss is unknown. */
     public ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate) {
         this(broker, records, fromOffset, toOffset, estimate, records == 0 ? 0 : -1);
+    }
+
+    /** Nothing known to be never committed. */
+    public ExpectedTruncation(int broker, long records, long fromOffset, long toOffset, TruncationEstimate estimate,
+                              long committed) {
+        this(broker, records, fromOffset, toOffset, estimate, committed, 0);
     }
 
     public ExpectedTruncation {
@@ -98,7 +107,24 @@ public record ExpectedTruncation(int broker, long records, long fromOffset, long
             }
         }
         long committedRecords = highest < 0 ? -1 : Math.max(0, highest - fromOffset);
-        return new ExpectedTruncation(broker, records, fromOffset, toOffset, estimate, committedRecords);
+        return new ExpectedTruncation(broker, records, fromOffset, toOffset, estimate, committedRecords, neverCommitted);
+    }
+
+    /**
+     * The same loss, its records never committed when {@code superseded}: the replica's last written epoch is older
+     * than the leader's, and it is cut exactly where that epoch ends on the leader. Unless a high watermark says some
+     * of them were committed after all: then the later epoch came from an unclean election, and nothing is inferred.
+     */
+    public ExpectedTruncation withSuperseded(boolean superseded) {
+        if (!superseded || estimate != TruncationEstimate.EXACT || records == 0 || committed > 0) {
+            return this;
+        }
+        return new ExpectedTruncation(broker, records, fromOffset, toOffset, estimate, Math.max(0, committed), records);
+    }
+
+    /** Lost offsets neither known committed nor known never committed; -1 when the loss is unknown. */
+    public long unknownCommitment() {
+        return isKnown() ? records - Math.max(0, committed) - neverCommitted : -1;
     }
 
     public boolean isKnown() {
@@ -117,8 +143,15 @@ public record ExpectedTruncation(int broker, long records, long fromOffset, long
         };
     }
 
-    /** ", 0 committed" — or that no high watermark says. */
+    /** ", 3 committed, 14 of unknown commitment": the parts that are not zero, always the committed one. */
     private String committedNote() {
-        return committed < 0 ? ", committed unknown" : ", " + committed + " committed";
+        StringBuilder note = new StringBuilder(", ").append(Math.max(0, committed)).append(" committed");
+        if (neverCommitted > 0) {
+            note.append(", ").append(neverCommitted).append(" never committed");
+        }
+        if (unknownCommitment() > 0) {
+            note.append(", ").append(unknownCommitment()).append(" of unknown commitment");
+        }
+        return note.toString();
     }
 }

@@ -101,14 +101,16 @@ public final class LeaderChoice {
 
         if (options.maxCommittedLoss().isPresent()) {
             long max = options.maxCommittedLoss().getAsLong();
-            // an unknown loss has an unknown committed part too
-            List<ExpectedTruncation> unknownCommitted = truncations.stream().filter(t -> t.committed() < 0).toList();
+            // an unknown loss has an unknown committed part too, and records past every known high watermark may
+            // have been committed (a follower's high watermark lags the leader's)
+            List<ExpectedTruncation> unknownCommitted = truncations.stream()
+                    .filter(t -> !t.isKnown() || t.unknownCommitment() > 0).toList();
             long committed = truncations.stream().filter(t -> t.committed() > 0).mapToLong(ExpectedTruncation::committed).sum();
             if (!unknownCommitted.isEmpty() && !options.allowUnknownTruncation()) {
                 return new Decision.Skip(tp, SkipCause.OVER_TRUNCATION_LIMIT, "electing " + leader.broker()
                         + " would destroy records of unknown commitment on " + unknownCommitted.stream()
                                 .map(t -> Integer.toString(t.broker())).collect(Collectors.joining(", "))
-                        + " (no high watermark known): counts as over --max-committed-loss " + max
+                        + " (no high watermark covers them): counts as over --max-committed-loss " + max
                         + " (pass --allow-unknown-truncation to count only the known loss); " + reason);
             }
             if (committed > max) {
@@ -148,7 +150,9 @@ public final class LeaderChoice {
                     ExpectedTruncation loss = cut.isPresent()
                             ? ExpectedTruncation.exact(r.broker(), cut.getAsLong(), r.evidence().logEndOffset())
                             : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence());
-                    return loss.withCommittedBelow(sameLog(r, replicas, leader));
+                    boolean superseded = cut.isPresent()
+                            && r.evidence().lastWrittenLeaderEpoch() < leader.evidence().lastWrittenLeaderEpoch();
+                    return loss.withCommittedBelow(sameLog(r, replicas, leader)).withSuperseded(superseded);
                 })
                 .toList();
     }
@@ -265,7 +269,7 @@ public final class LeaderChoice {
 
     /**
      * The loss first, the designated leader's and then each alternative's ("electing 2 loses 0 committed and 17
-     * uncommitted records; electing 1 would lose 42 committed and 0 uncommitted records"), then why it wins
+     * never committed records; electing 1 would lose 42 committed and 0 never committed records"), then why it wins
      * ("highest last written epoch (6), then longest log (1042); beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)"),
      * plus a warning for every replica that cannot lead but has a better log than the leader.
      */

@@ -8,15 +8,16 @@ import java.util.stream.Collectors;
 
 /**
  * What one election destroys over all the other replicas, split into committed (below a high watermark of the same
- * log: acknowledged to acks=all producers, visible to consumers) and never committed.
+ * log: acknowledged to acks=all producers, visible to consumers), never committed (a suffix a later epoch's leader
+ * superseded), and of unknown commitment (past every high watermark known, in the leader's own epoch).
  *
- * @param records        offsets known to be lost
- * @param committed      of those, known to be committed
- * @param lowerBound     some replica may lose more than counted (its epoch differs and its brokers were not asked)
- * @param committedKnown every counted loss has a known committed part
- * @param uncertainOn    replicas whose loss is unknown, or only known to be at least nothing
+ * @param records           offsets known to be lost
+ * @param committed         of those, known to be committed
+ * @param neverCommitted    of those, known never to have been committed
+ * @param lowerBound        some replica may lose more than counted (its epoch differs and its brokers were not asked)
+ * @param uncertainOn       replicas whose loss is unknown, or only known to be at least nothing
  */
-public record Loss(long records, long committed, boolean lowerBound, boolean committedKnown, List<Integer> uncertainOn) {
+public record Loss(long records, long committed, long neverCommitted, boolean lowerBound, List<Integer> uncertainOn) {
 
     public Loss {
         uncertainOn = List.copyOf(uncertainOn);
@@ -25,8 +26,8 @@ public record Loss(long records, long committed, boolean lowerBound, boolean com
     public static Loss of(List<ExpectedTruncation> truncations) {
         long records = 0;
         long committed = 0;
+        long never = 0;
         boolean lowerBound = false;
-        boolean committedKnown = true;
         List<Integer> uncertain = new ArrayList<>();
         for (ExpectedTruncation t : truncations) {
             if (!t.isKnown() || (t.estimate() == TruncationEstimate.AT_LEAST && t.records() == 0)) {
@@ -34,41 +35,36 @@ public record Loss(long records, long committed, boolean lowerBound, boolean com
                 continue;
             }
             records += t.records();
+            committed += Math.max(0, t.committed());
+            never += t.neverCommitted();
             lowerBound |= t.estimate() != TruncationEstimate.EXACT;
-            if (t.committed() >= 0) {
-                committed += t.committed();
-            } else {
-                committedKnown = false;
-            }
         }
-        return new Loss(records, committed, lowerBound, committedKnown, uncertain);
+        return new Loss(records, committed, never, lowerBound, uncertain);
     }
 
-    /** Every replica's loss is exact and split: the counts are what the election destroys. */
-    public boolean isExact() {
-        return !lowerBound && committedKnown && uncertainOn.isEmpty();
-    }
-
-    /** Offsets lost that were never committed (a lower bound unless {@link #isExact()}). */
-    public long uncommitted() {
-        return records - committed;
+    /** Offsets lost whose commitment is not known either way. */
+    public long unknownCommitment() {
+        return records - committed - neverCommitted;
     }
 
     /**
-     * "0 committed and 17 uncommitted records", "nothing", "at least 17 records (at least 3 committed)",
-     * "17 records (committed unknown)" — plus "an unknown amount on 1" for replicas whose loss is not known.
+     * "0 committed and 17 never committed records", "nothing", "200 records: 0 committed, 200 of unknown commitment",
+     * "at least 17 records: at least 3 committed" — plus "an unknown amount on 1" for replicas whose loss is not known.
      */
     public String describe() {
-        if (isExact()) {
-            return records == 0 ? "nothing" : committed + " committed and " + uncommitted() + " uncommitted records";
-        }
         List<String> parts = new ArrayList<>();
-        if (records > 0 && !lowerBound && committedKnown) {
-            parts.add(committed + " committed and " + uncommitted() + " uncommitted records");
+        if (records > 0 && !lowerBound && unknownCommitment() == 0) {
+            parts.add(committed + " committed and " + neverCommitted + " never committed records");
         } else if (records > 0) {
-            parts.add((lowerBound ? "at least " : "") + records + " records ("
-                    + (committedKnown ? (lowerBound ? "at least " : "") + committed + " committed" : "committed unknown")
-                    + ")");
+            StringBuilder part = new StringBuilder(lowerBound ? "at least " : "").append(records).append(" records: ")
+                    .append(lowerBound ? "at least " : "").append(committed).append(" committed");
+            if (neverCommitted > 0) {
+                part.append(", ").append(neverCommitted).append(" never committed");
+            }
+            if (unknownCommitment() > 0) {
+                part.append(", ").append(unknownCommitment()).append(" of unknown commitment");
+            }
+            parts.add(part.toString());
         }
         if (!uncertainOn.isEmpty()) {
             parts.add("an unknown amount on " + uncertainOn.stream().map(String::valueOf).collect(Collectors.joining(", ")));

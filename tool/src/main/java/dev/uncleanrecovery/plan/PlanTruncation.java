@@ -15,6 +15,8 @@ import dev.uncleanrecovery.election.TruncationEstimate;
  * @param toOffset   the replica's log end offset; absent when the estimate is UNKNOWN
  * @param committedRecords how many of the lost offsets were committed (below the high watermark of a replica holding
  *                   the same records), at least; absent when no high watermark says (plan version 2)
+ * @param neverCommittedRecords how many were certainly never committed (past where the replica's epoch ends on the
+ *                   leader of a later epoch); absent in version-1 plans. The rest is of unknown commitment.
  */
 public record PlanTruncation(
         @JsonProperty(required = true) int broker,
@@ -22,11 +24,12 @@ public record PlanTruncation(
         Long fromOffset,
         Long toOffset,
         @JsonProperty(required = true) TruncationEstimate estimate,
-        Long committedRecords) {
+        Long committedRecords,
+        Long neverCommittedRecords) {
 
     /** An entry of a version-1 plan, which does not split committed from never-committed loss. */
     public PlanTruncation(int broker, Long records, Long fromOffset, Long toOffset, TruncationEstimate estimate) {
-        this(broker, records, fromOffset, toOffset, estimate, null);
+        this(broker, records, fromOffset, toOffset, estimate, null, null);
     }
 
     public PlanTruncation {
@@ -48,6 +51,11 @@ public record PlanTruncation(
                 throw new IllegalArgumentException("committedRecords " + committedRecords + " must be between 0 and"
                         + " records " + records);
             }
+            long committed = committedRecords == null ? 0 : committedRecords;
+            if (neverCommittedRecords != null && (neverCommittedRecords < 0 || committed + neverCommittedRecords > records)) {
+                throw new IllegalArgumentException("neverCommittedRecords " + neverCommittedRecords + " must be between 0"
+                        + " and records " + records + " less committedRecords");
+            }
         }
     }
 
@@ -56,6 +64,7 @@ public record PlanTruncation(
             return new PlanTruncation(truncation.broker(), null, null, null, truncation.estimate());
         }
         return new PlanTruncation(truncation.broker(), truncation.records(), truncation.fromOffset(),
-                truncation.toOffset(), truncation.estimate(), truncation.committed() < 0 ? null : truncation.committed());
+                truncation.toOffset(), truncation.estimate(), truncation.committed() < 0 ? null : truncation.committed(),
+                truncation.neverCommitted());
     }
 }

@@ -74,7 +74,7 @@ class LeaderChoiceTest {
             assertThat(elect.designatedLeader()).isEqualTo(2);
             // The broker's error is in the evidence; every partition of a dead broker would repeat it in its reason.
             assertThat(elect.reason()).isEqualTo("electing 2 loses an unknown amount on 1; electing 3 would lose"
-                    + " 17 records (committed unknown), and an unknown amount on 1;"
+                    + " 17 records: 0 committed, 17 of unknown commitment, and an unknown amount on 1;"
                     + " highest last written epoch (6), then longest log (1042);"
                     + " beats 3 (epoch 6, LEO 1025) and 1 (unknown: its broker did not answer)");
             assertThat(elect.ranking()).extracting(RankedReplica::broker).containsExactly(2, 3, 1);
@@ -336,7 +336,7 @@ class LeaderChoiceTest {
 
             Decision.Elect elect = elected(decision);
             assertThat(elect.truncations()).containsExactly(
-                    new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT),
+                    new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT, 0, 4100),
                     new ExpectedTruncation(3, 0, 10, 10, TruncationEstimate.AT_LEAST));
             assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
                     PROACTIVE.withMaxTruncatedRecords(4000), KnownCuts.under(2, Map.of(1, 900L)))).isInstanceOf(Decision.Skip.class);
@@ -355,8 +355,11 @@ class LeaderChoiceTest {
             assertThat(elect.truncations()).containsExactly(
                     new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT, 2100),
                     new ExpectedTruncation(3, 3100, 900, 4000, TruncationEstimate.EXACT, 2100));
-            assertThat(elect.truncations().get(0).describe()).isEqualTo("loses 4100 records (900..5000), 2100 committed");
-            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(), PROACTIVE.withMaxCommittedLoss(4000),
+            // committed records past the divergence: epoch 6 came from an unclean election, so nothing is inferred
+            assertThat(elect.truncations().get(0).describe())
+                    .isEqualTo("loses 4100 records (900..5000), 2100 committed, 2000 of unknown commitment");
+            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
+                    PROACTIVE.withMaxCommittedLoss(4000).withUnknownTruncationAllowed(true),
                     KnownCuts.under(2, Map.of(1, 900L, 3, 900L)))).isInstanceOf(Decision.Skip.class)
                     .extracting(d -> ((Decision.Skip) d).reason()).asString()
                     .startsWith("electing 2 would destroy 4200 committed records, more than --max-committed-loss 4000");
@@ -364,16 +367,30 @@ class LeaderChoiceTest {
 
         @Test
         void a_loss_whose_high_watermark_is_unknown_counts_as_over_the_committed_limit() {
-            List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000), live(2, 6, 1042), live(3, 6, 1042));
+            // fenced 1 holds more of epoch 6 than the leader, and no high watermark says whether it was committed
+            List<ReplicaEvidence> evidence = List.of(live(1, 6, 5000), live(2, 6, 1042), live(3, 6, 1042));
 
-            Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(),
-                    PROACTIVE.withMaxCommittedLoss(1_000_000), KnownCuts.under(2, Map.of(1, 900L)));
+            Decision decision = LeaderChoice.decide(orders3().state(), evidence, Set.of(1),
+                    PROACTIVE.withMaxCommittedLoss(1_000_000));
 
             assertThat(decision).isInstanceOf(Decision.Skip.class);
             assertThat(((Decision.Skip) decision).reason()).contains("records of unknown commitment on 1");
-            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
-                    PROACTIVE.withMaxCommittedLoss(1_000_000).withUnknownTruncationAllowed(true), KnownCuts.under(2, Map.of(1, 900L))))
+            assertThat(LeaderChoice.decide(orders3().state(), evidence, Set.of(1),
+                    PROACTIVE.withMaxCommittedLoss(1_000_000).withUnknownTruncationAllowed(true)))
                     .isInstanceOf(Decision.Elect.class);
+        }
+
+        @Test
+        void records_past_where_their_epoch_ends_on_a_later_leader_were_never_committed() {
+            // 1's epoch 5 ends at 900 on leader 2 (epoch 6): a leader elected from the ISR holds every committed record
+            List<ReplicaEvidence> evidence = List.of(live(1, 5, 5000), live(2, 6, 1042), live(3, 6, 1042));
+
+            Decision.Elect elect = elected(LeaderChoice.decide(orders3().state(), evidence, Set.of(),
+                    PROACTIVE.withMaxCommittedLoss(0), KnownCuts.under(2, Map.of(1, 900L))));
+
+            assertThat(elect.truncations().get(0)).isEqualTo(
+                    new ExpectedTruncation(1, 4100, 900, 5000, TruncationEstimate.EXACT, 0, 4100));
+            assertThat(elect.reason()).startsWith("electing 2 loses 0 committed and 4100 never committed records;");
         }
 
         @Test
@@ -391,7 +408,8 @@ class LeaderChoiceTest {
                     live(1, 6, 1000), live(2, 6, 1042), live(3, 6, 1059));
 
             assertThat(skipped(decision, SkipCause.OVER_TRUNCATION_LIMIT).reason())
-                    .startsWith("electing 2 would truncate 17 records (3 loses 17 records (1042..1059), committed unknown),"
+                    .startsWith("electing 2 would truncate 17 records (3 loses 17 records (1042..1059), 0 committed, 17 of"
+                            + " unknown commitment),"
                             + " more than --max-truncated-records 16; ");
         }
 

@@ -72,7 +72,7 @@ class PlanFileTest {
                   "currentLeaderEpoch" : 7,
                   "observedAt" : "2026-11-29T03:04:01Z"
                 } ],
-                "reason" : "electing 2 loses at least 17 records (committed unknown), and an unknown amount on 1; electing 3 would lose an unknown amount on 1, 2; highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; unknown: its broker did not answer)",
+                "reason" : "electing 2 loses at least 17 records: at least 0 committed, 17 of unknown commitment, and an unknown amount on 1; electing 3 would lose an unknown amount on 1, 2; highest last written epoch (6), LEO 1042; beats 3 (epoch 5, LEO 1059) and 1 (offline in metadata; unknown: its broker did not answer)",
                 "expectedTruncation" : [ {
                   "broker" : 1,
                   "estimate" : "UNKNOWN"
@@ -81,7 +81,8 @@ class PlanFileTest {
                   "records" : 17,
                   "fromOffset" : 1042,
                   "toOffset" : 1059,
-                  "estimate" : "AT_LEAST"
+                  "estimate" : "AT_LEAST",
+                  "neverCommittedRecords" : 0
                 } ],
                 "alternatives" : [ {
                   "broker" : 3,
@@ -94,7 +95,8 @@ class PlanFileTest {
                     "fromOffset" : 1042,
                     "toOffset" : 1042,
                     "estimate" : "AT_LEAST",
-                    "committedRecords" : 0
+                    "committedRecords" : 0,
+                    "neverCommittedRecords" : 0
                   } ]
                 } ],
                 "consumerGroupsAhead" : [ ],
@@ -194,7 +196,7 @@ class PlanFileTest {
                 first.expected(), first.evidence().stream().map(e -> e.status() != EvidenceStatus.OK ? e
                         : new PlanEvidence(e.broker(), e.source(), e.status(), e.logEndOffset(), e.lastWrittenLeaderEpoch(),
                                 e.currentLeaderEpoch(), e.brokerEpoch(), e.error(), e.observedAt(), 7L)).toList(),
-                first.reason(), List.of(new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.EXACT, 5L)));
+                first.reason(), List.of(new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.EXACT, 5L, 0L)));
         Plan plan = new Plan(sample.version(), sample.createdAt(), sample.clusterId(), sample.tool(), sample.strategy(),
                 sample.unansweredBrokers(), List.of(withCommitted), sample.skipped());
 

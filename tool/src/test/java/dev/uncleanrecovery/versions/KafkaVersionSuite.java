@@ -299,8 +299,8 @@ abstract class KafkaVersionSuite {
                             assertThat(t.committedRecords()).isEqualTo(5L);
                         });
             });
-            assertThat(planned.reason()).startsWith("electing 2 loses 0 committed and 20 uncommitted records, and an unknown"
-                    + " amount on 1; electing 3 would lose 5 committed and 0 uncommitted records, and an unknown amount on 1;");
+            assertThat(planned.reason()).startsWith("electing 2 loses 0 committed and 20 never committed records, and an unknown"
+                    + " amount on 1; electing 3 would lose 5 committed and 0 never committed records, and an unknown amount on 1;");
         }
     }
 
