@@ -106,8 +106,9 @@ public final class PlanBuilder {
         return new Plan(Plan.VERSION, createdAt, clusterId, tool, strategy,
                 unansweredBrokers.stream().sorted(Comparator.comparingInt(PlanUnansweredBroker::broker)).toList(),
                 partitions.stream()
-                        .map(p -> p.withConsumerGroupsAhead(consumerGroupsAhead.getOrDefault(p.topicPartition(), List.of()))
-                                .withTieredStorage(tieredTopics.contains(p.topic())))
+                        .map(p -> consumerGroupsAhead.containsKey(p.topicPartition())
+                                ? p.withConsumerGroupsAhead(consumerGroupsAhead.get(p.topicPartition())) : p)
+                        .map(p -> p.withTieredStorage(tieredTopics.contains(p.topic())))
                         .sorted(ELECTION_ORDER).toList(),
                 skipped.stream().sorted(SKIPPED_ORDER).toList(),
                 notes);

@@ -75,9 +75,19 @@ public record PlannedElection(
         }
     }
 
+    /**
+     * The same election with the consumer groups ahead of the new log end; the reason then adds what they prove: a
+     * consumer reads only below the high watermark, so the offsets the furthest group read past the new log end were
+     * committed, whichever replica held them.
+     */
     public PlannedElection withConsumerGroupsAhead(List<PlanConsumerGroup> groups) {
-        return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
-                alternatives, groups, tieredStorage);
+        String proven = groups.stream().max(java.util.Comparator.comparingLong(PlanConsumerGroup::offsetsReadAndLost))
+                .map(g -> "; consumer group " + g.group() + " had read " + g.offsetsReadAndLost() + " committed records"
+                        + " past the new log end (" + g.newLogEnd() + ".." + g.committedOffset() + "): at least that"
+                        + " many committed records are lost")
+                .orElse("");
+        return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason + proven,
+                expectedTruncation, alternatives, groups, tieredStorage);
     }
 
     public PlannedElection withTieredStorage(boolean remote) {

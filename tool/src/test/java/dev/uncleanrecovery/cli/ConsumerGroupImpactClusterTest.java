@@ -94,6 +94,9 @@ class ConsumerGroupImpactClusterTest {
         assertThat(planned.designatedLeader()).isEqualTo(SURVIVOR);
         // audit (4) is behind the new log end (10): it loses nothing it read
         assertThat(planned.consumerGroupsAhead()).containsExactly(PlanConsumerGroup.of("billing", 15, 10));
+        // the only copy of offsets 10..15 was on dead broker 1: only the group tells that they were committed
+        assertThat(planned.reason()).contains("an unknown amount on 1").endsWith("; consumer group billing had read 5"
+                + " committed records past the new log end (10..15): at least that many committed records are lost");
         assertThat(PlanFile.read(file).notes()).isEmpty();
         assertThat(run.out()).contains("Consumer groups that committed offsets past the new log end")
                 .containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+5");
