@@ -338,6 +338,36 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return Admin.create(config);
     }
 
+    /**
+     * Creates a topic of one partition on {@code replicas}, in that order, with {@code configs}; returns once its
+     * first replica leads with all of them in the ISR.
+     */
+    public void createTopic(String topic, List<Integer> replicas, Map<String, String> configs) {
+        try (Admin admin = createAdmin()) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, Map.of(0, replicas))
+                    .configs(configs))).all().get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new LocalClusterException("could not create topic " + topic + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted", e);
+        }
+        awaitPartition(new TopicPartition(topic, 0), v -> v.leader() == replicas.get(0)
+                && v.isr().size() == replicas.size(), Duration.ofSeconds(60));
+    }
+
+    /** {@link #createTopic(String, List, Map)} with that min.insync.replicas and unclean election off. */
+    public void createTopic(String topic, List<Integer> replicas, int minInsyncReplicas) {
+        createTopic(topic, replicas, Map.of("min.insync.replicas", String.valueOf(minInsyncReplicas),
+                "unclean.leader.election.enable", "false"));
+    }
+
+    /** kill -9 of a broker, returning once the controller has fenced it (its session timed out). */
+    public void killBroker(int brokerId) {
+        stopBroker(brokerId, StopMode.ABRUPT);
+        awaitBrokerFenced(brokerId);
+    }
+
     public List<Integer> brokerIds() {
         return List.copyOf(brokers.keySet());
     }

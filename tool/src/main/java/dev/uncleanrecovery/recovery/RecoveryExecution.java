@@ -33,6 +33,7 @@ import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
+import dev.uncleanrecovery.support.Futures;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.execute.MeasuredTruncation;
@@ -177,14 +178,8 @@ public final class RecoveryExecution {
             p.expected().replicas().stream().filter(b -> b != p.designatedLeader()).map(b -> known(p, b))
                     .flatMap(Optional::stream).forEach(follower -> asked.add(points.truncateTo(leader, follower)));
         }));
-        try {
-            CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
-                    .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // what was not answered is asked again after the election
-        }
+        // what was not answered is asked again after the election
+        Futures.awaitAll(asked, settings.timeout());
         return lookUps;
     }
 

@@ -32,6 +32,7 @@ import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.RequestCounts;
 import dev.uncleanrecovery.probe.UnansweredBroker;
+import dev.uncleanrecovery.support.Futures;
 import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Clock;
 import java.time.Duration;
@@ -269,14 +270,8 @@ public final class RecoveryPlanning {
                 }
             }
         }
-        try {
-            CompletableFuture.allOf(asks.toArray(CompletableFuture[]::new))
-                    .get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // a look-up that failed or is late leaves that replica with its estimate
-        }
+        // a look-up that failed or is late leaves that replica with its estimate
+        Futures.awaitAll(asks, settings.timeout());
         Map<TopicPartition, KnownCuts> answered = new HashMap<>();
         points.forEach((tp, byLeader) -> answered.put(tp, new KnownCuts(Map.copyOf(byLeader))));
         return answered;

@@ -20,13 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,25 +55,18 @@ class ConsumerGroupImpactClusterTest {
 
     @BeforeAll
     static void loseWhatBillingRead(LocalKafkaCluster cluster) throws Exception {
-        try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(new NewTopic(PAID.topic(), Map.of(0, List.of(LAST_LEADER, SURVIVOR)))
-                    .configs(Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1",
-                            TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
-        }
-        cluster.awaitPartition(PAID, v -> v.leader() == LAST_LEADER && v.isr().size() == 2, STEP);
+        cluster.createTopic(PAID.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
         RoundProducer.produce(cluster, List.of(PAID), 10, "all", "paid-both", Duration.ofSeconds(30));
         // the first commits create __consumer_offsets while all three brokers are up (replication factor 3)
         readAndCommit(cluster, "billing", 10);
         readAndCommit(cluster, "audit", 4);
 
-        cluster.stopBroker(SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(SURVIVOR);
+        cluster.killBroker(SURVIVOR);
         cluster.awaitPartition(PAID, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         RoundProducer.produce(cluster, List.of(PAID), 5, "all", "paid-only-on-1", Duration.ofSeconds(30));
         readAndCommit(cluster, "billing", 15);
 
-        cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LAST_LEADER);
+        cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
         cluster.awaitPartition(PAID, v -> v.leader() == PartitionView.NO_LEADER, STEP);
     }

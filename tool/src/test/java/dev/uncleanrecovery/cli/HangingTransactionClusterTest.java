@@ -10,7 +10,6 @@ import dev.uncleanrecovery.localcluster.LocalClusterException;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
-import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,14 +17,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,12 +47,7 @@ class HangingTransactionClusterTest {
 
     @BeforeAll
     static void loseTheAbortMarker(LocalKafkaCluster cluster) throws Exception {
-        try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(new NewTopic(LEDGER.topic(), Map.of(0, List.of(LAST_LEADER, SURVIVOR)))
-                    .configs(Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1",
-                            TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
-        }
-        cluster.awaitPartition(LEDGER, v -> v.leader() == LAST_LEADER && v.isr().size() == 2, STEP);
+        cluster.createTopic(LEDGER.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
         RoundProducer.produce(cluster, List.of(LEDGER), 5, "all", "ledger-before", Duration.ofSeconds(30));
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
@@ -70,13 +62,11 @@ class HangingTransactionClusterTest {
         // the producer dies here: no commit, no abort; acks=all put its records on both replicas
         producer.close(Duration.ZERO);
 
-        cluster.stopBroker(SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(SURVIVOR);
+        cluster.killBroker(SURVIVOR);
         cluster.awaitPartition(LEDGER, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         awaitAborted(cluster);
 
-        cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LAST_LEADER);
+        cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
         cluster.awaitPartition(LEDGER, v -> v.leader() == PartitionView.NO_LEADER, STEP);
     }

@@ -8,7 +8,6 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
-import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
@@ -16,8 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,22 +37,14 @@ class TieredStorageClusterTest {
 
     @BeforeAll
     static void takeBothOffline(LocalKafkaCluster cluster) throws Exception {
-        try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(
-                    new NewTopic(ARCHIVE.topic(), Map.of(0, List.of(1, 2))).configs(Map.of(
-                            TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG, "true",
-                            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1")),
-                    new NewTopic(LOCAL.topic(), Map.of(0, List.of(1, 2))).configs(Map.of(
-                            TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1")))).all().get();
-        }
+        cluster.createTopic(ARCHIVE.topic(), List.of(1, 2), Map.of(TopicConfig.REMOTE_LOG_STORAGE_ENABLE_CONFIG, "true",
+                TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1"));
+        cluster.createTopic(LOCAL.topic(), List.of(1, 2), Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1"));
         List<TopicPartition> both = List.of(ARCHIVE, LOCAL);
-        both.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == 1 && v.isr().size() == 2, STEP));
         RoundProducer.produce(cluster, both, 10, "all", "both", Duration.ofSeconds(30));
-        cluster.stopBroker(2, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(2);
+        cluster.killBroker(2);
         RoundProducer.produce(cluster, both, 5, "all", "only-on-1", Duration.ofSeconds(30));
-        cluster.stopBroker(1, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(1);
+        cluster.killBroker(1);
         cluster.startBroker(2);
         both.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
     }
