@@ -22,6 +22,21 @@ public final class KafkaToolProcess {
     private KafkaToolProcess() {
     }
 
+    /** The main classes of the scripts the tool tells operators to run. */
+    private static final java.util.Map<String, String> SCRIPTS = java.util.Map.of(
+            "kafka-transactions.sh", "org.apache.kafka.tools.TransactionsCommand",
+            "kafka-leader-election.sh", "org.apache.kafka.tools.LeaderElectionCommand");
+
+    /** A command line as printed for an operator ("kafka-transactions.sh --bootstrap-server ... abort ..."), run. */
+    public static Run runAsPrinted(String commandLine) throws IOException, InterruptedException {
+        List<String> words = List.of(commandLine.trim().split(" +"));
+        String mainClass = SCRIPTS.get(words.get(0));
+        if (mainClass == null) {
+            throw new IllegalArgumentException("no main class known for " + words.get(0) + " in: " + commandLine);
+        }
+        return run(mainClass, words.subList(1, words.size()).toArray(String[]::new));
+    }
+
     public static Run run(String mainClass, String... args) throws IOException, InterruptedException {
         String classpathFile = System.getProperty("kafka.server.classpath.file", "target/kafka-server-4.4.0.classpath");
         List<String> command = new ArrayList<>(List.of(

@@ -362,6 +362,21 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 "unclean.leader.election.enable", "false"));
     }
 
+    /** Where each open transaction on the partition starts, as its leader's producer state says (DescribeProducers). */
+    public List<Long> openTransactionStarts(TopicPartition partition) {
+        try (Admin admin = createAdmin()) {
+            return admin.describeProducers(List.of(partition)).partitionResult(partition).get().activeProducers()
+                    .stream().filter(p -> p.currentTransactionStartOffset().isPresent())
+                    .map(p -> p.currentTransactionStartOffset().getAsLong()).toList();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new LocalClusterException("could not describe the producers of " + partition + ": " + e.getCause(),
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted", e);
+        }
+    }
+
     /** kill -9 of a broker, returning once the controller has fenced it (its session timed out). */
     public void killBroker(int brokerId) {
         stopBroker(brokerId, StopMode.ABRUPT);

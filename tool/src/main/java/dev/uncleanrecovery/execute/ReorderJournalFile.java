@@ -188,8 +188,33 @@ public final class ReorderJournalFile {
                     + "; nothing else was done. " + file + " keeps the record: run again, or restore them with"
                     + " kafka-reassign-partitions.sh and remove it");
         }
+        awaitVisible(reader, toRestore);
         restored();
         return notes;
+    }
+
+    /** How long a restored order may take to reach the broker that is read next. */
+    private static final java.time.Duration RESTORE_VISIBLE = java.time.Duration.ofSeconds(10);
+
+    /**
+     * Until a read shows every restored order: the controller has committed them, but a broker learns them from the
+     * metadata log a moment later, and a plan made from a broker that has not would carry the reordered set.
+     */
+    private static void awaitVisible(PartitionStateReader reader, Map<TopicPartition, List<Integer>> restored) {
+        if (restored.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + RESTORE_VISIBLE.toNanos();
+        while (true) {
+            ClusterSnapshot seen = reader.read(restored.keySet());
+            boolean all = restored.entrySet().stream().allMatch(e -> seen.partition(e.getKey())
+                    .map(p -> p.replicas().equals(e.getValue())).orElse(true));
+            if (all || System.nanoTime() > deadline) {
+                // past the deadline the re-check before any election refuses a partition still seen otherwise
+                return;
+            }
+            dev.uncleanrecovery.support.Pause.millis(100, "a restored replica order reaching the brokers");
+        }
     }
 
     /** Its writer runs on this host still (the JVM of another execute or recover). */

@@ -184,8 +184,8 @@ public final class RecoveryExecution {
     }
 
     /**
-     * Per elected partition, where each other replica with a known log cuts under the leader now in place, next to
-     * what the plan said for that leader: the follower's own look-up, with the new leader's answers read after the
+     * Per elected partition, where each other replica with a known log cuts under the leader now in place (but those
+     * the plan said lose nothing in the leader's own epoch), next to what the plan said for that leader: the follower's own look-up, with the new leader's answers read after the
      * election (its cache holds the new epoch by now: nothing is simulated) and the follower's from right before it.
      */
     private Map<TopicPartition, List<MeasuredTruncation>> measuredTruncations(Plan plan, ExecutionResult result,
@@ -225,6 +225,12 @@ public final class RecoveryExecution {
                         .filter(t -> t.broker() == broker && t.estimate() == TruncationEstimate.EXACT)
                         .findFirst().map(PlanTruncation::fromOffset).orElse(-1L);
                 long logEnd = follower.get().logEndOffset();
+                // a shorter log of the leader's own epoch: the new epoch starts at the leader's log end, past it, so
+                // it loses nothing (the common case, not worth a request per partition)
+                if (plannedFrom == logEnd
+                        && follower.get().lastWrittenLeaderEpoch() == leaderBefore.get().lastWrittenLeaderEpoch()) {
+                    continue;
+                }
                 asks.computeIfAbsent(tp, k -> new ArrayList<>()).add(points.truncateTo(leader, follower.get())
                         .thenApply(cut -> new MeasuredTruncation(broker, plannedFrom,
                                 cut.isPresent() ? Math.min(cut.getAsLong(), logEnd) : -1L, logEnd)));
@@ -268,7 +274,11 @@ public final class RecoveryExecution {
         } else {
             progress.accept("looking for hanging transactions on " + elected.size() + " elected partition(s)");
         }
-        return HangingTransactions.find(discovery.admin(), partitions, discovery.requestTimeout(), Clock.systemUTC());
+        try {
+            return HangingTransactions.find(discovery.admin(), partitions, discovery.requestTimeout(), Clock.systemUTC());
+        } catch (RuntimeException e) {
+            return new HangingTransactions.Result(List.of(), List.of("could not ask the cluster: " + e.getMessage()));
+        }
     }
 
     /** What {@link #executeWhileReporting} did: the report's exit code and the execution. */

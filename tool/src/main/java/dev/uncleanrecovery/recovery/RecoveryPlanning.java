@@ -33,6 +33,7 @@ import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.RequestCounts;
 import dev.uncleanrecovery.probe.UnansweredBroker;
 import dev.uncleanrecovery.support.Futures;
+import dev.uncleanrecovery.support.OnItsOwnThread;
 import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Clock;
 import java.time.Duration;
@@ -121,6 +122,10 @@ public final class RecoveryPlanning {
                 .filter(TopicPartitionState::isOffline)
                 .filter(p -> !snapshot.reassigning().contains(p.topicPartition()))
                 .toList();
+        if (!toProbe.isEmpty()) {
+            // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
+            OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
+        }
         Map<TopicPartition, List<ReplicaEvidence>> evidence = new HashMap<>();
         RequestCounts requests = new RequestCounts();
         Duration probeTime = Duration.ZERO;
@@ -207,8 +212,13 @@ public final class RecoveryPlanning {
         if (newLogEnds.isEmpty()) {
             return;
         }
-        ConsumerGroupOffsets.Result groups = ConsumerGroupOffsets.read(discovery.admin(), newLogEnds.keySet(),
-                discovery.requestTimeout());
+        ConsumerGroupOffsets.Result groups;
+        try {
+            groups = ConsumerGroupOffsets.read(discovery.admin(), newLogEnds.keySet(), discovery.requestTimeout());
+        } catch (RuntimeException e) {
+            plan.note("consumer groups not checked: " + e.getMessage());
+            return;
+        }
         if (!groups.offlineOffsetsPartitions().isEmpty()) {
             plan.note(Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions " + groups.offlineOffsetsPartitions()
                     + ": consumer groups kept there can neither read nor commit offsets until they are elected;"

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -92,22 +91,12 @@ class HangingTransactionClusterTest {
         });
         assertThat(run.out()).contains("WARNING: Hanging transaction on ledger-0", "Abort it with: kafka-transactions.sh");
         // the broker agrees: its producer state still has the transaction open from offset 5
-        assertThat(openTransactions(cluster)).singleElement()
-                .satisfies(p -> assertThat(p.currentTransactionStartOffset()).hasValue(5));
+        assertThat(cluster.openTransactionStarts(LEDGER)).containsExactly(5L);
 
         // the command the tool printed, run with Kafka's own tool, clears it
-        List<String> command = List.of(result.hangingTransactions().get(0).abortCommand().split(" "));
-        KafkaToolProcess.Run abort = KafkaToolProcess.run("org.apache.kafka.tools.TransactionsCommand",
-                command.subList(1, command.size()).toArray(String[]::new));
+        KafkaToolProcess.Run abort = KafkaToolProcess.runAsPrinted(result.hangingTransactions().get(0).abortCommand());
         assertThat(abort.exitCode()).as(abort.output()).isZero();
-        assertThat(openTransactions(cluster)).isEmpty();
-    }
-
-    private static List<ProducerState> openTransactions(LocalKafkaCluster cluster) throws Exception {
-        try (Admin admin = cluster.createAdmin()) {
-            return admin.describeProducers(List.of(LEDGER)).partitionResult(LEDGER).get().activeProducers().stream()
-                    .filter(p -> p.currentTransactionStartOffset().isPresent()).toList();
-        }
+        assertThat(cluster.openTransactionStarts(LEDGER)).isEmpty();
     }
 
     /** Until the coordinator has aborted the expired transaction (its marker then is on the leader, broker 1). */
@@ -117,7 +106,7 @@ class HangingTransactionClusterTest {
             while (true) {
                 TransactionState state = admin.describeTransactions(List.of(TRANSACTIONAL_ID)).all().get()
                         .get(TRANSACTIONAL_ID).state();
-                if (state == TransactionState.COMPLETE_ABORT && openTransactions(cluster).isEmpty()) {
+                if (state == TransactionState.COMPLETE_ABORT && cluster.openTransactionStarts(LEDGER).isEmpty()) {
                     return;
                 }
                 if (System.nanoTime() > deadline) {
