@@ -75,4 +75,34 @@ public final class RoundProducer {
             throw new LocalClusterException("interrupted", e);
         }
     }
+
+    /**
+     * A transactional producer that opens a transaction, writes {@code count} records to {@code tp} (idempotent,
+     * acks=all) and dies without committing or aborting it: its coordinator aborts it once
+     * {@code transactionTimeout} has passed, if it still can.
+     */
+    public static void openTransactionAndDie(LocalKafkaCluster cluster, TopicPartition tp, String transactionalId,
+                                             int count, Duration transactionTimeout) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout.toMillis()));
+        KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+        try {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), transactionalId + "-" + i, "open")).get();
+            }
+        } catch (ExecutionException e) {
+            throw new LocalClusterException("the transaction of " + transactionalId + " failed: " + e.getCause(),
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted", e);
+        } finally {
+            // no commit, no abort: closing without waiting leaves the transaction open
+            producer.close(Duration.ZERO);
+        }
+    }
 }

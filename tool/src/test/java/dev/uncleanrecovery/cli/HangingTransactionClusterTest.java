@@ -15,14 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TransactionState;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,18 +43,8 @@ class HangingTransactionClusterTest {
     static void loseTheAbortMarker(LocalKafkaCluster cluster) throws Exception {
         cluster.createTopic(LEDGER.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
         RoundProducer.produce(cluster, List.of(LEDGER), 5, "all", "ledger-before", Duration.ofSeconds(30));
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, TRANSACTIONAL_ID);
-        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "3000");
-        KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
-        producer.initTransactions();
-        producer.beginTransaction();
-        for (int i = 0; i < 3; i++) {
-            producer.send(new ProducerRecord<>(LEDGER.topic(), LEDGER.partition(), "entry-" + i, "open")).get();
-        }
-        // the producer dies here: no commit, no abort; acks=all put its records on both replicas
-        producer.close(Duration.ZERO);
+        // the producer dies mid-transaction; acks=all put its records on both replicas
+        RoundProducer.openTransactionAndDie(cluster, LEDGER, TRANSACTIONAL_ID, 3, Duration.ofSeconds(3));
 
         cluster.killBroker(SURVIVOR);
         cluster.awaitPartition(LEDGER, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);

@@ -8,6 +8,7 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.harness.KafkaToolProcess;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ResultFile;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -61,14 +61,8 @@ class TransactionStateElectedClusterTest {
 
         cluster.killBroker(forgetful);
         cluster.awaitPartition(STATE, v -> v.isr().equals(List.of(coordinator)), STEP);
-        KafkaProducer<String, String> dying = producer(cluster, "ledger-writer");
-        dying.initTransactions();
-        dying.beginTransaction();
-        for (int i = 0; i < 3; i++) {
-            dying.send(new ProducerRecord<>(LEDGER.topic(), LEDGER.partition(), "entry-" + i, "open")).get();
-        }
         // dies with the transaction open: its timeout (60 s) outlives the coordinator, which dies next
-        dying.close(Duration.ZERO);
+        RoundProducer.openTransactionAndDie(cluster, LEDGER, "ledger-writer", 3, Duration.ofSeconds(60));
 
         cluster.killBroker(coordinator);
         cluster.startBroker(forgetful);
