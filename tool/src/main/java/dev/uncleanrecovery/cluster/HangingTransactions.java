@@ -2,6 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.support.Pause;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeProducersResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,26 +77,48 @@ public final class HangingTransactions {
     private HangingTransactions() {
     }
 
-    /** The hanging transactions on {@code partitions}; every Admin call bounded by {@code timeout}. */
-    public static Result find(Admin admin, Collection<TopicPartition> partitions, Duration timeout, Clock clock) {
-        if (partitions.isEmpty()) {
+    /** A producer with an open transaction on a partition, as its leader's producer state says. */
+    private record OpenProducer(long producerId, int producerEpoch, long lastTimestamp, long startOffset) {
+    }
+
+    /** Partitions answered with a retriable error are asked this many times more, this far apart. */
+    private static final int RETRIES = 3;
+    private static final long RETRY_PAUSE_MS = 300;
+
+    /**
+     * The hanging transactions on {@code leaders}' partitions: DescribeProducers straight to each leader (one request
+     * per broker, no Admin metadata), and only when some transaction is open, the coordinators through Admin; every
+     * call bounded by {@code timeout}.
+     */
+    public static Result find(BrokerConnections connections, Map<TopicPartition, Integer> leaders,
+                              Supplier<Admin> admin, Duration timeout, Clock clock) {
+        if (leaders.isEmpty()) {
             return new Result(List.of(), List.of());
         }
         List<String> unreadable = new ArrayList<>();
-        DescribeProducersResult described = admin.describeProducers(partitions,
-                new DescribeProducersOptions().timeoutMs(AdminCalls.millis(timeout)));
-        Map<TopicPartition, List<ProducerState>> open = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
+        Map<TopicPartition, List<OpenProducer>> open = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
         Map<String, List<TopicPartition>> failures = new TreeMap<>();
-        for (TopicPartition tp : partitions) {
-            try {
-                List<ProducerState> producers = AdminCalls.get(described.partitionResult(tp), timeout).activeProducers().stream()
-                        .filter(p -> p.currentTransactionStartOffset().isPresent()).toList();
-                if (!producers.isEmpty()) {
-                    open.put(tp, producers);
-                }
-            } catch (RuntimeException e) {
-                failures.computeIfAbsent(AdminCalls.message(e), k -> new ArrayList<>()).add(tp);
+        Map<TopicPartition, Integer> ask = new HashMap<>(leaders);
+        for (int attempt = 0; attempt <= RETRIES && !ask.isEmpty(); attempt++) {
+            if (attempt > 0) {
+                Pause.millis(RETRY_PAUSE_MS, "new leaders taking over their partitions' producer state");
             }
+            Map<TopicPartition, Integer> again = new HashMap<>();
+            Map<TopicPartition, Integer> asked = ask;
+            failures.clear();
+            describeProducers(connections, asked, timeout).forEach((tp, answer) -> {
+                if (answer.error() == Errors.NONE) {
+                    if (!answer.open().isEmpty()) {
+                        open.put(tp, answer.open());
+                    }
+                } else {
+                    if (answer.error().exception() instanceof RetriableException) {
+                        again.put(tp, asked.get(tp));
+                    }
+                    failures.computeIfAbsent(answer.error().name(), k -> new ArrayList<>()).add(tp);
+                }
+            });
+            ask = again;
         }
         failures.forEach((error, tps) -> unreadable.add("producers of " + tps.size() + " partition(s) not read ("
                 + error + "): " + tps.stream().limit(5).map(TopicPartition::toString).toList()
@@ -93,7 +126,56 @@ public final class HangingTransactions {
         if (open.isEmpty()) {
             return new Result(List.of(), unreadable);
         }
+        return checkWithCoordinators(admin.get(), open, unreadable, timeout, clock);
+    }
 
+    /** One partition's answer: the producers with an open transaction, or the error. */
+    private record Answer(Errors error, List<OpenProducer> open) {
+    }
+
+    /** One DescribeProducers per leader, all at once. */
+    private static Map<TopicPartition, Answer> describeProducers(BrokerConnections connections,
+                                                                 Map<TopicPartition, Integer> leaders, Duration timeout) {
+        Map<Integer, Map<String, List<Integer>>> byBroker = new TreeMap<>();
+        leaders.forEach((tp, broker) -> byBroker.computeIfAbsent(broker, b -> new TreeMap<>())
+                .computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition()));
+        Map<Integer, CompletableFuture<DescribeProducersResponse>> sent = new TreeMap<>();
+        byBroker.forEach((broker, topics) -> {
+            DescribeProducersRequestData data = new DescribeProducersRequestData();
+            topics.forEach((topic, partitions) -> data.topics().add(new DescribeProducersRequestData.TopicRequest()
+                    .setName(topic).setPartitionIndexes(partitions)));
+            sent.put(broker, connections.send(broker, new DescribeProducersRequest.Builder(data),
+                    DescribeProducersResponse.class, timeout));
+        });
+        Map<TopicPartition, Answer> answers = new HashMap<>();
+        byBroker.forEach((broker, topics) -> {
+            try {
+                DescribeProducersResponse response = sent.get(broker).get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+                for (DescribeProducersResponseData.TopicResponse topic : response.data().topics()) {
+                    for (DescribeProducersResponseData.PartitionResponse p : topic.partitions()) {
+                        List<OpenProducer> producers = p.activeProducers().stream()
+                                .filter(s -> s.currentTxnStartOffset() >= 0)
+                                .map(s -> new OpenProducer(s.producerId(), s.producerEpoch(), s.lastTimestamp(),
+                                        s.currentTxnStartOffset()))
+                                .toList();
+                        answers.put(new TopicPartition(topic.name(), p.partitionIndex()),
+                                new Answer(Errors.forCode(p.errorCode()), producers));
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // the broker's partitions get no answer: reported below as not read
+            }
+            topics.forEach((topic, partitions) -> partitions.forEach(p -> answers.putIfAbsent(new TopicPartition(topic, p),
+                    new Answer(Errors.REQUEST_TIMED_OUT, List.of()))));
+        });
+        return answers;
+    }
+
+    /** Which open transactions their coordinators no longer hold open (ListTransactions, DescribeTransactions). */
+    private static Result checkWithCoordinators(Admin admin, Map<TopicPartition, List<OpenProducer>> open,
+                                                List<String> unreadable, Duration timeout, Clock clock) {
         Set<Long> producerIds = new java.util.TreeSet<>();
         open.values().forEach(list -> list.forEach(p -> producerIds.add(p.producerId())));
         Map<Long, TransactionDescription> byProducer = new HashMap<>();
@@ -123,8 +205,8 @@ public final class HangingTransactions {
 
         List<Hanging> hanging = new ArrayList<>();
         open.forEach((tp, producers) -> {
-            for (ProducerState p : producers) {
-                long start = p.currentTransactionStartOffset().getAsLong();
+            for (OpenProducer p : producers) {
+                long start = p.startOffset();
                 String tid = transactionalIds.get(p.producerId());
                 TransactionDescription d = byProducer.get(p.producerId());
                 String why = null;

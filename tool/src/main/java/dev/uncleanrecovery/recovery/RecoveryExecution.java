@@ -147,7 +147,7 @@ public final class RecoveryExecution {
         if (options.mode().dryRun() || elected.isEmpty()) {
             return result;
         }
-        return result.withHanging(hangingTransactions(elected, progress))
+        return result.withHanging(hangingTransactions(result, progress))
                 .withTruncations(measuredTruncations(plan, result, lookUps, options.reprobe()));
     }
 
@@ -264,18 +264,28 @@ public final class RecoveryExecution {
      * {@code __transaction_state} was among them, its coordinator may have forgotten transactions open anywhere:
      * then every partition of the cluster is looked at, as {@code kafka-transactions.sh find-hanging} does per broker.
      */
-    private HangingTransactions.Result hangingTransactions(List<TopicPartition> elected, Consumer<String> progress) {
-        Collection<TopicPartition> partitions = elected;
-        if (elected.stream().anyMatch(tp -> tp.topic().equals(Topic.TRANSACTION_STATE_TOPIC_NAME))) {
-            partitions = discovery.describePartitionsOnly(new PartitionSelection.AllTopics()).partitions().stream()
-                    .filter(p -> !p.isOffline()).map(TopicPartitionState::topicPartition).toList();
-            progress.accept(Topic.TRANSACTION_STATE_TOPIC_NAME + " was elected: looking for hanging transactions on"
-                    + " all " + partitions.size() + " partition(s) with a leader");
-        } else {
-            progress.accept("looking for hanging transactions on " + elected.size() + " elected partition(s)");
+    private HangingTransactions.Result hangingTransactions(ExecutionResult result, Consumer<String> progress) {
+        Map<TopicPartition, Integer> leaders = new HashMap<>();
+        boolean stateElected = false;
+        for (PartitionOutcome o : result.partitions()) {
+            if ((o.outcome() == Outcome.ELECTED || o.outcome() == Outcome.ELECTED_OTHER) && o.after() != null
+                    && !o.after().isOffline()) {
+                leaders.put(o.topicPartition(), o.after().leader());
+                stateElected |= o.topicPartition().topic().equals(Topic.TRANSACTION_STATE_TOPIC_NAME);
+            }
         }
         try {
-            return HangingTransactions.find(discovery.admin(), partitions, discovery.requestTimeout(), Clock.systemUTC());
+            if (stateElected) {
+                leaders.clear();
+                discovery.describePartitionsOnly(new PartitionSelection.AllTopics()).partitions().stream()
+                        .filter(p -> !p.isOffline()).forEach(p -> leaders.put(p.topicPartition(), p.leader()));
+                progress.accept(Topic.TRANSACTION_STATE_TOPIC_NAME + " was elected: looking for hanging transactions"
+                        + " on all " + leaders.size() + " partition(s) with a leader");
+            } else {
+                progress.accept("looking for hanging transactions on " + leaders.size() + " elected partition(s)");
+            }
+            return HangingTransactions.find(discovery.connections(), leaders, discovery::admin,
+                    discovery.requestTimeout(), Clock.systemUTC());
         } catch (RuntimeException e) {
             return new HangingTransactions.Result(List.of(), List.of("could not ask the cluster: " + e.getMessage()));
         }

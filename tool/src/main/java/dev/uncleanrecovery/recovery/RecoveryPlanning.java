@@ -122,7 +122,11 @@ public final class RecoveryPlanning {
                 .filter(TopicPartitionState::isOffline)
                 .filter(p -> !snapshot.reassigning().contains(p.topicPartition()))
                 .toList();
-        if (!toProbe.isEmpty()) {
+        // Listing every topic shows whether any group ever committed an offset: without __consumer_offsets there is
+        // no consumer group to look at (and no Admin to start)
+        boolean groupsPossible = !(options.selection() instanceof PartitionSelection.AllTopics)
+                || snapshot.partitions().stream().anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME));
+        if (!toProbe.isEmpty() && groupsPossible) {
             // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
             OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
         }
@@ -172,7 +176,9 @@ public final class RecoveryPlanning {
             plan.add(partition, known, decisions.get(i));
         }
         tieredStorage(decisions, snapshot, plan);
-        consumerImpact(decisions, evidence, plan);
+        if (groupsPossible) {
+            consumerImpact(decisions, evidence, plan);
+        }
         return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
     }
 
