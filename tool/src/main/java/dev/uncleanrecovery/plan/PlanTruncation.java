@@ -65,6 +65,7 @@ public record PlanTruncation(
         }
         return new PlanTruncation(truncation.broker(), truncation.records(), truncation.fromOffset(),
                 truncation.toOffset(), truncation.estimate(), truncation.committed() < 0 ? null : truncation.committed(),
-                truncation.neverCommitted());
+                // absent when none: most losses have no superseded suffix, and a plan holds thousands of them
+                truncation.neverCommitted() == 0 ? null : truncation.neverCommitted());
     }
 }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
@@ -29,8 +30,9 @@ public record PlannedElection(
         @JsonProperty(required = true) String reason,
         @JsonProperty(required = true) List<PlanTruncation> expectedTruncation,
         List<PlanAlternative> alternatives,
-        List<PlanConsumerGroup> consumerGroupsAhead,
-        Boolean tieredStorage) {
+        // left out of the file when empty or false: thousands of partitions have neither
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PlanConsumerGroup> consumerGroupsAhead,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) Boolean tieredStorage) {
 
     /** An entry of a version-1 plan, which lists no alternatives and no consumer groups. */
     public PlannedElection(String topic, int partition, int designatedLeader, ExpectedState expected,
@@ -91,6 +93,9 @@ public record PlannedElection(
     }
 
     public PlannedElection withTieredStorage(boolean remote) {
+        if (remote == tieredStorage) {
+            return this;
+        }
         return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
                 alternatives, consumerGroupsAhead, remote);
     }

@@ -50,7 +50,7 @@ class PlanBuilderTest {
         assertThat(election.evidence()).extracting(PlanEvidence::broker).containsExactly(1, 2, 3);
         assertThat(election.expectedTruncation()).containsExactly(
                 new PlanTruncation(1, null, null, null, TruncationEstimate.UNKNOWN),
-                new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.AT_LEAST, null, 0L));
+                new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.AT_LEAST));
         assertThat(election.reason()).startsWith("electing 2 loses at least 17 records").contains("; highest last written epoch (6)");
         assertThat(election.alternatives()).extracting(PlanAlternative::broker).containsExactly(3);
     }

@@ -81,8 +81,7 @@ class PlanFileTest {
                   "records" : 17,
                   "fromOffset" : 1042,
                   "toOffset" : 1059,
-                  "estimate" : "AT_LEAST",
-                  "neverCommittedRecords" : 0
+                  "estimate" : "AT_LEAST"
                 } ],
                 "alternatives" : [ {
                   "broker" : 3,
@@ -95,12 +94,9 @@ class PlanFileTest {
                     "fromOffset" : 1042,
                     "toOffset" : 1042,
                     "estimate" : "AT_LEAST",
-                    "committedRecords" : 0,
-                    "neverCommittedRecords" : 0
+                    "committedRecords" : 0
                   } ]
-                } ],
-                "consumerGroupsAhead" : [ ],
-                "tieredStorage" : false
+                } ]
               } ],
               "skipped" : [ {
                 "topic" : "orders",
@@ -196,7 +192,7 @@ class PlanFileTest {
                 first.expected(), first.evidence().stream().map(e -> e.status() != EvidenceStatus.OK ? e
                         : new PlanEvidence(e.broker(), e.source(), e.status(), e.logEndOffset(), e.lastWrittenLeaderEpoch(),
                                 e.currentLeaderEpoch(), e.brokerEpoch(), e.error(), e.observedAt(), 7L)).toList(),
-                first.reason(), List.of(new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.EXACT, 5L, 0L)));
+                first.reason(), List.of(new PlanTruncation(3, 17L, 1042L, 1059L, TruncationEstimate.EXACT, 5L, null)));
         Plan plan = new Plan(sample.version(), sample.createdAt(), sample.clusterId(), sample.tool(), sample.strategy(),
                 sample.unansweredBrokers(), List.of(withCommitted), sample.skipped());
 
