@@ -1157,9 +1157,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 node.put("remote.log.storage.manager.class.path", location);
             }
             brokerProperties.put("remote.log.metadata.manager.listener.name", "PLAINTEXT");
-            // the metadata topic of the default RemoteLogMetadataManager: small, and created whatever brokers are up
+            // the metadata topic of the default RemoteLogMetadataManager: one partition, on every broker like the other
+            // internal topics, so that a test's outage does not take it offline too
             brokerProperties.put("rlmm.config.remote.log.metadata.topic.num.partitions", "1");
-            brokerProperties.put("rlmm.config.remote.log.metadata.topic.replication.factor", "1");
+            brokerProperties.put("rlmm.config.remote.log.metadata.topic.replication.factor",
+                    String.valueOf(internalTopicReplication(brokers)));
             return this;
         }
 

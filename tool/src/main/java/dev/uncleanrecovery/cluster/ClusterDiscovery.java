@@ -184,6 +184,23 @@ public final class ClusterDiscovery implements AutoCloseable {
         return describe(selection, Depth.NEWEST_LEADERS);
     }
 
+    /**
+     * Whether the topic may exist: false only when a broker of the last read answers Metadata for it with
+     * UNKNOWN_TOPIC_OR_PARTITION. A topic this principal may not DESCRIBE is hidden from a listing of all topics
+     * but answered TOPIC_AUTHORIZATION_FAILED here: it may exist.
+     */
+    public boolean mayHaveTopic(String topic) {
+        try {
+            MetadataResponse response = rotation.ask(live(lastKnownBrokers()), "describe topic " + topic,
+                    (broker, timeout) -> BrokerRotation.await(connections.send(broker.id(),
+                            new MetadataRequest.Builder(List.of(topic), false), MetadataResponse.class, timeout)));
+            return response.data().topics().stream().noneMatch(t -> topic.equals(t.name())
+                    && t.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        } catch (UserInputException | KafkaException e) {
+            return true;
+        }
+    }
+
     /** The brokers of the last read (DescribeCluster) this discovery made; read now when there was none. */
     public List<BrokerState> lastKnownBrokers() {
         List<BrokerState> known = knownBrokers;

@@ -124,9 +124,10 @@ public final class RecoveryPlanning {
                 .toList();
         // Listing every topic shows whether any group ever committed an offset: without __consumer_offsets there is
         // no consumer group to look at (and no Admin to start)
-        boolean groupsPossible = !(options.selection() instanceof PartitionSelection.AllTopics)
-                || snapshot.partitions().stream().anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME));
-        if (!toProbe.isEmpty() && groupsPossible) {
+        boolean groupsPossible = !toProbe.isEmpty() && (!(options.selection() instanceof PartitionSelection.AllTopics)
+                || snapshot.partitions().stream().anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME))
+                || discovery.mayHaveTopic(Topic.GROUP_METADATA_TOPIC_NAME));
+        if (groupsPossible) {
             // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
             OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
         }
