@@ -38,12 +38,6 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured);
     }
 
-    /** The partitions a leader was elected for by this run (designated or not). */
-    public List<TopicPartition> electedPartitions() {
-        return partitions.stream().filter(p -> p.outcome() == Outcome.ELECTED || p.outcome() == Outcome.ELECTED_OTHER)
-                .map(PartitionOutcome::topicPartition).toList();
-    }
-
     public long count(Outcome outcome) {
         return partitions.stream().filter(p -> p.outcome() == outcome).count();
     }

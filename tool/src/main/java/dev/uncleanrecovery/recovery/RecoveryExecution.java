@@ -45,14 +45,10 @@ import dev.uncleanrecovery.probe.TruncationPoints;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -143,8 +139,7 @@ public final class RecoveryExecution {
                 .withMode(options.mode())
                 .withEarlierNotes(leftover)
                 .run(plan, planFile, lookUpThenElect, asPlanned);
-        List<TopicPartition> elected = result.electedPartitions();
-        if (options.mode().dryRun() || elected.isEmpty()) {
+        if (options.mode().dryRun() || !result.anyUncleanElection()) {
             return result;
         }
         return result.withHanging(hangingTransactions(result, progress))
@@ -237,17 +232,10 @@ public final class RecoveryExecution {
             }
         }
         Map<TopicPartition, List<MeasuredTruncation>> measured = new LinkedHashMap<>();
-        long deadline = System.nanoTime() + settings.timeout().toNanos();
-        asks.forEach((tp, futures) -> measured.put(tp, futures.stream().map(f -> {
-            try {
-                return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            } catch (ExecutionException | TimeoutException e) {
-                return null;
-            }
-        }).filter(java.util.Objects::nonNull).toList()));
+        Futures.awaitAll(asks.values().stream().flatMap(List::stream).toList(), settings.timeout());
+        // a look-up that failed or is late is left out: not measured
+        asks.forEach((tp, futures) -> measured.put(tp, futures.stream()
+                .filter(f -> f.isDone() && !f.isCompletedExceptionally()).map(CompletableFuture::join).toList()));
         return measured;
     }
 
