@@ -27,9 +27,16 @@ import dev.uncleanrecovery.support.Pause;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -83,28 +90,32 @@ abstract class KafkaVersionSuite {
         produce(cluster, story, 20, "all");
         produce(cluster, DIVERGING, 10, "all");
 
-        // diverge: 2 stays in the ISR while frozen (well within replica.lag.time.max.ms and the broker session), so
-        // when 3 dies the controller elects 2 cleanly although it lacks 3's acks=1 records
+        // diverge: 2 and 1 stay in the ISR while frozen (well within replica.lag.time.max.ms and the broker session),
+        // so when 3 dies the controller elects one of them cleanly although neither has 3's acks=1 records. 1 is
+        // frozen too: if a starved machine fences the thawed 2 first, 1 leads, and 2 would copy from it whatever 1
+        // had fetched from 3 (2's epoch 0 ends below 1's, so it keeps its log and fetches on)
+        List<Integer> frozen = List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER);
         try {
             RoundProducer.produce(cluster, DIVERGING, 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
-                cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
-                // a Fetch of 2's parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first
-                // record into its socket buffer, and 2 would append it on resuming: let that wait run out first
-                Pause.millis(1_000, "broker 2's parked Fetch");
+                frozen.forEach(cluster::pauseBroker);
+                // a Fetch parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first record
+                // into the frozen broker's socket buffer, and it would append it on resuming: let that wait run out
+                Pause.millis(1_000, "the frozen brokers' parked Fetches");
             });
             cluster.stopBroker(SHORTEST_SURVIVOR, StopMode.ABRUPT);
         } finally {
-            cluster.resumeBroker(NEWER_EPOCH_SHORTER_LOG);
+            frozen.forEach(cluster::resumeBroker);
         }
         cluster.awaitBrokerFenced(SHORTEST_SURVIVOR);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR)
                 && v.isr().contains(LONGEST_SURVIVOR), STEP));
-        // 2 is elected, unless the thawed JVM missed its heartbeats on a starved machine and was fenced first: then 1
-        // leads and 2 follows it. Either way 2's log ends with records of a newer epoch than 3's last.
+        // 2 is elected, or 1 when the thawed 2 missed its heartbeats and was fenced first; either way 2 ends with 10
+        // records of epoch 0 and then records of a newer epoch than 3's last
         DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
                 && v.isr().size() == 2 && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP));
         produce(cluster, story, 20, "all");
         produce(cluster, DIVERGING, 5, "all");
+        assertHighWatermark(cluster, DIVERGING, 15);
         // 2 restarts with the high watermark it last checkpointed: let it checkpoint the 5 committed records
         Pause.millis(1_000, "broker 2's high watermark checkpoint");
 
@@ -345,6 +356,23 @@ abstract class KafkaVersionSuite {
                         List.of(new ResultFile.Truncation(NEWER_EPOCH_SHORTER_LOG, cutOn2, cutOn2, 15)));
         assertThat(run.out()).contains("diverge-0 replica 3: loses 20 [10..30), as planned",
                 "diverge-1 replica 2: loses 5 [10..15), as planned");
+    }
+
+    /** Fails the set-up plainly when an outage did not form as built, rather than in a later test. */
+    private static void assertHighWatermark(LocalKafkaCluster cluster, List<TopicPartition> tps, long expected) {
+        try (Admin admin = cluster.createAdmin()) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            tps.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> offsets =
+                    admin.listOffsets(latest).all().get(STEP.toSeconds(), TimeUnit.SECONDS);
+            offsets.forEach((tp, info) -> assertThat(info.offset())
+                    .as("high watermark of %s: the outage did not form as built", tp).isEqualTo(expected));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("could not read the high watermarks of " + tps, e);
+        }
     }
 
     private static long cut(List<PlanTruncation> truncations, int broker) {
