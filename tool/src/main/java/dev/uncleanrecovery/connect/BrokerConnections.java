@@ -267,8 +267,8 @@ public final class BrokerConnections implements AutoCloseable {
     }
 
     /**
-     * Like {@link #sendRaw}, for callers that frame requests themselves (the {@code protocol}
-     * package's {@code Frames}): {@code frameForCorrelationId} builds the whole request frame
+     * Like {@link #sendRaw}, for callers that frame requests themselves (the {@code wire}
+     * module's {@code Frames}): {@code frameForCorrelationId} builds the whole request frame
      * (header and body, without the size prefix) for the correlation id it is given, and the
      * future completes with the whole response frame (header and body). The broker must advertise
      * {@code apiKey} at {@code apiVersion}, else nothing is sent.

@@ -9,7 +9,7 @@ import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRequestException;
 import dev.uncleanrecovery.execute.ControllerCalls;
-import dev.uncleanrecovery.protocol.Frames;
+import dev.uncleanrecovery.wire.Frames;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;
 import dev.uncleanrecovery.wire.ElectLeadersResponse;

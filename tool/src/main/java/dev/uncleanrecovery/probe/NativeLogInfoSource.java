@@ -8,7 +8,7 @@ import dev.uncleanrecovery.connect.BrokerRequestException;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.protocol.Frames;
+import dev.uncleanrecovery.wire.Frames;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;

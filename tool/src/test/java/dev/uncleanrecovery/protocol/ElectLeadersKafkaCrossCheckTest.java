@@ -4,6 +4,8 @@ package dev.uncleanrecovery.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.wire.ResponseHeader;
+import dev.uncleanrecovery.wire.Frames;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest.TopicPartitions;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;

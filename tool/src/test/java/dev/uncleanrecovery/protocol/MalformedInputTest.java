@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
+import dev.uncleanrecovery.wire.Frames;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;
 import dev.uncleanrecovery.wire.ElectLeadersResponse;

@@ -1,18 +1,7 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.protocol;
+package dev.uncleanrecovery.wire;
 
-import dev.uncleanrecovery.wire.ElectLeaders;
-import dev.uncleanrecovery.wire.ElectLeadersRequest;
-import dev.uncleanrecovery.wire.ElectLeadersResponse;
-import dev.uncleanrecovery.wire.GetReplicaLogInfo;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
-import dev.uncleanrecovery.wire.NativeRequest;
-import dev.uncleanrecovery.wire.NativeResponse;
-import dev.uncleanrecovery.wire.ProtocolException;
-import dev.uncleanrecovery.wire.WireReader;
-import dev.uncleanrecovery.wire.WireWriter;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 

@@ -4,7 +4,6 @@ package dev.uncleanrecovery.patch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.connect.BrokerApiVersions;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
@@ -13,6 +12,7 @@ import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
 import java.util.List;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 
@@ -37,9 +37,10 @@ class AgentOnBrokersOnlyClusterTest {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
             try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(1))) { // fresh ApiVersions each time
-                BrokerApiVersions versions = brokers.connections().apiVersions(1).join();
-                assertThat(versions.advertises(GetReplicaLogInfo.apiKey(), GetReplicaLogInfo.VERSION)).isTrue();
-                electLeadersMax = versions.range(ApiKeys.ELECT_LEADERS.id).orElseThrow().maxVersion();
+                ApiVersionsResponseData versions = brokers.apiVersions(1);
+                assertThat(PatchedBrokers.range(versions, GetReplicaLogInfo.apiKey())).hasValueSatisfying(range ->
+                        assertThat(range.maxVersion()).isEqualTo(GetReplicaLogInfo.VERSION));
+                electLeadersMax = PatchedBrokers.range(versions, ApiKeys.ELECT_LEADERS.id).orElseThrow().maxVersion();
                 if (electLeadersMax == 2) {
                     assertThat(brokers.getReplicaLogInfo(1, new GetReplicaLogInfoRequest(List.of())).brokerEpoch()).isPositive();
                     return;

@@ -1,21 +1,12 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.protocol;
+package dev.uncleanrecovery.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.uncleanrecovery.wire.ElectLeaders;
-import dev.uncleanrecovery.wire.ElectLeadersRequest;
-import dev.uncleanrecovery.wire.ElectLeadersResponse;
-import dev.uncleanrecovery.wire.GetReplicaLogInfo;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoRequest;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.PartitionLogInfo;
 import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse.TopicPartitionLogInfo;
-import dev.uncleanrecovery.wire.GetReplicaLogInfoResponse;
-import dev.uncleanrecovery.wire.Hex;
-import dev.uncleanrecovery.wire.ProtocolException;
-import dev.uncleanrecovery.wire.UnknownTaggedField;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.kafka.common.ElectionType;

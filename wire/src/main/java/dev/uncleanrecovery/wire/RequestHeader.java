@@ -1,10 +1,7 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.protocol;
+package dev.uncleanrecovery.wire;
 
-import dev.uncleanrecovery.wire.UnknownTaggedField;
-import dev.uncleanrecovery.wire.WireReader;
-import dev.uncleanrecovery.wire.WireWriter;
 import java.util.List;
 
 /**

@@ -4,7 +4,6 @@ package dev.uncleanrecovery.patch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.connect.BrokerApiVersions;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -58,20 +58,20 @@ class AgentOnBrokersAndControllerClusterTest {
             LocalKafkaCluster cluster) throws Exception {
         try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(2, 3))) {
             for (int broker : List.of(2, 3)) {
-                BrokerApiVersions versions = brokers.connections().apiVersions(broker).join();
-                assertThat(versions.range(GetReplicaLogInfo.apiKey())).hasValueSatisfying(range -> {
+                ApiVersionsResponseData versions = brokers.apiVersions(broker);
+                assertThat(PatchedBrokers.range(versions, GetReplicaLogInfo.apiKey())).hasValueSatisfying(range -> {
                     assertThat(range.minVersion()).isZero();
                     assertThat(range.maxVersion()).isZero();
                 });
                 // forwardable: the broker advertises min(its own, the controller's) = 3 only with the agent on both
-                assertThat(versions.range(ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
+                assertThat(PatchedBrokers.range(versions, ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
                         assertThat(range.maxVersion()).isEqualTo((short) 3));
             }
         }
         try (PatchedBrokers controller = PatchedBrokers.openController(cluster)) {
-            BrokerApiVersions versions = controller.connections().apiVersions(cluster.controllerId()).join();
-            assertThat(versions.advertises(GetReplicaLogInfo.apiKey())).as("not on the controller listener").isFalse();
-            assertThat(versions.range(ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
+            ApiVersionsResponseData versions = controller.apiVersions(cluster.controllerId());
+            assertThat(PatchedBrokers.range(versions, GetReplicaLogInfo.apiKey()).isPresent()).as("not on the controller listener").isFalse();
+            assertThat(PatchedBrokers.range(versions, ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
                     assertThat(range.maxVersion()).isEqualTo((short) 3));
         }
         assertThat(cluster.nodeLogSinceLastStart(cluster.controllerId()))
