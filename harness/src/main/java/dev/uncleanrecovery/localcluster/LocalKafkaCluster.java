@@ -82,7 +82,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     /** A user of a secured cluster with no ACLs at all. */
     public static final String NOBODY_USER = "nobody";
 
-    /** Tuned on a 2-core machine: ~130 MiB RSS per broker and a 1+3 cluster up in seconds. */
+    /** Small heaps, serial GC and C1 only: several nodes and the tests beside them fit on a 2-core machine. */
     static final List<String> SMALL_JVM_FLAGS = List.of(
             "-Xmx128m", "-Xms32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-Djava.awt.headless=true");
@@ -987,7 +987,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
                                                           Path logDir) {
         Map<String, String> config = commonDefaults(id, NodeRole.CONTROLLER, quorumVoters, logDir);
         config.put("listeners", "CONTROLLER://" + LoopbackPorts.HOST + ":" + port);
-        // A kill -9'd broker is fenced ~6 s later (default 9 s); 4 s once fenced a CPU-starved broker during start-up.
+        // A kill -9'd broker is fenced once its session times out (default 9 s); too short a session fences a
+        // CPU-starved broker that is still starting.
         config.put("broker.session.timeout.ms", "6000");
         // In KRaft the controller, not the broker, applies these defaults when a topic is created.
         config.put("num.partitions", "1");

@@ -32,8 +32,8 @@ import org.apache.kafka.common.requests.ElectLeadersResponse;
 /**
  * The stock elector's two writes, AlterPartitionReassignments and ElectLeaders (UNCLEAN), sent straight to one live
  * broker, which forwards them to the controller — what Admin does in KRaft, where the "controller" its metadata names
- * is a broker. Over the tool's open broker connections, a request leaves at once; Admin would first bootstrap its
- * own (ApiVersions, Metadata, a new connection: 0.1–0.2 s in the N = 5,000 benchmark, after ~0.2 s to create it).
+ * is a broker. Over the tool's open broker connections, a request leaves at once; Admin would first be created and
+ * bootstrap its own (a new connection, ApiVersions, Metadata) before the first change.
  * A broker that does not answer is skipped like in every other read ({@link BrokerRotation}); a request it may have
  * forwarded is then sent again through another broker, as Admin retries too: a reorder to the same order is a no-op,
  * and an election already done answers ELECTION_NOT_NEEDED for that partition.

@@ -32,7 +32,7 @@ public final class Json {
 
     /**
      * The mapper, built when first used: in a class of its own so that {@link #prepareInBackground} starts its
-     * building (~60 ms of a start) on the background thread, not on the caller's.
+     * building (a noticeable part of a start) on the background thread, not on the caller's.
      */
     private static final class Built {
         static final ObjectMapper MAPPER = JsonMapper.builder()

@@ -146,9 +146,9 @@ final class StrictJsonFile<T> {
 
     /**
      * {@code value} as the file's whole content (indented JSON and a newline), flushed to the disk before this
-     * returns. Streamed in Jackson's own 8 KB chunks: a 5,000-partition plan is ~7 MB, and as one byte[] it was
-     * allocated, copied, and copied once more into a direct buffer of its size by a file channel (a profile of the
-     * benchmark's run showed tens of milliseconds of zeroing and copying before the first election).
+     * returns. Streamed in Jackson's own 8 KB chunks: a plan of thousands of partitions is megabytes, and as one byte[]
+     * it would be allocated, copied, and copied once more by the file channel into a direct buffer of its size, all
+     * before the first election.
      */
     static void writeDurably(Path file, Object value) throws IOException {
         try (FileOutputStream out = new FileOutputStream(file.toFile())) {
