@@ -81,7 +81,7 @@ public class ExecuteCommand implements Callable<Integer> {
      */
     static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
         ResultFile file = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
-        // Written on a thread of its own while the outcomes are printed (at 5,000 partitions each takes 0.1–0.2 s).
+        // Written on a thread of its own while the outcomes are printed: with thousands of partitions both take a while.
         // The outcomes are shown even when the file cannot be written; that failure is raised right after them.
         CompletableFuture<Path> written = resultFile == null ? CompletableFuture.completedFuture(null)
                 : OnItsOwnThread.run("result-file", () -> ResultFile.write(resultFile, file));
@@ -90,9 +90,11 @@ public class ExecuteCommand implements Callable<Integer> {
             awaitWritten(written);
         } else {
             Table table = new Table("PARTITION", "DESIGNATED", "OUTCOME", "DETAIL");
+            PartitionRows rows = new PartitionRows();
             for (PartitionOutcome p : result.partitions()) {
-                table.row(p.topicPartition(), p.designatedLeader(), p.outcome(), p.detail());
+                rows.add(p.topicPartition(), null, p.designatedLeader(), p.outcome(), p.detail());
             }
+            rows.into(table);
             table.print(out);
             out.println();
             if (resultFile == null) {
@@ -108,7 +110,8 @@ public class ExecuteCommand implements Callable<Integer> {
             printTruncations(result, out);
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
-                out.println("Hanging transactions on the elected partitions: none");
+                out.println("Hanging transactions on the elected partitions: none" + (result.hanging().notNeeded() == null
+                        ? "" : " (" + result.hanging().notNeeded() + ")"));
             }
             for (String warning : file.warnings()) {
                 out.println("WARNING: " + warning);

@@ -12,7 +12,9 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        PrintWriter out = new PrintWriter(System.out, true);
+        // Flushed where a command waits (and at the end), not on every line: a plan of thousands of partitions is tens
+        // of thousands of lines. Progress goes to stderr, line by line.
+        PrintWriter out = new PrintWriter(System.out, false);
         PrintWriter err = new PrintWriter(System.err, true);
         System.exit(run(out, err, args));
     }

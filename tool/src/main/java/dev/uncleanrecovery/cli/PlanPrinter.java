@@ -35,15 +35,16 @@ final class PlanPrinter {
         if (!plan.partitions().isEmpty()) {
             // the reason, the longest cell by far, goes under its row
             Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION");
+            PartitionRows rows = new PartitionRows();
             for (PlannedElection p : plan.partitions()) {
                 PlanEvidence leader = p.evidence().stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
-                table.row(p.topic() + "-" + p.partition(),
+                rows.add(p.topicPartition(), (p.tieredStorage() ? "[tiered storage] " : "") + p.reason(),
                         p.designatedLeader() + " " + describe(leader),
                         p.evidence().stream().filter(e -> e.broker() != p.designatedLeader())
                                 .map(e -> e.broker() + " " + describe(e)).collect(Collectors.joining(", ")),
-                        truncation(p))
-                        .note((p.tieredStorage() ? "[tiered storage] " : "") + p.reason());
+                        truncation(p));
             }
+            rows.into(table);
             table.print(out);
             printConsumerGroupsAhead(plan, out);
         }
@@ -51,9 +52,11 @@ final class PlanPrinter {
             out.println();
             out.println("Skipped: " + plan.skipped().size());
             Table table = new Table("PARTITION", "REASON");
+            PartitionRows rows = new PartitionRows();
             for (SkippedPartition s : plan.skipped()) {
-                table.row(s.topic() + "-" + s.partition(), s.reason());
+                rows.add(s.topicPartition(), null, s.reason());
             }
+            rows.into(table);
             table.print(out);
         }
         printUnanswered(plan, out);

@@ -49,7 +49,7 @@ final class Table {
             }
         }
         fit(widths);
-        // One write for the whole table: the command's writer flushes at every line, and a plan has thousands.
+        // One write for the whole table: a plan has thousands of lines.
         StringBuilder text = new StringBuilder();
         appendRow(text, header, widths);
         int indent = widths.length > 1 ? widths[0] + 2 : 2;

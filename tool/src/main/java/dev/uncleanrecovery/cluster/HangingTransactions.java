@@ -63,11 +63,23 @@ public final class HangingTransactions {
     }
 
     /** @param unreadable what could not be checked, one line each */
-    public record Result(List<Hanging> hanging, List<String> unreadable) {
+    /**
+     * @param notNeeded why no partition was asked, when no transaction can be open at all; null when they were
+     */
+    public record Result(List<Hanging> hanging, List<String> unreadable, String notNeeded) {
 
         public Result {
             hanging = List.copyOf(hanging);
             unreadable = List.copyOf(unreadable);
+        }
+
+        public Result(List<Hanging> hanging, List<String> unreadable) {
+            this(hanging, unreadable, null);
+        }
+
+        /** Nothing to ask: no transaction was ever begun on this cluster. */
+        public static Result notNeeded(String why) {
+            return new Result(List.of(), List.of(), why);
         }
     }
 

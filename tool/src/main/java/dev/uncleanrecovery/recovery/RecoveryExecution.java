@@ -40,6 +40,7 @@ import dev.uncleanrecovery.execute.MeasuredTruncation;
 import dev.uncleanrecovery.execute.Outcome;
 import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.plan.PlanAlternative;
+import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.probe.TruncationPoints;
 import java.time.Instant;
@@ -154,10 +155,16 @@ public final class RecoveryExecution {
     private Map<TopicPartition, TruncationPoints> followerLookUps(Plan plan, ProbeSettings settings) {
         Map<TopicPartition, PlannedElection> diverging = new HashMap<>();
         for (PlannedElection p : plan.partitions()) {
-            Optional<ReplicaEvidence> leader = known(p, p.designatedLeader());
-            if (leader.isPresent() && p.expected().replicas().stream().map(b -> known(p, b)).flatMap(Optional::stream)
-                    .anyMatch(e -> e.lastWrittenLeaderEpoch() != leader.get().lastWrittenLeaderEpoch())) {
-                diverging.put(p.topicPartition(), p);
+            PlanEvidence leader = knownLog(p, p.designatedLeader());
+            if (leader == null) {
+                continue;
+            }
+            for (int broker : p.expected().replicas()) {
+                PlanEvidence replica = knownLog(p, broker);
+                if (replica != null && !replica.lastWrittenLeaderEpoch().equals(leader.lastWrittenLeaderEpoch())) {
+                    diverging.put(p.topicPartition(), p);
+                    break;
+                }
             }
         }
         if (diverging.isEmpty()) {
@@ -197,36 +204,36 @@ public final class RecoveryExecution {
                 continue;
             }
             TopicPartition tp = p.topicPartition();
-            Optional<ReplicaEvidence> leaderBefore = known(p, after.leader());
-            if (leaderBefore.isEmpty()) {
+            PlanEvidence leaderBefore = knownLog(p, after.leader());
+            if (leaderBefore == null) {
                 continue;
             }
-            ReplicaEvidence leader = ReplicaEvidence.answered(tp, after.leader(), leaderBefore.get().source(),
-                    leaderBefore.get().logEndOffset(), after.leaderEpoch(), after.leaderEpoch(), -1L, Instant.now());
             // the plan's figures for the leader in place: its expectedTruncation, or the alternative's when the
             // reviewer designated that one (or the controller elected it)
-            List<PlanTruncation> plannedCuts = p.alternatives().stream().filter(a -> a.broker() == after.leader())
-                    .findFirst().map(PlanAlternative::expectedTruncation)
-                    .orElse(after.leader() == p.designatedLeader() ? p.expectedTruncation() : List.of());
-            TruncationPoints points = before.containsKey(tp)
-                    ? before.get(tp).withFreshAnswersFrom(after.leader())
-                    : TruncationPoints.over(discovery.connections(), after, settings.requestTimeout());
+            List<PlanTruncation> plannedCuts = after.leader() == p.designatedLeader() ? p.expectedTruncation()
+                    : p.alternatives().stream().filter(a -> a.broker() == after.leader()).findFirst()
+                            .map(PlanAlternative::expectedTruncation).orElse(List.of());
+            ReplicaEvidence leader = null;
+            TruncationPoints points = null;
             for (int broker : after.replicas()) {
-                Optional<ReplicaEvidence> follower = broker == after.leader() ? Optional.empty() : known(p, broker);
-                if (follower.isEmpty()) {
+                PlanEvidence follower = broker == after.leader() ? null : knownLog(p, broker);
+                if (follower == null) {
                     continue;
                 }
-                long plannedFrom = plannedCuts.stream()
-                        .filter(t -> t.broker() == broker && t.estimate() == TruncationEstimate.EXACT)
-                        .findFirst().map(PlanTruncation::fromOffset).orElse(-1L);
-                long logEnd = follower.get().logEndOffset();
+                long plannedFrom = plannedFrom(plannedCuts, broker);
+                long logEnd = follower.logEndOffset();
                 // a shorter log of the leader's own epoch: the new epoch starts at the leader's log end, past it, so
                 // it loses nothing (the common case, not worth a request per partition)
-                if (plannedFrom == logEnd
-                        && follower.get().lastWrittenLeaderEpoch() == leaderBefore.get().lastWrittenLeaderEpoch()) {
+                if (plannedFrom == logEnd && follower.lastWrittenLeaderEpoch().equals(leaderBefore.lastWrittenLeaderEpoch())) {
                     continue;
                 }
-                asks.computeIfAbsent(tp, k -> new ArrayList<>()).add(points.truncateTo(leader, follower.get())
+                if (points == null) {
+                    leader = ReplicaEvidence.answered(tp, after.leader(), leaderBefore.source(),
+                            leaderBefore.logEndOffset(), after.leaderEpoch(), after.leaderEpoch(), -1L, Instant.now());
+                    points = before.containsKey(tp) ? before.get(tp).withFreshAnswersFrom(after.leader())
+                            : TruncationPoints.over(discovery.connections(), after, settings.requestTimeout());
+                }
+                asks.computeIfAbsent(tp, k -> new ArrayList<>()).add(points.truncateTo(leader, follower.toReplicaEvidence(tp))
                         .thenApply(cut -> new MeasuredTruncation(broker, plannedFrom,
                                 cut.isPresent() ? Math.min(cut.getAsLong(), logEnd) : -1L, logEnd)));
             }
@@ -239,12 +246,35 @@ public final class RecoveryExecution {
         return measured;
     }
 
+    /** Where the plan said {@code broker} starts losing records under that leader, or -1 when not exactly. */
+    private static long plannedFrom(List<PlanTruncation> plannedCuts, int broker) {
+        for (PlanTruncation t : plannedCuts) {
+            if (t.broker() == broker && t.estimate() == TruncationEstimate.EXACT) {
+                return t.fromOffset();
+            }
+        }
+        return -1L;
+    }
+
     /** What the plan knew of a replica's log: a live answer, else one read from disk. */
     private static Optional<ReplicaEvidence> known(PlannedElection p, int broker) {
-        return p.evidence().stream()
-                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK && e.lastWrittenLeaderEpoch() != null)
-                .min(java.util.Comparator.comparing(e -> e.source() == EvidenceSource.DISK))
-                .map(e -> e.toReplicaEvidence(p.topicPartition()));
+        return Optional.ofNullable(knownLog(p, broker)).map(e -> e.toReplicaEvidence(p.topicPartition()));
+    }
+
+    /** {@link #known}, as the plan has it; null when the plan knew nothing of that log. */
+    private static PlanEvidence knownLog(PlannedElection p, int broker) {
+        PlanEvidence fromDisk = null;
+        for (PlanEvidence e : p.evidence()) {
+            if (e.broker() != broker || e.status() != EvidenceStatus.OK || e.lastWrittenLeaderEpoch() == null
+                    || e.logEndOffset() == null) {
+                continue;
+            }
+            if (e.source() != EvidenceSource.DISK) {
+                return e;
+            }
+            fromDisk = fromDisk == null ? e : fromDisk;
+        }
+        return fromDisk;
     }
 
     /**
@@ -263,6 +293,12 @@ public final class RecoveryExecution {
             }
         }
         try {
+            // A transaction begins at its coordinator, a partition leader of __transaction_state, which Kafka creates
+            // on the first transactional producer's request: without that topic no transaction was ever open.
+            if (!stateElected && !discovery.mayHaveTopic(Topic.TRANSACTION_STATE_TOPIC_NAME)) {
+                return HangingTransactions.Result.notNeeded(Topic.TRANSACTION_STATE_TOPIC_NAME
+                        + " does not exist: no transaction was ever begun on this cluster");
+            }
             if (stateElected) {
                 leaders.clear();
                 discovery.describePartitionsOnly(new PartitionSelection.AllTopics()).partitions().stream()

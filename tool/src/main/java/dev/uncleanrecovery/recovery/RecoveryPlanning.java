@@ -10,6 +10,7 @@ import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.election.Alternative;
 import dev.uncleanrecovery.election.Decision;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.KnownCuts;
@@ -257,6 +258,9 @@ public final class RecoveryPlanning {
             if (!(decision instanceof Decision.Elect elect)) {
                 continue;
             }
+            if (!anyLowerBound(elect)) {
+                continue; // every loss is known exactly or not at all: nothing to ask (the usual case)
+            }
             TopicPartition tp = elect.topicPartition();
             List<ReplicaEvidence> known = evidence.getOrDefault(tp, List.of());
             Map<Integer, List<ExpectedTruncation>> byLeader = new LinkedHashMap<>();
@@ -289,6 +293,22 @@ public final class RecoveryPlanning {
         Map<TopicPartition, KnownCuts> answered = new HashMap<>();
         points.forEach((tp, byLeader) -> answered.put(tp, new KnownCuts(Map.copyOf(byLeader))));
         return answered;
+    }
+
+    private static boolean anyLowerBound(Decision.Elect elect) {
+        for (ExpectedTruncation t : elect.truncations()) {
+            if (t.estimate() == TruncationEstimate.AT_LEAST) {
+                return true;
+            }
+        }
+        for (Alternative alternative : elect.alternatives()) {
+            for (ExpectedTruncation t : alternative.truncations()) {
+                if (t.estimate() == TruncationEstimate.AT_LEAST) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static Optional<ReplicaEvidence> liveAnswer(List<ReplicaEvidence> known, int broker) {

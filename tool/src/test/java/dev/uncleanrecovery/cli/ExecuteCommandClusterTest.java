@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -99,10 +101,16 @@ class ExecuteCommandClusterTest {
         assertThat(outcome.after().replicas()).isEqualTo(before.replicas());
         // [1,3,2] with 1 down: 3 stood before the designated 2, so the replicas were reordered, then restored.
         assertThat(outcome.detail()).endsWith("; replica order " + before.replicas() + " restored");
-        // looked for and none found: no producer ever wrote a transaction here
+        // none: no producer ever began a transaction here, so the cluster has no __transaction_state and no leader
+        // is asked for its producers
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get())
+                    .doesNotContain("__transaction_state");
+        }
         assertThat(result.hangingTransactions()).isEmpty();
         assertThat(result.warnings()).noneSatisfy(w -> assertThat(w).contains("find-hanging"));
-        assertThat(run.out()).contains("Hanging transactions on the elected partitions: none");
+        assertThat(run.out()).contains("Hanging transactions on the elected partitions: none (__transaction_state does"
+                + " not exist: no transaction was ever begun on this cluster)");
 
         // Every record up to the new leader's log end offset is readable, and what is lost is what the plan said:
         // nothing on replica 3 (it is behind), only the acks=1 records that lived on the dead last leader.

@@ -1,0 +1,99 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Table rows, one per partition, where partitions whose other cells and note are all the same share one row: an
+ * outage of thousands of partitions that look alike prints a few rows instead of thousands, and the partition that
+ * differs stands out. The files keep every partition.
+ */
+final class PartitionRows {
+
+    /** A shared row's partition cell longer than this ends in "… (N partitions)". */
+    static final int LABEL_WIDTH = 48;
+
+    private final Map<List<String>, List<TopicPartition>> groups = new LinkedHashMap<>();
+
+    /** @param note the paragraph under the row, or null */
+    PartitionRows add(TopicPartition partition, String note, Object... cells) {
+        List<String> key = new ArrayList<>(cells.length + 1);
+        for (Object cell : cells) {
+            key.add(cell == null ? "-" : cell.toString());
+        }
+        key.add(note);
+        groups.computeIfAbsent(key, k -> new ArrayList<>()).add(partition);
+        return this;
+    }
+
+    /** Each group as one row of {@code table}: the partitions, then the cells, then the note, in the order first seen. */
+    void into(Table table) {
+        groups.forEach((key, partitions) -> {
+            Object[] cells = new Object[key.size()];
+            cells[0] = label(partitions);
+            for (int i = 0; i < key.size() - 1; i++) {
+                cells[i + 1] = key.get(i);
+            }
+            table.row(cells);
+            String note = key.get(key.size() - 1);
+            if (note != null) {
+                table.note(note);
+            }
+        });
+    }
+
+    /** {@code orders-0}; {@code orders-0..3,7, payments-2 (6 partitions)}; cut to about {@link #LABEL_WIDTH}. */
+    static String label(List<TopicPartition> partitions) {
+        if (partitions.size() == 1) {
+            return partitions.get(0).toString();
+        }
+        Map<String, TreeSet<Integer>> byTopic = new LinkedHashMap<>();
+        partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition()));
+        List<String> parts = new ArrayList<>();
+        byTopic.forEach((topic, numbers) -> parts.add(topic + "-" + runs(numbers)));
+        String all = String.join(", ", parts);
+        String count = " (" + partitions.size() + " partitions)";
+        if (all.length() <= LABEL_WIDTH) {
+            return all + count;
+        }
+        int cut = Math.max(all.lastIndexOf(',', LABEL_WIDTH), 1);
+        return all.substring(0, cut) + " …" + count;
+    }
+
+    /** {@code 0..3,7,9..10}: consecutive partition numbers as runs. */
+    private static String runs(TreeSet<Integer> numbers) {
+        StringBuilder out = new StringBuilder();
+        Integer start = null;
+        Integer previous = null;
+        for (int n : numbers) {
+            if (previous != null && n == previous + 1) {
+                previous = n;
+                continue;
+            }
+            appendRun(out, start, previous);
+            start = n;
+            previous = n;
+        }
+        appendRun(out, start, previous);
+        return out.toString();
+    }
+
+    private static void appendRun(StringBuilder out, Integer start, Integer end) {
+        if (start == null) {
+            return;
+        }
+        if (out.length() > 0) {
+            out.append(',');
+        }
+        out.append(start);
+        if (end > start) {
+            out.append(end == start + 1 ? "," : "..").append(end);
+        }
+    }
+}
