@@ -210,9 +210,9 @@ public final class RecoveryExecution {
             }
             // the plan's figures for the leader in place: its expectedTruncation, or the alternative's when the
             // reviewer designated that one (or the controller elected it)
-            List<PlanTruncation> plannedCuts = after.leader() == p.designatedLeader() ? p.expectedTruncation()
-                    : p.alternatives().stream().filter(a -> a.broker() == after.leader()).findFirst()
-                            .map(PlanAlternative::expectedTruncation).orElse(List.of());
+            List<PlanTruncation> plannedCuts = p.alternatives().stream().filter(a -> a.broker() == after.leader())
+                    .findFirst().map(PlanAlternative::expectedTruncation)
+                    .orElse(after.leader() == p.designatedLeader() ? p.expectedTruncation() : List.of());
             ReplicaEvidence leader = null;
             TruncationPoints points = null;
             for (int broker : after.replicas()) {
