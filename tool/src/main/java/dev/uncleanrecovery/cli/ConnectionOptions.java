@@ -5,20 +5,20 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.connect.ClientProperties;
 import java.util.Properties;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Command;
 
-/** How commands that talk to a cluster reach it (the connection itself is in {@link GlobalOptions}). */
+/**
+ * Marks a command that talks to a cluster, and says how it reaches it: the options themselves are in
+ * {@link GlobalOptions}, which keeps them only on commands with this mixin.
+ */
+@Command // picocli takes a mixin only with an annotation; this one brings no options of its own
 class ConnectionOptions {
 
-    @Option(names = "--admin-timeout-ms", paramLabel = "MS", defaultValue = "15000",
-            description = "Bound on each metadata call; an unreachable cluster fails after this (default: ${DEFAULT-VALUE}).")
-    int adminTimeoutMs;
-
     Properties clientProperties(GlobalOptions global) {
-        return ClientProperties.load(global.bootstrapServer, global.commandConfig, adminTimeoutMs);
+        return ClientProperties.load(global.bootstrapServer, global.commandConfig, global.adminTimeoutMs);
     }
 
     ClusterDiscovery discovery(GlobalOptions global) {
-        return new ClusterDiscovery(clientProperties(global), adminTimeoutMs);
+        return new ClusterDiscovery(clientProperties(global), global.adminTimeoutMs);
     }
 }

@@ -17,10 +17,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Start a local real Kafka 4.4.0 cluster (a controller and 3 brokers on 127.0.0.1, temp dirs),",
-            "reproduce KIP-966's 'last replica standing' outage with real data loss on the last leader, then run",
-            "status, plan and execute against it and count the records before and after. Stops every process it",
-            "started (also on Ctrl-C) unless --keep-running."})
+        header = "Break a local real Kafka 4.4.0 cluster as in a real outage and recover it with this tool.",
+        description = {"Start a local real Kafka 4.4.0 cluster (a controller and 3 brokers on 127.0.0.1, temp dirs), "
+                + "reproduce KIP-966's 'last replica standing' outage with real data loss on the last leader, then run "
+                + "status, plan and execute against it and count the records before and after. Stops every process it "
+                + "started (also on Ctrl-C) unless --keep-running."})
 public class DemoCommand implements Callable<Integer> {
 
     private static final String TOPIC = "orders";

@@ -31,11 +31,14 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "execute", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Apply a reviewed plan: re-read every partition and refuse the ones that changed since the plan",
-            "(leader epoch, replica set, a leader again, a reassignment, the designated broker fenced or restarted, its",
-            "log shrunk, a replica that missed the plan now holding more), then elect each designated leader and verify",
-            "it (leader and leader epoch + 1). A run killed midway is put right by the next run of the same plan.",
-            "Exit 0 all done, 1 a step failed or the controller elected someone else, 3 some partitions were refused."})
+        header = "Apply a reviewed plan: re-check each partition, elect its designated leader, verify.",
+        description = {"Apply a reviewed plan: re-read every partition and refuse the ones that changed since the plan "
+                + "(leader epoch, replica set, a leader again, a reassignment, the designated broker fenced or "
+                + "restarted, its log shrunk, a replica that missed the plan now holding more), then elect each "
+                + "designated leader and verify it (leader and leader epoch + 1). A run killed midway is put right by "
+                + "the next run of the same plan.",
+            "Exit 0 all done, 1 a step failed or the controller elected someone else, 3 some partitions were "
+                + "refused."})
 public class ExecuteCommand implements Callable<Integer> {
 
     @Spec

@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
-/** Options every command accepts, before or after the command name (Kafka tool conventions). */
+/**
+ * Options accepted before or after the command name (Kafka tool conventions). The connection options are removed
+ * again from the commands that never connect (see {@link #NETWORK_OPTIONS}).
+ */
 public class GlobalOptions {
 
     @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT", scope = ScopeType.INHERIT,
@@ -17,6 +20,10 @@ public class GlobalOptions {
             description = "Client properties (security.protocol, ssl.*, sasl.*), as for Kafka's own tools.")
     Path commandConfig;
 
+    @Option(names = "--admin-timeout-ms", paramLabel = "MS", scope = ScopeType.INHERIT, defaultValue = "15000",
+            description = "Bound on each metadata call; an unreachable cluster fails after this (default: ${DEFAULT-VALUE}).")
+    int adminTimeoutMs;
+
     @Option(names = "--output", paramLabel = "FORMAT", scope = ScopeType.INHERIT, defaultValue = "text",
             description = "text (tables, default) or json.")
     OutputFormat output;
@@ -24,6 +31,10 @@ public class GlobalOptions {
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
             description = "Debug logs and stack traces.")
     boolean verbose;
+
+    /** Only commands with a {@link ConnectionOptions} mixin connect to a cluster and list these. */
+    static final java.util.List<String> NETWORK_OPTIONS = java.util.List.of("--bootstrap-server", "--command-config",
+            "--admin-timeout-ms");
 
     public enum OutputFormat { text, json }
 }

@@ -25,9 +25,11 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Read a stopped broker's log dirs from disk (no network) and write evidence JSON: per partition",
-            "the log end offset and last written leader epoch the broker will have after it restarts (log recovery",
-            "included), and whether it stopped cleanly. Read-only: nothing in the log dirs is written, locked or renamed.",
+        header = "Read a stopped broker's log dirs from disk (no network, read-only) and write evidence JSON.",
+        description = {"Read a stopped broker's log dirs from disk (no network) and write evidence JSON: per partition the "
+                + "log end offset and last written leader epoch the broker will have after it restarts (log recovery "
+                + "included), and whether it stopped cleanly. Read-only: nothing in the log dirs is written, locked or "
+                + "renamed.",
             "Exit 0 when every selected partition was read, 3 when some could not be."})
 public class InspectCommand implements Callable<Integer> {
 

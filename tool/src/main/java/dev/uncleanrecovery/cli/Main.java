@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import java.io.PrintWriter;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** Entry point. {@link #run} is what tests call; {@code System.exit} lives only in {@link #main}. */
 public final class Main {
@@ -21,7 +22,7 @@ public final class Main {
 
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         Logging.configure(Logging.isVerbose(args));
-        CommandLine commandLine = new CommandLine(new RootCommand());
+        CommandLine commandLine = withoutUnusedOptions(new CommandLine(new RootCommand()));
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
@@ -31,5 +32,22 @@ public final class Main {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /**
+     * The global connection options, inherited by every command, are taken off the commands that never connect
+     * ({@code inspect} runs on a host without network; {@code demo} starts its own cluster), so their help does not
+     * list them and passing one there is an unknown option.
+     */
+    static CommandLine withoutUnusedOptions(CommandLine root) {
+        for (CommandLine sub : root.getSubcommands().values()) {
+            CommandSpec spec = sub.getCommandSpec();
+            boolean connects = spec.mixins().values().stream().anyMatch(m -> m.userObject() instanceof ConnectionOptions);
+            if (!connects) {
+                GlobalOptions.NETWORK_OPTIONS.stream().map(spec::findOption).filter(java.util.Objects::nonNull)
+                        .forEach(spec::remove);
+            }
+        }
+        return root;
     }
 }

@@ -29,9 +29,10 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Probe every replica of the offline partitions, choose per partition the replica that loses",
-            "the least (highest last written leader epoch, then longest log), and write a reviewable JSON plan.",
-            "Never changes the cluster. The plan is also valid kafka-leader-election.sh --path-to-json-file input.",
+        header = "Probe every replica of the offline partitions and write a reviewable plan; never changes the cluster.",
+        description = {"Probe every replica of the offline partitions, choose per partition the replica that loses the least"
+                + " (highest last written leader epoch, then longest log), and write a reviewable JSON plan. Never "
+                + "changes the cluster. The plan is also valid kafka-leader-election.sh --path-to-json-file input.",
             "Exit 0 when every selected offline partition has a designated leader, 3 when some are skipped."})
 public class PlanCommand implements Callable<Integer> {
 

@@ -23,9 +23,10 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "recover", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"For runbooks: 'plan', then — only with --automated-recovery — 'execute' in the same run,",
-            "with the same guard rails. Without the flag it is a dry run that writes the plan and says how to apply it",
-            "(exit 3: the planned partitions are still offline)."})
+        header = "Plan, then with --automated-recovery execute it in the same run (for runbooks).",
+        description = {"For runbooks: 'plan', then — only with --automated-recovery — 'execute' in the same run, with the "
+                + "same guard rails. Without the flag it is a dry run that writes the plan and says how to apply it "
+                + "(exit 3: the planned partitions are still offline)."})
 public class RecoverCommand implements Callable<Integer> {
 
     @Spec

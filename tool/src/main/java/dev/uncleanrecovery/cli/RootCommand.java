@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -21,7 +22,8 @@ import picocli.CommandLine.Mixin;
             RecoverCommand.class,
             InspectCommand.class,
             DemoCommand.class,
-            ClassDataTrainingCommand.class},
+            ClassDataTrainingCommand.class,
+            CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
 public class RootCommand implements Runnable {
 

@@ -20,8 +20,9 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Offline partitions (leader -1) and at-risk ones (ISR below min.insync.replicas) with",
-            "leader epoch, replicas, ISR, ELR, LastKnownELR and offline replicas; fenced brokers; ELR feature level.",
+        header = "Show offline and at-risk partitions, fenced brokers and the ELR state; never changes the cluster.",
+        description = {"Offline partitions (leader -1) and at-risk ones (ISR below min.insync.replicas) with leader epoch, "
+                + "replicas, ISR, ELR, LastKnownELR and offline replicas; fenced brokers; ELR feature level.",
             "Exit 0 when nothing is offline, 3 when something is. Never changes the cluster."})
 public class StatusCommand implements Callable<Integer> {
 
@@ -69,13 +70,16 @@ public class StatusCommand implements Callable<Integer> {
      * @param elrSupported    false on Kafka 3.x, whose brokers know no ELR feature
      * @param elrFeatureLevel null where not supported; -1 when it could not be read
      */
-    record StatusReport(String clusterId, boolean elrEnabled, boolean elrSupported, Short elrFeatureLevel,
+    record StatusReport(int version, String clusterId, boolean elrEnabled, boolean elrSupported, Short elrFeatureLevel,
                         List<BrokerState> brokers, List<Integer> fencedBrokers,
                         List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
                         List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs) {
 
+        /** The format of {@code status --output json}. */
+        static final int VERSION = 1;
+
         static StatusReport of(ClusterSnapshot s, BrokerNativeSupport nativeRpcs) {
-            return new StatusReport(s.clusterId(), s.isElrEnabled(), s.isElrSupported(),
+            return new StatusReport(VERSION, s.clusterId(), s.isElrEnabled(), s.isElrSupported(),
                     s.isElrSupported() ? Short.valueOf(s.elrFeatureLevel()) : null,
                     s.brokers(), s.fencedBrokers().stream().sorted().toList(),
                     s.offlinePartitions(), s.atRiskPartitions(),

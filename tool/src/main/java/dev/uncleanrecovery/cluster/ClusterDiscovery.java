@@ -11,6 +11,8 @@ import dev.uncleanrecovery.connect.ClientProperties;
 import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.time.Duration;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -29,6 +31,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -99,12 +102,32 @@ public final class ClusterDiscovery implements AutoCloseable {
     private static List<BrokerState> bootstrapAddresses(Properties clientProperties) {
         AdminClientConfig config = new AdminClientConfig(clientProperties);
         List<String> urls = config.getList(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
-        ClientUtils.parseAndValidateAddresses(urls, config.getString(CommonClientConfigs.CLIENT_DNS_LOOKUP_CONFIG));
+        try {
+            ClientUtils.parseAndValidateAddresses(urls, config.getString(CommonClientConfigs.CLIENT_DNS_LOOKUP_CONFIG));
+        } catch (ConfigException e) {
+            // kafka-clients says only "No resolvable bootstrap urls given in bootstrap.servers" when no host resolves
+            List<String> unresolved = urls.stream().filter(url -> Utils.getHost(url) != null)
+                    .filter(url -> !resolves(Utils.getHost(url))).toList();
+            if (unresolved.isEmpty()) {
+                throw e;
+            }
+            throw new UserInputException("cannot resolve the host of --bootstrap-server " + String.join(", ", unresolved)
+                    + " (unknown to DNS and /etc/hosts here: check the name, or give the broker's IP address)", e);
+        }
         List<BrokerState> addresses = new ArrayList<>();
         for (String url : urls) {
             addresses.add(new BrokerState(-(addresses.size() + 1), Utils.getHost(url), Utils.getPort(url), null, false));
         }
         return List.copyOf(addresses);
+    }
+
+    private static boolean resolves(String host) {
+        try {
+            InetAddress.getAllByName(host);
+            return true;
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private UserInputException cannotConnect(KafkaException e) {

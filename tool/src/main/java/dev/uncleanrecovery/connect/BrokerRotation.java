@@ -31,6 +31,8 @@ public final class BrokerRotation {
 
     /** Pause between two rounds in which no broker answered (all refused, say), so a round is not a busy loop. */
     private static final long PAUSE_BETWEEN_ROUNDS_MS = 200;
+    /** Rounds in which every address refused the connection before the first contact gives up. */
+    private static final int REFUSED_ROUNDS_BEFORE_GIVING_UP = 2;
 
     private final Duration requestTimeout;
     private final Duration callTimeout;
@@ -114,6 +116,7 @@ public final class BrokerRotation {
         }
         long deadline = System.nanoTime() + callTimeout.toNanos();
         BrokerRequestException last = null;
+        int refusedRounds = 0;
         while (true) {
             long remainingMs = remainingMs(deadline);
             if (remainingMs <= 0) {
@@ -152,7 +155,8 @@ public final class BrokerRotation {
                 throw noAnswer(what, last);
             } catch (ExecutionException e) {
                 // Every candidate failed this round: a refusal ends the call, silence is asked again.
-                for (Throwable failure : List.copyOf(failures)) {
+                List<Throwable> failed = List.copyOf(failures);
+                for (Throwable failure : failed) {
                     if (failure instanceof BrokerRequestException b && b.getCause() instanceof UnsupportedVersionException unsupported) {
                         throw unsupported;
                     }
@@ -161,6 +165,16 @@ public final class BrokerRotation {
                     } else if (failure instanceof RuntimeException runtime) {
                         throw runtime;
                     }
+                }
+                // Nothing listens at any address: a second round tells a broker that was just restarting from a
+                // wrong address, and waiting out the whole timeout would tell nothing more.
+                boolean allRefused = !failed.isEmpty() && failed.stream()
+                        .allMatch(f -> f instanceof BrokerRequestException b && b.isConnectionRefused());
+                refusedRounds = allRefused ? refusedRounds + 1 : 0;
+                if (refusedRounds >= REFUSED_ROUNDS_BEFORE_GIVING_UP) {
+                    throw new UserInputException("could not " + what + ": every --bootstrap-server address refused the"
+                            + " connection or closed it before it was set up (" + bootstrapServers + "): is a broker"
+                            + " listening there, and is security.protocol in --command-config that listener's?", last);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

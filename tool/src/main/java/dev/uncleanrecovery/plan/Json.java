@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import org.apache.kafka.common.Uuid;
 
 /** The one JSON mapper setup of the project: plans, results, evidence files and `--output json`. */
 public final class Json {
@@ -51,6 +52,7 @@ public final class Json {
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
                 .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
                 .addModule(spelledInLowerCase(Strategy.class, EvidenceSource.class))
+                .addModule(topicIdsAsKafkaPrintsThem())
                 .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL,
                         JsonInclude.Include.USE_DEFAULTS))
                 .build();
@@ -74,6 +76,32 @@ public final class Json {
             }
             return null;
         });
+    }
+
+    /**
+     * Topic ids as every Kafka tool prints them (kafka-topics.sh --describe, the metadata shell): the 22-character
+     * URL-safe base64 of {@link Uuid#toString}, not the two halves of the UUID as numbers.
+     */
+    private static SimpleModule topicIdsAsKafkaPrintsThem() {
+        SimpleModule module = new SimpleModule("kafka-uuids");
+        module.addSerializer(Uuid.class, new StdSerializer<Uuid>(Uuid.class) {
+            @Override
+            public void serialize(Uuid value, JsonGenerator generator, SerializerProvider provider) throws IOException {
+                generator.writeString(value.toString());
+            }
+        });
+        module.addDeserializer(Uuid.class, new StdDeserializer<Uuid>(Uuid.class) {
+            @Override
+            public Uuid deserialize(JsonParser parser, DeserializationContext context) throws IOException {
+                String text = parser.getValueAsString();
+                try {
+                    return Uuid.fromString(text);
+                } catch (IllegalArgumentException e) {
+                    throw context.weirdStringException(text, Uuid.class, "not a Kafka topic id (22 characters of base64)");
+                }
+            }
+        });
+        return module;
     }
 
     /**

@@ -40,8 +40,11 @@ public record Plan(
         this(version, createdAt, clusterId, tool, strategy, unansweredBrokers, partitions, skipped, null);
     }
 
-    /** The plan format version this tool writes: 2 adds high watermarks and committed losses. */
-    public static final int VERSION = 2;
+    /**
+     * The plan format version this tool writes: 2 adds high watermarks and committed losses, 3 drops the expected
+     * state's partitionEpoch, which no RPC gives.
+     */
+    public static final int VERSION = 3;
     /** The oldest plan format version this tool still reads and executes. */
     public static final int OLDEST_READ = 1;
 

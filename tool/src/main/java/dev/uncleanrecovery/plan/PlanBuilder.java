@@ -65,7 +65,7 @@ public final class PlanBuilder {
         if (decision instanceof Decision.Elect elect) {
             partitions.add(new PlannedElection(partition.topic(), partition.partition(), elect.designatedLeader(),
                     // No client RPC exposes the partition epoch (DescribeTopicPartitions has none): unknown.
-                    new ExpectedState(partition.leaderEpoch(), ExpectedState.UNKNOWN_EPOCH, partition.replicas()),
+                    new ExpectedState(partition.leaderEpoch(), partition.replicas()),
                     planEvidence(partition, evidence),
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList(),

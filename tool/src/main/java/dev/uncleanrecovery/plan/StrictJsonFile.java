@@ -52,6 +52,14 @@ final class StrictJsonFile<T> {
         UserInputException create(String source, String jsonPath, String problem, Throwable cause);
     }
 
+    private static final Pattern END_OF_INPUT = Pattern.compile(
+            "Unexpected end-of-input: expected close marker for (Array|Object) \\(start marker at \\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]\\)");
+    private static final Pattern END_OF_INPUT_BETWEEN = Pattern.compile(
+            "Unexpected end-of-input within/between (Array|Object) entries");
+    private static final Pattern STARTING_AT = Pattern.compile(
+            "\\(for (Array|Object) starting at \\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]\\)");
+    private static final Pattern SOURCE_LOCATION = Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]");
+    private static final Pattern CHARACTER_CODE = Pattern.compile(" \\(code \\d+\\)");
     private static final Pattern MISSING_PROPERTY = Pattern.compile("Missing required creator property '([^']+)'");
     private static final Pattern DUPLICATE_FIELD = Pattern.compile("Duplicate field '([^']+)'");
 
@@ -175,13 +183,13 @@ final class StrictJsonFile<T> {
                 String path = pointerToPath(e.getProcessor().getParsingContext().pathAsPointer().toString());
                 throw fail(source, path, "appears twice" + at(e.getLocation()) + "; keep one", e);
             }
-            throw fail(source, "", "not valid JSON" + at(e.getLocation()) + ": " + firstLine(e.getOriginalMessage()), e);
+            throw fail(source, "", "not valid JSON" + at(e.getLocation()) + ": " + inOurWords(firstLine(e.getOriginalMessage())), e);
         } catch (MismatchedInputException e) {
             // FAIL_ON_TRAILING_TOKENS: a second value after the first, e.g. two documents pasted into one file
             throw fail(source, "", "content after the " + kind + "'s closing brace" + at(e.getLocation())
                     + "; the file holds one JSON object", e);
         } catch (IOException e) {
-            throw fail(source, "", "not valid JSON: " + firstLine(e.getMessage()), e);
+            throw fail(source, "", "not valid JSON: " + inOurWords(firstLine(e.getMessage())), e);
         }
     }
 
@@ -429,6 +437,24 @@ final class StrictJsonFile<T> {
     private static String at(JsonLocation location) {
         return location == null || location.getLineNr() < 0 ? ""
                 : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
+    }
+
+    /**
+     * Jackson's parser messages without its internals: the "[Source: REDACTED (...); line: L, column: C]" locations
+     * become "line L, column C", character codes and Java-ish wording go.
+     */
+    static String inOurWords(String message) {
+        String m = END_OF_INPUT.matcher(message).replaceAll(r -> "the file ends before the "
+                + r.group(1).toLowerCase(Locale.ROOT) + " opened at line " + r.group(2) + ", column " + r.group(3)
+                + " is closed (cut short, or a missing " + ("Array".equals(r.group(1)) ? "']'" : "'}'") + ")");
+        m = END_OF_INPUT_BETWEEN.matcher(m).replaceAll(r -> "the file ends inside an "
+                + r.group(1).toLowerCase(Locale.ROOT) + " (cut short, or a missing " + ("Array".equals(r.group(1)) ? "']'" : "'}'")
+                + ")");
+        m = STARTING_AT.matcher(m).replaceAll(r -> "(closing the " + r.group(1).toLowerCase(Locale.ROOT)
+                + " opened at line " + r.group(2) + ", column " + r.group(3) + ")");
+        m = SOURCE_LOCATION.matcher(m).replaceAll(r -> "line " + r.group(1) + ", column " + r.group(2));
+        m = CHARACTER_CODE.matcher(m).replaceAll("");
+        return m.replace("Unexpected", "unexpected").replace("was expecting", "expected");
     }
 
     private static String firstLine(String message) {

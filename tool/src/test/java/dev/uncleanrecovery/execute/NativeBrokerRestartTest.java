@@ -22,7 +22,7 @@ class NativeBrokerRestartTest {
     private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
 
     private static PlannedElection planned(Long brokerEpoch) {
-        return new PlannedElection("orders", 0, 2, new ExpectedState(4, ExpectedState.UNKNOWN_EPOCH, List.of(1, 3, 2)),
+        return new PlannedElection("orders", 0, 2, new ExpectedState(4, List.of(1, 3, 2)),
                 List.of(new PlanEvidence(2, EvidenceSource.NATIVE, EvidenceStatus.OK, 100L, 0, 4, brokerEpoch, null,
                         Instant.EPOCH)), "longest log", List.of());
     }

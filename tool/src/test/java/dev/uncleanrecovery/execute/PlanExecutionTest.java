@@ -64,8 +64,7 @@ class PlanExecutionTest {
     }
 
     private static PlannedElection planned(TopicPartition tp) {
-        return new PlannedElection(tp.topic(), tp.partition(), 2, new ExpectedState(EPOCH, ExpectedState.UNKNOWN_EPOCH,
-                List.of(1, 3, 2)), List.of(new PlanEvidence(2, EvidenceSource.NATIVE, EvidenceStatus.OK, PLANNED_LEO, EPOCH,
+        return new PlannedElection(tp.topic(), tp.partition(), 2, new ExpectedState(EPOCH, List.of(1, 3, 2)), List.of(new PlanEvidence(2, EvidenceSource.NATIVE, EvidenceStatus.OK, PLANNED_LEO, EPOCH,
                 EPOCH, 7L, null, Instant.EPOCH)), "longest log", List.of());
     }
 

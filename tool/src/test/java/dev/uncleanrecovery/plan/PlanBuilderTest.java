@@ -46,7 +46,7 @@ class PlanBuilderTest {
         PlannedElection election = plan.partitions().get(0);
         assertThat(election.topicPartition()).isEqualTo(ORDERS_3);
         assertThat(election.designatedLeader()).isEqualTo(2);
-        assertThat(election.expected()).isEqualTo(new ExpectedState(7, ExpectedState.UNKNOWN_EPOCH, List.of(1, 2, 3)));
+        assertThat(election.expected()).isEqualTo(new ExpectedState(7, List.of(1, 2, 3)));
         assertThat(election.evidence()).extracting(PlanEvidence::broker).containsExactly(1, 2, 3);
         assertThat(election.expectedTruncation()).containsExactly(
                 new PlanTruncation(1, null, null, null, TruncationEstimate.UNKNOWN),

@@ -154,8 +154,8 @@ class PlanFileMalformedTest {
 
     @Test
     void newer_version() {
-        assertThat(readError(edited(root -> root.put("version", 3).put("someNewField", true))))
-                .isEqualTo("plan.json: version is 3, but this tool reads version 1 to 2 plans; use the tool version that"
+        assertThat(readError(edited(root -> root.put("version", 4).put("someNewField", true))))
+                .isEqualTo("plan.json: version is 4, but this tool reads version 1 to 3 plans; use the tool version that"
                         + " wrote it");
     }
 
@@ -232,13 +232,50 @@ class PlanFileMalformedTest {
     void trailing_comma() {
         String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 ],");
 
-        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 22, column ");
+        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 21, column ");
+    }
+
+    @Test
+    void cut_short_in_our_words() {
+        String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("[ 1, 2, 3 ]") + 9);
+
+        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line ")
+                .containsPattern("the file ends (before the array opened at line \\d+, column \\d+ is closed|inside an array)")
+                .contains("(cut short, or a missing ']')")
+                .doesNotContain("Source", "REDACTED", "StreamReadFeature");
+    }
+
+    @Test
+    void cut_short_between_fields_in_our_words() {
+        String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("\"designatedLeader\""));
+
+        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line ")
+                .endsWith("the file ends inside an object (cut short, or a missing '}')");
+    }
+
+    @Test
+    void the_parser_messages_of_a_file_cut_after_an_opening_bracket_in_our_words() {
+        // what Jackson says of '{"version": 2, "partitions": [' followed by a newline
+        String jackson = "Unexpected end-of-input: expected close marker for Array (start marker at [Source: REDACTED"
+                + " (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 30])";
+
+        assertThat(StrictJsonFile.inOurWords(jackson)).isEqualTo("the file ends before the array opened at line 1,"
+                + " column 30 is closed (cut short, or a missing ']')");
+        assertThat(readError("{\"version\": 2, \"partitions\": [\n")).endsWith(StrictJsonFile.inOurWords(jackson));
+    }
+
+    @Test
+    void wrong_closing_bracket_in_our_words() {
+        String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 }");
+
+        assertThat(readError(json)).contains("unexpected close marker '}': expected ']' (closing the array opened at line")
+                .doesNotContain("Source", "REDACTED", "StreamReadFeature");
     }
 
     @Test
     void two_plans_in_one_file() {
         assertThat(readError(PlanFileTest.GOLDEN + PlanFileTest.GOLDEN))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 95, column 1; the file holds one JSON object");
+                .isEqualTo("plan.json: content after the plan's closing brace at line 94, column 1; the file holds one JSON object");
     }
 
     @Test

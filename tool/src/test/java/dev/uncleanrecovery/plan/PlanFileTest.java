@@ -27,7 +27,7 @@ class PlanFileTest {
     /** A plan file byte for byte: reviewers and scripts read these names. */
     static final String GOLDEN = """
             {
-              "version" : 2,
+              "version" : 3,
               "createdAt" : "2026-11-29T03:04:05Z",
               "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
               "tool" : "kafka-unclean-recovery 0.1.0",
@@ -45,7 +45,6 @@ class PlanFileTest {
                 "designatedLeader" : 2,
                 "expected" : {
                   "leaderEpoch" : 7,
-                  "partitionEpoch" : -1,
                   "replicas" : [ 1, 2, 3 ]
                 },
                 "evidence" : [ {
@@ -158,6 +157,18 @@ class PlanFileTest {
                     .skipped().get(0).reason());
         });
         assertThat(plan.partitions()).singleElement().satisfies(p -> assertThat(p.designatedLeader()).isEqualTo(2));
+    }
+
+    @Test
+    void a_version_2_plan_with_its_partition_epoch_still_reads() throws IOException {
+        ObjectNode old = (ObjectNode) Json.mapper().readTree(GOLDEN);
+        old.put("version", 2);
+        old.get("partitions").forEach(p -> ((ObjectNode) p.get("expected")).put("partitionEpoch", -1));
+
+        Plan plan = PlanFile.parse("v2-plan.json", Json.mapper().writeValueAsBytes(old));
+
+        assertThat(plan.partitions()).singleElement()
+                .satisfies(p -> assertThat(p.expected()).isEqualTo(new ExpectedState(7, List.of(1, 2, 3))));
     }
 
     @Test

@@ -27,7 +27,7 @@ class SecondLookHintTest {
             TopicPartitionState.NO_LEADER, 4, List.of(1, 3, 2), List.of(1), List.of(), List.of(1), List.of(1));
 
     private static PlannedElection planned(PlanEvidence... evidence) {
-        return new PlannedElection("orders", 0, 2, new ExpectedState(4, ExpectedState.UNKNOWN_EPOCH, List.of(1, 3, 2)),
+        return new PlannedElection("orders", 0, 2, new ExpectedState(4, List.of(1, 3, 2)),
                 List.of(evidence), "longest log", List.of());
     }
 
