@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
         description = {"Start a local real Kafka 4.4.0 cluster (a controller and 3 brokers on 127.0.0.1, temp dirs), "
                 + "reproduce KIP-966's 'last replica standing' outage with real data loss on the last leader, then run "
                 + "status, plan and execute against it and count the records before and after. Stops every process it "
-                + "started (also on Ctrl-C) unless --keep-running."})
+                + "started (also on Ctrl-C) unless --keep-running. With --practice it stops once the cluster is broken "
+                + "and keeps it so, for rehearsing the runbook (docs/runbook.md) by hand."})
 public class DemoCommand implements Callable<Integer> {
 
     private static final String TOPIC = "orders";
@@ -31,6 +32,10 @@ public class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--keep-running", description = "Leave the cluster up afterwards and print its bootstrap address.")
     boolean keepRunning;
+
+    @Option(names = "--practice", description = "Break the cluster and leave it broken (nothing recovered): print its "
+            + "bootstrap servers and how to stop it, then wait; rehearse the runbook against it.")
+    boolean practice;
 
     @Option(names = "--partitions", paramLabel = "N", defaultValue = "3", description = "Partitions of the demo topic (default: ${DEFAULT-VALUE}).")
     int partitions;
@@ -55,15 +60,24 @@ public class DemoCommand implements Callable<Integer> {
             step(out, "Reproducing KIP-966's 'last replica standing' outage on topic '" + TOPIC + "' (replicas [1,3,2],"
                     + " min.insync.replicas=2, unclean.leader.election.enable=false)");
             LastReplicaStandingOutage.Result outage = LastReplicaStandingOutage.reproduce(cluster, TOPIC, partitions,
-                    records, records / 10, s -> out.println("    " + s));
-            out.printf("    acknowledged to producers: %d records per partition (%d acks=all, %d acks=1 on the last leader)%n",
-                    outage.acknowledged(), 2 * outage.ackedByAll(), outage.ackedByLeaderOnly());
-            out.printf("    now: broker 2 holds %d records, broker 3 holds %d, broker 1 (the last leader) is gone."
-                    + " Kafka's own unclean election would pick broker 3, the first live replica.%n",
-                    outage.survivorLogEndOffsets().get(2), outage.survivorLogEndOffsets().get(3));
+                    records, records / 10, s -> said(out, s));
+            said(out, String.format("acknowledged to producers: %d records per partition (%d acks=all, %d acks=1 on the"
+                    + " last leader)", outage.acknowledged(), 2 * outage.ackedByAll(), outage.ackedByLeaderOnly()));
+            said(out, String.format("now: broker 2 holds %d records, broker 3 holds %d, broker 1 (the last leader) is gone."
+                    + " Kafka's own unclean election would pick broker 3, the first live replica.",
+                    outage.survivorLogEndOffsets().get(2), outage.survivorLogEndOffsets().get(3)));
             out.flush();
 
             String bootstrap = cluster.bootstrapServers();
+            if (practice) {
+                step(out, "The cluster is broken and stays so: rehearse the runbook (docs/runbook.md) against it");
+                out.println("    --bootstrap-server " + bootstrap);
+                said(out, "start with: kafka-unclean-recovery.sh status --bootstrap-server " + bootstrap);
+                said(out, "stop it with Ctrl-C here, or: kill " + ProcessHandle.current().pid()
+                        + " (stops every Kafka process this demo started and deletes their directories)");
+                out.flush();
+                new CountDownLatch(1).await();
+            }
             step(out, "kafka-unclean-recovery.sh --bootstrap-server " + bootstrap + " status");
             runCommand(out, err, "--bootstrap-server", bootstrap, "status");
 
@@ -83,10 +97,10 @@ public class DemoCommand implements Callable<Integer> {
             step(out, "Counting the records a consumer reads now");
             long readable = RecordCount.readable(cluster, outage.topicPartitions(), Duration.ofSeconds(60));
             long acknowledged = outage.acknowledged() * partitions;
-            out.printf("    before the outage: %d records acknowledged; readable now: %d; lost: %d (the acks=1 records"
-                    + " only the dead last leader had).%n", acknowledged, readable, acknowledged - readable);
-            out.printf("    Kafka's own unclean election (broker 3 first) would have kept %d and lost %d.%n",
-                    outage.ackedByAll() * partitions, acknowledged - outage.ackedByAll() * partitions);
+            said(out, String.format("before the outage: %d records acknowledged; readable now: %d; lost: %d (the acks=1"
+                    + " records only the dead last leader had).", acknowledged, readable, acknowledged - readable));
+            said(out, String.format("Kafka's own unclean election (broker 3 first) would have kept %d and lost %d.",
+                    outage.ackedByAll() * partitions, acknowledged - outage.ackedByAll() * partitions));
             out.printf("Demo done in %d s.%n", Duration.ofNanos(System.nanoTime() - started).toSeconds());
             if (keepRunning) {
                 out.println("The cluster keeps running: --bootstrap-server " + bootstrap + "  (Ctrl-C stops it)");
@@ -113,7 +127,11 @@ public class DemoCommand implements Callable<Integer> {
 
     private static void step(PrintWriter out, String what) {
         out.println();
-        out.println("==> " + what);
+        Table.printWrapped(out, "==> " + what, 4);
         out.flush();
+    }
+
+    private static void said(PrintWriter out, String what) {
+        Table.printWrapped(out, "    " + what, 4);
     }
 }

@@ -108,13 +108,13 @@ public class ExecuteCommand implements Callable<Integer> {
                 out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed (%d ms, %s)%n",
                         result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
-                        result.elector());
+                        electorName(result.elector()));
             }
             printTruncations(result, out);
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
-                out.println("Hanging transactions on the elected partitions: none" + (result.hanging().notNeeded() == null
-                        ? "" : " (" + result.hanging().notNeeded() + ")"));
+                Table.printWrapped(out, "Hanging transactions on the elected partitions: none"
+                        + (result.hanging().notNeeded() == null ? "" : " (" + result.hanging().notNeeded() + ")"), 4);
             }
             for (String warning : file.warnings()) {
                 out.println("WARNING: " + warning);
@@ -171,5 +171,17 @@ public class ExecuteCommand implements Callable<Integer> {
             }
             throw e;
         }
+    }
+
+    /** "stock elector", "native": what the progress line and the result file explain in full. */
+    static String electorName(String described) {
+        int end = described.length();
+        for (String stop : List.of(" (", ":")) {
+            int at = described.indexOf(stop);
+            if (at > 0 && at < end) {
+                end = at;
+            }
+        }
+        return described.substring(0, end);
     }
 }

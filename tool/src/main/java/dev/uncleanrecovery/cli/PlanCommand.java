@@ -90,13 +90,16 @@ public class PlanCommand implements Callable<Integer> {
             PlanPrinter.print(plan, out);
             out.println();
             out.println("Evidence: " + evidenceSources(result));
-            out.println("Plan written to " + file.toAbsolutePath() + " (probed in " + Durations.human(result.probeTime())
-                    + ", " + result.requests().total() + " requests)." + (applying ? "" : " Nothing was changed."));
+            Table.printWrapped(out, "Plan written to " + file.toAbsolutePath() + " (probed in "
+                    + Durations.human(result.probeTime()) + ", " + result.requests().total() + " requests)."
+                    + (applying ? "" : " Nothing was changed."), 4);
             if (applying && !plan.partitions().isEmpty()) {
                 out.println("Applying it now (--automated-recovery): each partition is checked once more, then elected.");
             } else if (!plan.partitions().isEmpty()) {
-                out.println("Review it, then apply it with: kafka-unclean-recovery.sh --bootstrap-server "
-                        + global.bootstrapServer + " execute --plan " + file);
+                // the command on a line of its own, whole, to be pasted
+                out.println("Review it, then apply it with:");
+                out.println("  kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer + " execute --plan "
+                        + file);
             }
         }
         return plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;

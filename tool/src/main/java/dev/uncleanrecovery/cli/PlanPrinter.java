@@ -12,6 +12,7 @@ import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.SkippedPartition;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -37,10 +38,11 @@ final class PlanPrinter {
             Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION");
             PartitionRows rows = new PartitionRows();
             for (PlannedElection p : plan.partitions()) {
-                PlanEvidence leader = p.evidence().stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
+                List<PlanEvidence> evidence = oneEach(p.evidence());
+                PlanEvidence leader = evidence.stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
                 rows.add(p.topicPartition(), (p.tieredStorage() ? "[tiered storage] " : "") + p.reason(),
                         p.designatedLeader() + " " + describe(leader),
-                        p.evidence().stream().filter(e -> e.broker() != p.designatedLeader())
+                        evidence.stream().filter(e -> e.broker() != p.designatedLeader())
                                 .map(e -> e.broker() + " " + describe(e)).collect(Collectors.joining(", ")),
                         truncation(p));
             }
@@ -60,6 +62,19 @@ final class PlanPrinter {
             table.print(out);
         }
         printUnanswered(plan, out);
+    }
+
+    /**
+     * One entry per broker, in the order the brokers first appear: a broker that did not answer but whose log was
+     * read from its disk ({@code --evidence}) shows what was read.
+     */
+    static List<PlanEvidence> oneEach(List<PlanEvidence> evidence) {
+        Map<Integer, PlanEvidence> byBroker = new LinkedHashMap<>();
+        for (PlanEvidence e : evidence) {
+            byBroker.merge(e.broker(), e, (first, later) -> first.status() != EvidenceStatus.OK
+                    && later.status() == EvidenceStatus.OK ? later : first);
+        }
+        return List.copyOf(byBroker.values());
     }
 
     /** The consumer groups that read records the plan destroys: they will reset or detect the truncation. */
@@ -89,8 +104,8 @@ final class PlanPrinter {
     private static void printUnanswered(Plan plan, PrintWriter out) {
         if (!plan.unansweredBrokers().isEmpty()) {
             for (PlanUnansweredBroker b : plan.unansweredBrokers()) {
-                out.println("UNANSWERED broker " + b.broker() + (b.address() == null ? "" : " (" + b.address() + ")")
-                        + ", " + b.replicasUnknown() + " of " + b.replicas() + " replica(s) unknown: " + b.reason());
+                Table.printWrapped(out, "UNANSWERED broker " + b.broker() + (b.address() == null ? "" : " (" + b.address()
+                        + ")") + ", " + b.replicasUnknown() + " of " + b.replicas() + " replica(s) unknown: " + b.reason(), 4);
             }
             return;
         }
@@ -100,8 +115,8 @@ final class PlanPrinter {
                 .forEach(evidence -> evidence.stream().filter(e -> e.status() == EvidenceStatus.UNREACHABLE)
                         .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new LinkedHashMap<>())
                                 .merge(e.error() == null ? "no answer" : e.error(), 1, Integer::sum)));
-        byBroker.forEach((broker, errors) -> errors.forEach((error, partitions) -> out.println("UNREACHABLE broker "
-                + broker + " (" + partitions + " partition(s)): " + error)));
+        byBroker.forEach((broker, errors) -> errors.forEach((error, partitions) -> Table.printWrapped(out,
+                "UNREACHABLE broker " + broker + " (" + partitions + " partition(s)): " + error, 4)));
     }
 
     private static String describe(PlanEvidence e) {

@@ -71,7 +71,7 @@ final class ProgressLine implements Consumer<ProbeProgress> {
     /** A step of a longer job, always printed. */
     static Consumer<String> steps(PrintWriter err) {
         return step -> {
-            err.println("... " + step);
+            Table.printWrapped(err, "... " + step, 4);
             err.flush();
         };
     }

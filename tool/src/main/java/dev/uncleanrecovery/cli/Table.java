@@ -114,6 +114,21 @@ final class Table {
         }
     }
 
+    /**
+     * A line of text that may be long (a reason, a broker's error) in lines of at most {@link #MAX_WIDTH}, the
+     * continuation lines indented by {@code indent} spaces.
+     */
+    static void printWrapped(PrintWriter out, String text, int indent) {
+        List<String> lines = wrap(text, MAX_WIDTH);
+        out.println(lines.get(0));
+        String rest = String.join(" ", lines.subList(1, lines.size()));
+        if (!rest.isEmpty()) {
+            for (String line : wrap(rest, MAX_WIDTH - indent)) {
+                out.println(" ".repeat(indent) + line);
+            }
+        }
+    }
+
     /** The cell in lines of at most {@code width}, broken after spaces where it can be. */
     static List<String> wrap(String cell, int width) {
         List<String> lines = new ArrayList<>();

@@ -115,9 +115,14 @@ public final class StockElector implements DesignatedElector {
         CompletableFuture<Map<TopicPartition, String>> restoring = null;
         try {
             // 1. Reorder best-first.
-            progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first"
-                    + (reorders.size() < byPartition.size() ? " (" + (byPartition.size() - reorders.size())
-                            + " already have their live replicas best-first: not touched)" : ""));
+            if (reorders.isEmpty()) {
+                progress.accept("no replica order to change: the live replicas of all " + byPartition.size()
+                        + " partition(s) are already best-first: not touched");
+            } else {
+                progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first"
+                        + (reorders.size() < byPartition.size() ? " (" + (byPartition.size() - reorders.size())
+                                + " already have their live replicas best-first: not touched)" : ""));
+            }
             Map<TopicPartition, String> reorderFailures = reassign(reorders);
             reorders.keySet().stream().filter(tp -> !reorderFailures.containsKey(tp))
                     .forEach(tp -> reordered.put(tp, byPartition.get(tp).expectedReplicas()));
@@ -141,12 +146,15 @@ public final class StockElector implements DesignatedElector {
             }
 
             // 3. Elect.
-            progress.accept("electing " + toElect.size() + " partition(s) (ElectLeaders UNCLEAN)");
+            progress.accept(toElect.isEmpty() ? "nothing left to elect after the re-check"
+                    : "electing " + toElect.size() + " partition(s) (ElectLeaders UNCLEAN)");
             Map<TopicPartition, String> electionErrors = electUnclean(toElect);
 
             // 4. Restore the original order right away: the controller has decided every election it answered, and
             //    an order change never moves a leader that stays a replica. It runs while the leaders are read back.
-            progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
+            if (!reordered.isEmpty()) {
+                progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
+            }
             restoring = OnItsOwnThread.run("replica-order-restore", () -> reassign(reordered));
 
             // 5. Verify: leader == designated and leader epoch == planned + 1.

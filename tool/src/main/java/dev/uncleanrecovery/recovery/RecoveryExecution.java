@@ -292,6 +292,9 @@ public final class RecoveryExecution {
                 stateElected |= o.topicPartition().topic().equals(Topic.TRANSACTION_STATE_TOPIC_NAME);
             }
         }
+        if (leaders.isEmpty()) {
+            return HangingTransactions.Result.notNeeded("no partition was elected");
+        }
         try {
             // A transaction begins at its coordinator, a partition leader of __transaction_state, which Kafka creates
             // on the first transactional producer's request: without that topic no transaction was ever open.

@@ -69,4 +69,13 @@ class ExecuteReportTest {
                 .isInstanceOf(IOException.class).hasMessageContaining("no-such-directory");
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "1 elected").doesNotContain("Result written to");
     }
+
+    @Test
+    void the_summary_names_the_elector_that_the_progress_line_explained() {
+        assertThat(ExecuteCommand.electorName("stock elector (controllers do not offer ElectLeaders v3): reorder replicas"
+                + " best-first, ElectLeaders UNCLEAN, restore the order, verify")).isEqualTo("stock elector");
+        assertThat(ExecuteCommand.electorName("native: ElectLeaders v3 with DesignatedLeaders (UNCLEAN), through broker 2"))
+                .isEqualTo("native");
+        assertThat(ExecuteCommand.electorName("none (dry run)")).isEqualTo("none");
+    }
 }

@@ -68,7 +68,8 @@ class NativeMixedClusterTest extends OfflineOrdersPartition {
                 plan.toString(), "--reprobe-timeout-ms", "3000");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(run.out()).contains("stock elector (");
+        assertThat(run.out()).contains("stock elector");
+        assertThat(run.err().replaceAll("\\s+", " ")).contains("stock elector (");
         assertThat(cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30)).leader())
                 .isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
     }

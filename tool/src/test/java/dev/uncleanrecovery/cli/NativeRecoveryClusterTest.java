@@ -107,7 +107,9 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
                 "--probe-mode", "native", "--reprobe-timeout-ms", "3000");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(run.out()).contains("native: ElectLeaders v3 with DesignatedLeaders").doesNotContain("stock elector");
+        assertThat(run.err().replaceAll("\\s+", " ")).contains("native: ElectLeaders v3 with DesignatedLeaders")
+                .doesNotContain("stock elector");
+        assertThat(run.out()).contains("native").doesNotContain("stock elector");
         PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         assertThat(after.replicas()).as("nothing reordered").isEqualTo(before.replicas());

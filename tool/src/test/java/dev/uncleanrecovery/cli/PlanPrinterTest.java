@@ -85,4 +85,44 @@ class PlanPrinterTest {
         assertThat(printed.lines().filter(l -> l.contains("did not answer ListOffsets"))).containsExactly(
                 "UNANSWERED broker 1 (h1:9092), 2 of 2 replica(s) unknown: broker 1 (h1:9092) did not answer ListOffsets within 3 s");
     }
+
+    @Test
+    void a_long_reason_of_an_unanswered_broker_wraps_within_120_columns() {
+        PlanBuilder plan = new PlanBuilder(AT, "cluster", "kafka-unclean-recovery test", Strategy.PROACTIVE);
+        String reason = "cannot connect to broker 1 (127.0.0.1:25419): connection refused or closed during setup (is the"
+                + " broker running and is this its listener?) (fenced by the controller and not listening: not waiting"
+                + " for it)";
+        add(plan, 0, reason);
+        plan.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "127.0.0.1:25419", 1, 1, reason)));
+        StringWriter text = new StringWriter();
+
+        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+
+        String printed = text.toString();
+        assertThat(printed.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(Table.MAX_WIDTH));
+        assertThat(printed.replaceAll("\\s+", " ")).contains("UNANSWERED broker 1 (127.0.0.1:25419), 1 of 1 replica(s)"
+                + " unknown: " + reason);
+    }
+
+    @Test
+    void a_broker_read_from_its_disk_is_listed_once_with_what_its_disk_holds() {
+        TopicPartition tp = new TopicPartition("orders", 0);
+        TopicPartitionState state = new TopicPartitionState("orders", new Uuid(42, 7), 0,
+                TopicPartitionState.NO_LEADER, 7, List.of(1, 3, 2), List.of(), List.of(), List.of(), List.of(1));
+        // broker 1 is down (the probe's UNREACHABLE) and its disk was read with 'inspect' (--evidence)
+        List<ReplicaEvidence> evidence = List.of(
+                ReplicaEvidence.failed(tp, 1, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, REFUSED, AT),
+                ReplicaEvidence.answered(tp, 1, EvidenceSource.DISK, 55, 0, 7, -1, AT),
+                ReplicaEvidence.answered(tp, 2, EvidenceSource.STOCK, 40, 6, 7, -1, AT),
+                ReplicaEvidence.answered(tp, 3, EvidenceSource.STOCK, 20, 6, 7, -1, AT));
+        PlanBuilder plan = new PlanBuilder(AT, "cluster", "kafka-unclean-recovery test", Strategy.PROACTIVE);
+        plan.add(state, evidence, LeaderChoice.decide(state, evidence, Set.of(), ElectionOptions.defaults()
+                .withStrategy(Strategy.PROACTIVE)));
+        StringWriter text = new StringWriter();
+
+        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+
+        String row = text.toString().lines().filter(l -> l.startsWith("orders-0")).findFirst().orElseThrow();
+        assertThat(row).contains("1 (epoch 0, LEO 55, disk)").doesNotContain("UNREACHABLE");
+    }
 }
