@@ -2,19 +2,28 @@
 # kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 # SPDX-License-Identifier: Apache-2.0
 #
-# Runs the tool. On a fresh clone it first builds the runnable jar with Maven (once).
+# Runs the tool: from the release archive as it is (lib/), or from a source checkout, which it first builds with
+# Maven (once).
 set -euo pipefail
 
 home="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-jar="$home/tool/target/kafka-unclean-recovery.jar"
-server_classpath="$home/target/kafka-server-4.4.0.classpath"
+if [ -f "$home/lib/kafka-unclean-recovery.jar" ]; then
+  jar="$home/lib/kafka-unclean-recovery.jar"
+  # only a checkout has the Kafka server jars 'demo' starts
+  server_classpath="$home/lib/kafka-server-4.4.0.classpath"
+  built=true
+else
+  jar="$home/tool/target/kafka-unclean-recovery.jar"
+  server_classpath="$home/target/kafka-server-4.4.0.classpath"
+  built=false
+fi
 
 if ! command -v java >/dev/null 2>&1; then
   echo "kafka-unclean-recovery: java not found; install Java 17 or later" >&2
   exit 1
 fi
 
-if [ ! -f "$jar" ] || [ ! -f "$server_classpath" ]; then
+if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$server_classpath" ]; }; then
   echo "kafka-unclean-recovery: building the tool first (mvn package, about a minute; output hidden)..." >&2
   if ! command -v mvn >/dev/null 2>&1; then
     echo "kafka-unclean-recovery: mvn not found; install Maven 3.8+ to build the tool" >&2
@@ -44,14 +53,14 @@ jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -XX:InitialRAMPercentage=5 
 # temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a
 # half-written archive would crash the JVM. A missing or stale archive (jar rebuilt, other JDK) is
 # silently ignored. KAFKA_UNCLEAN_RECOVERY_CDS=off disables all of it.
-archive="$home/tool/target/kafka-unclean-recovery.jsa"
+archive="$(dirname "$jar")/kafka-unclean-recovery.jsa"
 quiet_cds=(-Xlog:cds=off -Xlog:cds+dynamic=off)
 if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
   if [ -s "$archive" ] && [ "$archive" -nt "$jar" ]; then
     jvm_opts+=(-XX:SharedArchiveFile="$archive" "${quiet_cds[@]}")
-  elif [ -w "$home/tool/target" ] && command -v nohup >/dev/null 2>&1; then
+  elif [ -w "$(dirname "$jar")" ] && command -v nohup >/dev/null 2>&1; then
     # One archive build at a time; a lock left by a killed build expires after 10 minutes.
-    find "$home/tool/target" -maxdepth 1 -name "$(basename "$archive").lock" -mmin +10 -exec rmdir {} + 2>/dev/null || true
+    find "$(dirname "$jar")" -maxdepth 1 -name "$(basename "$archive").lock" -mmin +10 -exec rmdir {} + 2>/dev/null || true
     if mkdir "$archive.lock" 2>/dev/null; then
       nohup sh -c '
         tmp="$0.$$.tmp"; archive="$0"; jar="$1"; shift

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.RecordCount;
@@ -48,6 +49,12 @@ public class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        String serverClasspath = System.getProperty("kafka.server.classpath.file");
+        if (serverClasspath != null && !java.nio.file.Files.isRegularFile(Path.of(serverClasspath))) {
+            // the release archive bundles the tool, not a Kafka broker to break
+            throw new UserInputException("demo needs the Kafka 4.4.0 server jars, which only a source checkout has: run"
+                    + " bin/kafka-unclean-recovery.sh demo from a clone of the repository (it builds them with Maven)");
+        }
         long started = System.nanoTime();
         LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(3).build();
         Thread onCtrlC = new Thread(cluster::close, "demo-cluster-stop");

@@ -15,6 +15,9 @@ public final class ToolVersion implements IVersionProvider {
 
     @Override
     public String[] getVersion() {
-        return new String[] {describe() + " (kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion() + ")"};
+        return new String[] {describe(),
+            "kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion(),
+            "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", " + System.getProperty("java.home")
+                    + ")"};
     }
 }
