@@ -25,7 +25,9 @@ public final class KafkaToolProcess {
     /** The main classes of the scripts the tool tells operators to run. */
     private static final java.util.Map<String, String> SCRIPTS = java.util.Map.of(
             "kafka-transactions.sh", "org.apache.kafka.tools.TransactionsCommand",
-            "kafka-leader-election.sh", "org.apache.kafka.tools.LeaderElectionCommand");
+            "kafka-leader-election.sh", "org.apache.kafka.tools.LeaderElectionCommand",
+            "kafka-reassign-partitions.sh", "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+            "kafka-topics.sh", "org.apache.kafka.tools.TopicCommand");
 
     /** A command line as printed for an operator ("kafka-transactions.sh --bootstrap-server ... abort ..."), run. */
     public static Run runAsPrinted(String commandLine) throws IOException, InterruptedException {

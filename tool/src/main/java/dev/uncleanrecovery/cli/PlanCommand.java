@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
+import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.Json;
@@ -24,6 +25,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -51,6 +53,12 @@ public class PlanCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
+    @Option(names = "--kafka-tools", paramLabel = "DIR",
+            description = "Also write, into DIR, the same designated elections as steps with Kafka's own tools: "
+                    + "kafka-reassign-partitions.sh to put each designated replica first, kafka-leader-election.sh, the "
+                    + "reassignment that restores the order, and the checks between them (STEPS.txt).")
+    Path kafkaTools;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -61,7 +69,19 @@ public class PlanCommand implements Callable<Integer> {
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             result = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
         }
-        return report(result, planning.outputFile(result.plan().createdAt()), root.global, out, err);
+        Path planFile = planning.outputFile(result.plan().createdAt());
+        int code = report(result, planFile, root.global, out, err);
+        if (kafkaTools != null && !result.plan().partitions().isEmpty()) {
+            Set<Integer> listed = result.snapshot().brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
+                    .collect(Collectors.toSet());
+            KafkaToolsSteps.Written steps = KafkaToolsSteps.write(result.plan(), planFile, root.global.bootstrapServer,
+                    listed, kafkaTools);
+            Table.printWrapped(out, "The same elections with Kafka's own tools: " + steps.steps() + " ("
+                    + steps.partitions() + " of " + result.plan().partitions().size() + " partition(s)"
+                    + (steps.impossible().isEmpty() ? "; run its commands in order)" : "; the others have a replica on a"
+                            + " fenced or lost broker, which kafka-reassign-partitions.sh refuses: see the file)"), 4);
+        }
+        return code;
     }
 
     /** Writes the plan file and prints it; shared with {@code recover}. */
@@ -96,6 +116,10 @@ public class PlanCommand implements Callable<Integer> {
             if (applying && !plan.partitions().isEmpty()) {
                 out.println("Applying it now (--automated-recovery): each partition is checked once more, then elected.");
             } else if (!plan.partitions().isEmpty()) {
+                // Kafka's tool takes the plan file, but reads only topic and partition from it
+                Table.printWrapped(out, "Not kafka-leader-election.sh --path-to-json-file with this plan: Kafka's tool"
+                        + " elects the first live replica in assignment order, not the designated one (plan --kafka-tools"
+                        + " DIR writes the steps to do it with Kafka's tools, where they can).", 4);
                 // the command on a line of its own, whole, to be pasted
                 out.println("Review it, then apply it with:");
                 out.println("  kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer + " execute --plan "

@@ -335,7 +335,7 @@ public final class PlanExecution {
      * Designated first, then the other replicas by (last written epoch, log end offset), then the ones with no
      * evidence in assignment order: if the designated replica cannot lead, UNCLEAN falls to the next best.
      */
-    static ElectionTarget toTarget(PlannedElection p) {
+    public static ElectionTarget toTarget(PlannedElection p) {
         List<Integer> replicas = p.expected().replicas();
         Map<Integer, PlanEvidence> answered = p.evidence().stream()
                 .filter(e -> e.status() == EvidenceStatus.OK)
