@@ -21,6 +21,7 @@ import picocli.CommandLine.Mixin;
             ExecuteCommand.class,
             RecoverCommand.class,
             InspectCommand.class,
+            ReplayCommand.class,
             DemoCommand.class,
             ClassDataTrainingCommand.class,
             CommandLine.HelpCommand.class},
