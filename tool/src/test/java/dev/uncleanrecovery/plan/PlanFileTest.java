@@ -96,7 +96,8 @@ class PlanFileTest {
                     "estimate" : "AT_LEAST",
                     "committedRecords" : 0
                   } ]
-                } ]
+                } ],
+                "topicId" : "AAAAAAAAACoAAAAAAAAABw"
               } ],
               "skipped" : [ {
                 "topic" : "orders",
