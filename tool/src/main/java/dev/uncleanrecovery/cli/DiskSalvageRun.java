@@ -60,7 +60,7 @@ final class DiskSalvageRun {
         Path dir = salvageDir != null ? salvageDir : SalvageStore.besidePlan(planFile);
         InspectCommand.refuseInsideLogDir("--salvage-dir", dir, report);
         SalvageStore store = SalvageStore.open(dir, new SalvageStore.PlanReference(planFile.toString(),
-                plan.clusterId(), plan.createdAt()));
+                plan.clusterId(), plan.createdAt()), ToolVersion.describe());
         Plan selected = new Plan(plan.version(), plan.createdAt(), plan.clusterId(), plan.tool(), plan.strategy(),
                 plan.unansweredBrokers(), plan.partitions().stream()
                 .filter(p -> partitions.contains(p.topicPartition())).toList(), List.of(), plan.notes());
@@ -78,7 +78,8 @@ final class DiskSalvageRun {
     }
 
     private void print(LogDirReport report, Path planFile, Path dir, List<Outcome> outcomes) {
-        out.println(fit("Broker " + report.brokerId() + ": salvage beyond the cuts of " + planFile + " into " + dir));
+        out.println("Broker " + report.brokerId() + ": salvage beyond the cuts of " + planFile);
+        out.println("  into " + dir.toAbsolutePath());
         out.println();
         int nameWidth = Math.min(40, outcomes.stream().mapToInt(o -> o.partition().toString().length()).max().orElse(9));
         List<String> details = new ArrayList<>();
@@ -107,8 +108,7 @@ final class DiskSalvageRun {
         out.println(attention > 0
                 ? "Do NOT restart broker " + report.brokerId() + " until they are copied: following the new leader"
                 + " it truncates them. Nothing in the log dirs was changed."
-                : "Nothing in the log dirs was changed" + (copied > 0 ? "; copies under " + dir.toAbsolutePath() : "")
-                + ".");
+                : "Nothing in the log dirs was changed.");
     }
 
     /** "20..24 from broker 2's log end 20: 5 records, 1 batch, 420 B" */

@@ -139,8 +139,8 @@ public final class DiskSalvage {
         }
         long leo = log.logEndOffset();
         if (log.invalidTailBytes() > 0) {
-            notes.add("left out " + log.invalidTailBytes() + " bytes after the last valid batch (a torn or unfinished"
-                    + " write): Kafka's log recovery truncates them at start-up");
+            notes.add("left out " + log.invalidTailBytes() + " bytes after offset " + (log.logEndOffset() - 1)
+                    + " (a torn write): Kafka's log recovery truncates them at start-up");
         }
         if (leo <= from) {
             return new Outcome(tp, Status.NOTHING_BEYOND, "the log ends at " + leo + ", at or before " + from
