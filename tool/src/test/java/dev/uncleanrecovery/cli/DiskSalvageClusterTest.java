@@ -12,6 +12,9 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.salvage.SalvageDirectory;
+import dev.uncleanrecovery.salvage.SalvageSource;
+import dev.uncleanrecovery.salvage.SalvageStore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -93,6 +96,14 @@ class DiskSalvageClusterTest {
         assertThat(keysAndValues(salvaged)).containsExactlyElementsOf(produced);
         assertThat(partition.get("sha256").asText()).isEqualTo(sha256(salvaged));
         assertManifestChecksums(Path.of(partition.get("manifest").asText()), salvaged);
+        // and the store reads it back whole, every file checked against its manifest
+        assertThat(SalvageDirectory.read(SalvageStore.besidePlan(plan)).ranges()).singleElement().satisfies(r -> {
+            assertThat(r.range().broker()).isEqualTo(dead);
+            assertThat(r.range().fromOffset()).isEqualTo(leaderEnd);
+            assertThat(r.range().toOffset()).isEqualTo(leaderEnd + ACKED_BY_LEADER_ONLY);
+            assertThat(r.range().topicId().toString()).isEqualTo(election.topicId());
+            assertThat(r.sources()).containsExactly(SalvageSource.DISK);
+        });
     }
 
     /** The broker's own segment bytes from the batch holding {@code fromOffset} to the last valid batch. */
