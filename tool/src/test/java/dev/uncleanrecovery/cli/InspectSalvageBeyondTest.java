@@ -104,6 +104,32 @@ class InspectSalvageBeyondTest {
         byte[] expected = concat(Arrays.copyOfRange(first, positionOf(first, 10), first.length),
                 Arrays.copyOfRange(second, 0, second.length - 13));
         assertThat(salvagedSegment(SalvageStore.besidePlan(plan))).isEqualTo(expected);
+
+        // a second run finds the same copy already there and keeps it
+        CliRun again = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+        assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
+        assertThat(again.out()).containsPattern("story-0 +COPIED +15\\.\\.39");
+        assertThat(salvagedSegment(SalvageStore.besidePlan(plan))).isEqualTo(expected);
+    }
+
+    @Test
+    void a_topic_selection_narrows_the_plan_and_evidence_options_are_refused() throws IOException {
+        deadLeaderAfterKill9();
+        Path plan = plan(election("story", story.topicId, 40), election("behind", behind.topicId, 12));
+
+        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+                "--topic", "behind");
+        CliRun both = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+                "--output-file", tmp.resolve("evidence.json").toString());
+        CliRun none = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+                "--topic", "unplanned");
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        assertThat(run.out()).contains("behind-0").doesNotContain("story-0").contains("1 partition(s)");
+        assertThat(both.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(both.err()).contains("--output-file").contains("--salvage-beyond");
+        assertThat(none.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(none.err()).contains("elects no partition of topic unplanned");
     }
 
     @Test
