@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -104,6 +105,16 @@ class DiskSalvageClusterTest {
             assertThat(r.range().topicId().toString()).isEqualTo(election.topicId());
             assertThat(r.sources()).containsExactly(SalvageSource.DISK);
         });
+
+        // what was copied is what Kafka destroys: elected 2 leads, and restarted 1 cuts its log exactly there
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+                plan.toString(), "--result-file", dir.resolve("result.json").toString());
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
+        cluster.startBroker(dead);
+        cluster.awaitPartition(STORY_0, v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR
+                && v.isr().contains(dead), Duration.ofSeconds(60));
+        assertThat(cluster.nodeLogSinceLastStart(dead)).containsPattern("Truncating to offset " + leaderEnd + "\\b.*"
+                + STORY_0 + "\\b|" + STORY_0 + "\\b.*Truncating to offset " + leaderEnd + "\\b");
     }
 
     /** The broker's own segment bytes from the batch holding {@code fromOffset} to the last valid batch. */
