@@ -84,8 +84,9 @@ public class ReplayCommand implements Callable<Integer> {
                 + partitionMap.name().toLowerCase(Locale.ROOT);
         if (!execute) {
             List<RangeCounts> counts = SalvageReplay.count(salvage, SAMPLES);
-            out.println("Dry run: nothing is produced (add --execute). " + salvage.ranges().size()
-                    + " salvaged range(s) in " + salvageDir + " into " + into);
+            out.println("Dry run: nothing is produced (add --execute).");
+            out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
+            out.println("Into " + into);
             out.println();
             printCounts(counts, "REPLAY", out);
             printSamples(counts, out);
@@ -93,7 +94,8 @@ public class ReplayCommand implements Callable<Integer> {
         }
         List<RangeCounts> counts = SalvageReplay.produce(salvage, target, partitionMap,
                 connection.clientProperties(root.global), progress(spec.commandLine().getErr()));
-        out.println("Replayed " + salvage.ranges().size() + " salvaged range(s) from " + salvageDir + " into " + into);
+        out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
+        out.println("Into " + into);
         out.println();
         printCounts(counts, "REPLAYED", out);
         out.println("Produced " + counts.stream().mapToLong(RangeCounts::replay).sum() + " record(s) into " + toTopic
@@ -112,11 +114,15 @@ public class ReplayCommand implements Callable<Integer> {
         table.print(out);
         long noMarker = counts.stream().mapToLong(RangeCounts::noMarker).sum();
         long beforeRange = counts.stream().mapToLong(RangeCounts::beforeRange).sum();
-        out.println("Skipped: control records (transaction markers), records of aborted transactions"
-                + (noMarker > 0 ? ", " + noMarker + " record(s) of transactions with no marker in the salvage (never"
-                        + " committed)" : "")
-                + (beforeRange > 0 ? ", " + beforeRange + " record(s) below a range's first offset (the new leader"
-                        + " keeps them)" : "") + ".");
+        out.println("Not replayed: control records (transaction markers) and records of aborted transactions.");
+        if (noMarker > 0) {
+            out.println(noMarker + " record(s) of transactions with no marker in the salvage were never committed:"
+                    + " not replayed.");
+        }
+        if (beforeRange > 0) {
+            out.println(beforeRange + " record(s) lie below a range's first offset, which the new leader keeps:"
+                    + " not replayed.");
+        }
     }
 
     private static void printSamples(List<RangeCounts> counts, PrintWriter out) {

@@ -28,7 +28,7 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * 11-12 plain, epoch 4, gzip
  * </pre>
  */
-final class SalvageFixture {
+public final class SalvageFixture {
 
     static final TopicPartition PARTITION = new TopicPartition("orders", 2);
     static final Uuid TOPIC_ID = Uuid.fromString("m0uMP1nXQ4mAkRTb3e6u1Q");
@@ -37,7 +37,7 @@ final class SalvageFixture {
     static final long TO = 13;
     static final int LAST_EPOCH = 4;
     static final long TIMESTAMP = Instant.parse("2026-12-01T10:00:00Z").toEpochMilli();
-    static final SalvageStore.PlanReference PLAN = new SalvageStore.PlanReference("/ops/plan.json", "cluster-1",
+    public static final SalvageStore.PlanReference PLAN = new SalvageStore.PlanReference("/ops/plan.json", "cluster-1",
             Instant.parse("2026-12-01T11:00:00Z"));
 
     private SalvageFixture() {
@@ -70,7 +70,7 @@ final class SalvageFixture {
     }
 
     /** The batches as two chunks, as two Fetch responses would give them. */
-    static CopiedBatches copied() {
+    public static CopiedBatches copied() {
         List<ByteBuffer> batches = batches();
         return new CopiedBatches(range(), List.of(SalvageSource.FETCH_DEBUG_REPLICA, SalvageSource.FETCH_FUTURE_REPLICA),
                 List.of(concat(batches.subList(0, 4)), concat(batches.subList(4, batches.size()))));
