@@ -138,6 +138,11 @@ public final class DiskSalvage {
                     + broker + " nor a log end offset of designated leader " + election.designatedLeader(), notes);
         }
         long leo = log.logEndOffset();
+        Optional<Long> planned = exact.map(PlanTruncation::toOffset).or(() -> election.evidence().stream()
+                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK).findFirst()
+                .map(PlanEvidence::logEndOffset));
+        planned.filter(end -> end != leo).ifPresent(end -> notes.add("the plan saw broker " + broker + "'s log end at "
+                + end + ", the disk holds it at " + leo + ": the copy goes to the disk's"));
         if (log.invalidTailBytes() > 0) {
             notes.add("left out " + log.invalidTailBytes() + " bytes after offset " + (log.logEndOffset() - 1)
                     + " (a torn write): Kafka's log recovery truncates them at start-up");

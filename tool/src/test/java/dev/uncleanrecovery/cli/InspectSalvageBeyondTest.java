@@ -135,7 +135,7 @@ class InspectSalvageBeyondTest {
     @Test
     void an_exact_planned_cut_wins_over_the_leaders_log_end() throws IOException {
         deadLeaderAfterKill9();
-        Path plan = plan(election("story", story.topicId, 15, new PlanTruncation(DEAD, 10L, 30L, 40L,
+        Path plan = plan(election("story", story.topicId, 15, new PlanTruncation(DEAD, 8L, 30L, 38L,
                 TruncationEstimate.EXACT)));
         Path salvage = tmp.resolve("elsewhere");
 
@@ -150,9 +150,26 @@ class InspectSalvageBeyondTest {
         assertThat(partition.get("firstOffset").asLong()).isEqualTo(30);
         assertThat(partition.get("lastOffset").asLong()).isEqualTo(39);
         assertThat(partition.get("records").asLong()).isEqualTo(10);
+        assertThat(partition.get("notes").toString()).contains("the plan saw broker 1's log end at 38, the disk holds"
+                + " it at 40");
         byte[] second = Files.readAllBytes(storySecond.log);
         assertThat(salvagedSegment(salvage)).isEqualTo(Arrays.copyOfRange(second, positionOf(second, 30),
                 second.length - 13));
+    }
+
+    @Test
+    void an_at_least_cut_copies_from_the_leaders_log_end_and_says_the_cut_may_come_earlier() throws IOException {
+        deadLeaderAfterKill9();
+        Path plan = plan(election("story", story.topicId, 25, new PlanTruncation(DEAD, 15L, 25L, 40L,
+                TruncationEstimate.AT_LEAST)));
+
+        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        assertThat(run.out()).containsPattern("story-0 +COPIED +25\\.\\.39 from the leader's planned log end 25: 20"
+                        + " records, 2 batches")
+                .contains("story-0: the plan's truncation of broker 1 is AT_LEAST from 25")
+                .contains("the cut may come earlier than 25, and records before it are not copied");
     }
 
     @Test
