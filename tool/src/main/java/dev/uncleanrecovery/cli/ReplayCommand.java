@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.salvage.SalvageDirectory;
 import dev.uncleanrecovery.salvage.SalvageReplay;
 import dev.uncleanrecovery.salvage.SalvageReplay.PartitionMap;
@@ -69,7 +70,7 @@ public class ReplayCommand implements Callable<Integer> {
     ConnectionOptions connection;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         SalvageDirectory salvage = SalvageDirectory.read(salvageDir);
         SalvageReplay.refuseOriginalTopic(salvage, toTopic, intoOriginal);
         PrintWriter out = spec.commandLine().getOut();
@@ -82,8 +83,13 @@ public class ReplayCommand implements Callable<Integer> {
         String into = "topic '" + toTopic + "'" + (target == null ? " (not checked: no --bootstrap-server)"
                 : ", " + target.partitions() + " partition(s)") + ", --partition-map "
                 + partitionMap.name().toLowerCase(Locale.ROOT);
+        boolean json = root.global.output == GlobalOptions.OutputFormat.json;
         if (!execute) {
             List<RangeCounts> counts = SalvageReplay.count(salvage, SAMPLES);
+            if (json) {
+                out.println(Json.mapper().writeValueAsString(ReplayReport.of(false, toTopic, partitionMap, counts)));
+                return ExitCode.OK;
+            }
             out.println("Dry run: nothing is produced (add --execute).");
             out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
             out.println("Into " + into);
@@ -94,6 +100,10 @@ public class ReplayCommand implements Callable<Integer> {
         }
         List<RangeCounts> counts = SalvageReplay.produce(salvage, target, partitionMap,
                 connection.clientProperties(root.global), progress(spec.commandLine().getErr()));
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(ReplayReport.of(true, toTopic, partitionMap, counts)));
+            return ExitCode.OK;
+        }
         out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
         out.println("Into " + into);
         out.println();
@@ -101,6 +111,23 @@ public class ReplayCommand implements Callable<Integer> {
         out.println("Produced " + counts.stream().mapToLong(RangeCounts::replay).sum() + " record(s) into " + toTopic
                 + " (idempotent producer, acks=all).");
         return ExitCode.OK;
+    }
+
+    /** What {@code replay --output json} prints: per range what was (or would be) produced and skipped. */
+    record ReplayReport(boolean executed, String toTopic, String partitionMap, List<Range> ranges) {
+
+        record Range(String topic, int partition, int broker, long fromOffset, long toOffset, long replayed,
+                     long control, long aborted, long noMarker, long beforeRange) {
+        }
+
+        static ReplayReport of(boolean executed, String toTopic, PartitionMap map, List<RangeCounts> counts) {
+            return new ReplayReport(executed, toTopic, map.name().toLowerCase(Locale.ROOT), counts.stream().map(c -> {
+                var range = c.range().range();
+                return new Range(range.partition().topic(), range.partition().partition(), range.broker(),
+                        range.fromOffset(), range.toOffset(), c.replay(), c.control(), c.aborted(), c.noMarker(),
+                        c.beforeRange());
+            }).toList());
+        }
     }
 
     private static void printCounts(List<RangeCounts> counts, String replayed, PrintWriter out) {

@@ -43,6 +43,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -62,6 +63,7 @@ class ReplayClusterTest {
     private static final int BROKER = 1;
     private static final String LEDGER = "ledger";
     private static final String REPLAYED = "ledger-replayed";
+    private static final String HASHED = "ledger-hashed";
     private static final TopicPartition SOURCE = new TopicPartition(LEDGER, 0);
     private static final TopicPartition TARGET = new TopicPartition(REPLAYED, 0);
     /** The doomed range starts past the first records, which the new leader keeps. */
@@ -81,7 +83,8 @@ class ReplayClusterTest {
     static void aLedgerWithTransactionsSalvagedFromTheBrokersDisk(LocalKafkaCluster cluster) throws Exception {
         Uuid topicId;
         try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(new NewTopic(LEDGER, 1, (short) 1), new NewTopic(REPLAYED, 1, (short) 1)))
+            admin.createTopics(List.of(new NewTopic(LEDGER, 1, (short) 1), new NewTopic(REPLAYED, 1, (short) 1),
+                            new NewTopic(HASHED, 3, (short) 1)))
                     .all().get();
             topicId = admin.describeTopics(List.of(LEDGER)).allTopicNames().get().get(LEDGER).topicId();
         }
@@ -197,6 +200,26 @@ class ReplayClusterTest {
         assertThat(replayed).allMatch(r -> r.partition() == 0);
         assertThat(committed.get(committed.size() - 1).leaderEpoch()).contains(epoch);
         assertThat(committed).noneMatch(r -> new String(r.value(), StandardCharsets.UTF_8).startsWith("refund"));
+    }
+
+    @Test
+    @Order(6)
+    void hash_leaves_the_partition_to_the_producers_partitioner_by_key(LocalKafkaCluster cluster) throws Exception {
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
+                "--salvage-dir", salvageDir.toString(), "--to-topic", HASHED, "--partition-map", "hash", "--execute");
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
+        List<ConsumerRecord<byte[], byte[]>> replayed = new ArrayList<>();
+        for (int p = 0; p < 3; p++) {
+            TopicPartition partition = new TopicPartition(HASHED, p);
+            replayed.addAll(consume(cluster, partition, 0, endOffset(cluster, partition), IsolationLevel.READ_UNCOMMITTED));
+        }
+        assertThat(replayed).extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+                .containsExactlyInAnyOrderElementsOf(committed.stream()
+                        .map(r -> new String(r.value(), StandardCharsets.UTF_8)).toList());
+        // Kafka's default partitioner: murmur2 of the key's bytes, modulo the partition count
+        assertThat(replayed).filteredOn(r -> r.key() != null)
+                .allMatch(r -> r.partition() == Utils.toPositive(Utils.murmur2(r.key())) % 3);
     }
 
     // ---- the ledger ----

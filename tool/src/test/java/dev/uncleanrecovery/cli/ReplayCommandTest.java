@@ -42,6 +42,20 @@ class ReplayCommandTest {
     }
 
     @Test
+    void the_dry_run_in_json_gives_the_counts_per_range() throws Exception {
+        CliRun run = CliRun.of("replay", "--salvage-dir", dir.toString(), "--to-topic", "orders-replayed",
+                "--output", "json");
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
+        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(run.out());
+        assertThat(report.get("executed").asBoolean()).isFalse();
+        assertThat(report.get("partitionMap").asText()).isEqualTo("same");
+        assertThat(report.get("ranges").toString()).isEqualTo("[{\"topic\":\"orders\",\"partition\":2,\"broker\":3,"
+                + "\"fromOffset\":1,\"toOffset\":13,\"replayed\":6,\"control\":2,\"aborted\":2,\"noMarker\":2,"
+                + "\"beforeRange\":1}]");
+    }
+
+    @Test
     void the_original_topic_is_refused_before_any_connection() {
         CliRun run = CliRun.of("replay", "--salvage-dir", dir.toString(), "--to-topic", "orders");
 
