@@ -30,7 +30,10 @@ import picocli.CommandLine.Spec;
                 + "log end offset and last written leader epoch the broker will have after it restarts (log recovery "
                 + "included), and whether it stopped cleanly. Read-only: nothing in the log dirs is written, locked or "
                 + "renamed.",
-            "Exit 0 when every selected partition was read, 3 when some could not be."})
+            "Exit 0 when every selected partition was read, 3 when some could not be.",
+            "With --salvage-beyond PLAN: instead, copy the records each planned election will truncate on this broker "
+                + "(from the planned cut to its log end on disk) into the salvage directory; exit 3 when some could not "
+                + "be."})
 public class InspectCommand implements Callable<Integer> {
 
     private static final DateTimeFormatter FILE_TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
@@ -53,8 +56,31 @@ public class InspectCommand implements Callable<Integer> {
                     + " Never inside a log dir; never overwrites.")
     Path outputFile;
 
+    @Option(names = "--salvage-beyond", paramLabel = "PLAN.json",
+            description = "Copy, byte for byte, the batches this broker holds beyond each planned election's cut"
+                    + " (the plan's EXACT truncation of it, else the designated leader's log end) into the salvage"
+                    + " directory, before the broker restarts and truncates them. Writes no evidence.")
+    Path salvagePlan;
+
+    @Option(names = "--salvage-dir", paramLabel = "DIR",
+            description = "With --salvage-beyond: where the copies go (default: <plan>-salvage/ beside the plan)."
+                    + " Never inside a log dir.")
+    Path salvageDir;
+
     @Override
     public Integer call() throws Exception {
+        if (salvagePlan != null) {
+            if (outputFile != null) {
+                throw new UserInputException("--output-file names an evidence file, and --salvage-beyond writes none:"
+                        + " give one or the other");
+            }
+            return new DiskSalvageRun(spec.commandLine().getOut(), spec.commandLine().getErr(),
+                    root.global.output == GlobalOptions.OutputFormat.json)
+                    .run(logDirs, select.selection(), salvagePlan, salvageDir);
+        }
+        if (salvageDir != null) {
+            throw new UserInputException("--salvage-dir needs --salvage-beyond PLAN.json");
+        }
         PartitionFilter filter = filter(select.selection());
         LogDirReport report = new LogDirInspector().inspect(logDirs, filter);
         if (report.brokerId() < 0) {
@@ -64,7 +90,7 @@ public class InspectCommand implements Callable<Integer> {
         EvidenceFile evidence = EvidenceFile.from(report, ToolVersion.describe());
         Path file = outputFile != null ? outputFile
                 : Path.of("evidence-broker-" + report.brokerId() + "-" + FILE_TIMESTAMP.format(report.inspectedAt()) + ".json");
-        refuseInsideLogDir(file, report);
+        refuseInsideLogDir("--output-file", file, report);
         evidence.write(file, false);
 
         PrintWriter out = spec.commandLine().getOut();
@@ -78,7 +104,7 @@ public class InspectCommand implements Callable<Integer> {
         return complete ? ExitCode.OK : ExitCode.ATTENTION;
     }
 
-    private static PartitionFilter filter(PartitionSelection selection) {
+    static PartitionFilter filter(PartitionSelection selection) {
         if (selection instanceof PartitionSelection.OneTopic one) {
             return PartitionFilter.partitions(one.topic(), one.partitions());
         }
@@ -92,12 +118,12 @@ public class InspectCommand implements Callable<Integer> {
     }
 
     /** The promise is that inspect leaves the log dirs as it found them: its own output included. */
-    private static void refuseInsideLogDir(Path file, LogDirReport report) {
+    static void refuseInsideLogDir(String option, Path file, LogDirReport report) {
         Path target = realPath(file.toAbsolutePath().normalize());
         for (LogDirSummary dir : report.logDirs()) {
             if (target.startsWith(realPath(dir.path()))) {
-                throw new UserInputException("--output-file " + file + " is inside log dir " + dir.path()
-                        + "; inspect never writes there — write the evidence elsewhere");
+                throw new UserInputException(option + " " + file + " is inside log dir " + dir.path()
+                        + "; inspect never writes there — write elsewhere");
             }
         }
     }

@@ -71,6 +71,39 @@ final class OffsetIndexFile {
         }
     }
 
+    /**
+     * The last usable entry at or below {@code offset}: Kafka indexes each entry with a batch's last offset and the
+     * batch's position, so the batch holding {@code offset} starts at or after the entry's position.
+     */
+    static Lookup floorEntry(Path indexFile, long baseOffset, long offset, long logSize) throws IOException {
+        Lookup last = lastEntryWithin(indexFile, baseOffset, logSize);
+        if (last.entry() == null || last.entry().offset() <= offset) {
+            return last;
+        }
+        try (FileChannel channel = FileChannel.open(indexFile, StandardOpenOption.READ)) {
+            ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
+            long relative = offset - baseOffset;
+            long first = read(channel, 0, buffer);
+            if (relativeOffset(first) > relative) {
+                return new Lookup(null, null);
+            }
+            // usable entries are a prefix of the file (see lastEntryWithin), sorted by offset
+            long low = 0;
+            long high = channel.size() / ENTRY_SIZE - 1;
+            while (low < high) {
+                long middle = low + (high - low + 1) / 2;
+                long raw = read(channel, middle, buffer);
+                if (isUsable(raw, logSize) && relativeOffset(raw) <= relative) {
+                    low = middle;
+                } else {
+                    high = middle - 1;
+                }
+            }
+            long raw = read(channel, low, buffer);
+            return new Lookup(new Entry(baseOffset + relativeOffset(raw), position(raw)), null);
+        }
+    }
+
     private static boolean isUsable(long raw, long logSize) {
         int position = position(raw);
         return relativeOffset(raw) >= 0 && position > 0 && position < logSize;

@@ -35,7 +35,7 @@ final class SegmentTailReader {
     private final ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
     private long logBytesRead;
 
-    private SegmentTailReader() {
+    SegmentTailReader() {
     }
 
     /**
@@ -128,7 +128,7 @@ final class SegmentTailReader {
     }
 
     /** One batch at a file position: its header when every check passed, otherwise why not. */
-    private record BatchCheck(RecordBatchHeader header, String invalidReason, boolean zeroFilled, int legacyMagic) {
+    record BatchCheck(RecordBatchHeader header, String invalidReason, boolean zeroFilled, int legacyMagic) {
         static BatchCheck valid(RecordBatchHeader header) {
             return new BatchCheck(header, null, false, -1);
         }
@@ -142,7 +142,7 @@ final class SegmentTailReader {
      * Checks the batch at {@code position} in the order Kafka's reader does: enough bytes for a header, a
      * plausible length that fits in the file, the magic byte, then the CRC over the whole batch.
      */
-    private BatchCheck checkBatchAt(FileChannel log, long position, long size, long baseOffset) throws IOException {
+    BatchCheck checkBatchAt(FileChannel log, long position, long size, long baseOffset) throws IOException {
         long remaining = size - position;
         int headerBytes = (int) Math.min(RecordBatchHeader.HEADER_SIZE, remaining);
         header.clear().limit(headerBytes);
@@ -202,7 +202,7 @@ final class SegmentTailReader {
         return crc.getValue();
     }
 
-    private void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
+    void readFully(FileChannel channel, ByteBuffer buffer, long position) throws IOException {
         long at = position;
         while (buffer.hasRemaining()) {
             int n = channel.read(buffer, at);

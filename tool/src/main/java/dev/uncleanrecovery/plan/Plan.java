@@ -42,7 +42,7 @@ public record Plan(
 
     /**
      * The plan format version this tool writes: 2 adds high watermarks and committed losses, 3 drops the expected
-     * state's partitionEpoch, which no RPC gives.
+     * state's partitionEpoch, which no RPC gives, and adds each election's topicId.
      */
     public static final int VERSION = 3;
     /** The oldest plan format version this tool still reads and executes. */

@@ -69,7 +69,8 @@ public final class PlanBuilder {
                     planEvidence(partition, evidence),
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList(),
-                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of(), false));
+                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of(), false)
+                    .withTopicId(partition.topicId()));
         } else {
             skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason(),
                     planEvidence(partition, evidence)));

@@ -20,6 +20,9 @@ import org.apache.kafka.common.TopicPartition;
  *                         read when the plan was made; version-1 plans have none
  * @param tieredStorage    the topic keeps segments in remote storage: a truncation may destroy more than the local
  *                         logs show (absent, false, in version-1 plans)
+ * @param topicId          the topic's id in Kafka's base64 form, as the cluster gave it; absent when it gave none
+ *                         (and in plans written before the field): a copy off a broker's disk checks it against the
+ *                         partition.metadata there, which tells a topic deleted and re-created under its name apart
  */
 public record PlannedElection(
         @JsonProperty(required = true) String topic,
@@ -32,7 +35,17 @@ public record PlannedElection(
         List<PlanAlternative> alternatives,
         // left out of the file when empty or false: thousands of partitions have neither
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PlanConsumerGroup> consumerGroupsAhead,
-        @JsonInclude(JsonInclude.Include.NON_DEFAULT) Boolean tieredStorage) {
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) Boolean tieredStorage,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String topicId) {
+
+    /** An entry without a topic id. */
+    public PlannedElection(String topic, int partition, int designatedLeader, ExpectedState expected,
+                           List<PlanEvidence> evidence, String reason, List<PlanTruncation> expectedTruncation,
+                           List<PlanAlternative> alternatives, List<PlanConsumerGroup> consumerGroupsAhead,
+                           Boolean tieredStorage) {
+        this(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation, alternatives,
+                consumerGroupsAhead, tieredStorage, null);
+    }
 
     /** An entry of a version-1 plan, which lists no alternatives and no consumer groups. */
     public PlannedElection(String topic, int partition, int designatedLeader, ExpectedState expected,
@@ -67,6 +80,13 @@ public record PlannedElection(
         consumerGroupsAhead = consumerGroupsAhead == null ? List.of()
                 : Checks.list(consumerGroupsAhead, "consumerGroupsAhead");
         tieredStorage = tieredStorage != null && tieredStorage;
+        if (topicId != null) {
+            try {
+                org.apache.kafka.common.Uuid.fromString(topicId);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("topicId '" + topicId + "' is not a base64 topic id");
+            }
+        }
         for (int i = 0; i < alternatives.size(); i++) {
             // an operator who designates an alternative by hand may leave the list as it was
             int broker = alternatives.get(i).broker();
@@ -89,7 +109,7 @@ public record PlannedElection(
                         + " many committed records are lost")
                 .orElse("");
         return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason + proven,
-                expectedTruncation, alternatives, groups, tieredStorage);
+                expectedTruncation, alternatives, groups, tieredStorage, topicId);
     }
 
     public PlannedElection withTieredStorage(boolean remote) {
@@ -97,7 +117,13 @@ public record PlannedElection(
             return this;
         }
         return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
-                alternatives, consumerGroupsAhead, remote);
+                alternatives, consumerGroupsAhead, remote, topicId);
+    }
+
+    public PlannedElection withTopicId(org.apache.kafka.common.Uuid id) {
+        String known = id == null || org.apache.kafka.common.Uuid.ZERO_UUID.equals(id) ? null : id.toString();
+        return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
+                alternatives, consumerGroupsAhead, tieredStorage, known);
     }
 
     public TopicPartition topicPartition() {

@@ -214,7 +214,9 @@ final class StrictJsonFile<T> {
             boolean endsWithField = !refs.isEmpty() && field.equals(refs.get(refs.size() - 1).getFieldName());
             String fieldPath = endsWithField ? path : (path.isEmpty() ? field : path + "." + field);
             JsonNode object = nodeAt(root, endsWithField ? refs.subList(0, refs.size() - 1) : refs);
-            return fail(source, fieldPath, "is missing" + misspelling(field, object), e);
+            Object owner = endsWithField ? refs.get(refs.size() - 1).getFrom() : null;
+            Class<?> type = owner instanceof Class<?> c ? c : ((MismatchedInputException) e).getTargetType();
+            return fail(source, fieldPath, "is missing" + misspelling(field, object, type), e);
         }
         Class<?> target = e instanceof MismatchedInputException mismatch ? mismatch.getTargetType()
                 : e.getCause() instanceof InputCoercionException outOfRange ? outOfRange.getTargetType()
@@ -298,13 +300,18 @@ final class StrictJsonFile<T> {
     }
 
     /** The object lacks {@code field}: is one of its fields a typo of it? */
-    private static String misspelling(String field, JsonNode object) {
+    /** A field present beside the missing one and close to it, unless it is a field of the record in its own right. */
+    private static String misspelling(String field, JsonNode object, Class<?> type) {
         if (object == null || !object.isObject()) {
             return "";
         }
+        java.util.Set<String> own = type != null && type.isRecord()
+                ? java.util.Arrays.stream(type.getRecordComponents()).map(java.lang.reflect.RecordComponent::getName)
+                .collect(Collectors.toSet())
+                : java.util.Set.of();
         for (var names = object.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!name.equals(field) && editDistance(name.toLowerCase(Locale.ROOT), field.toLowerCase(Locale.ROOT)) <= 2) {
+            if (!name.equals(field) && !own.contains(name) && editDistance(name.toLowerCase(Locale.ROOT), field.toLowerCase(Locale.ROOT)) <= 2) {
                 return " (is \"" + name + "\" a misspelling of it?)";
             }
         }

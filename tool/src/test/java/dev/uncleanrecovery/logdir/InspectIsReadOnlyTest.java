@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** inspect runs on the disks of a broker that must start again afterwards: it must change nothing there. */
-class InspectIsReadOnlyTest {
+public class InspectIsReadOnlyTest {
 
     @TempDir
     Path tmp;
@@ -56,7 +56,7 @@ class InspectIsReadOnlyTest {
     }
 
     /** Moves every modification time to 2020, so that any write during the test shows as a change. */
-    private static void ageEverything(Path root) throws IOException {
+    public static void ageEverything(Path root) throws IOException {
         FileTime old = FileTime.from(Instant.parse("2020-01-01T00:00:00Z"));
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : all.toList()) {
@@ -66,7 +66,7 @@ class InspectIsReadOnlyTest {
     }
 
     /** Path → size, modification time, permissions and SHA-256 of the content, for files and directories. */
-    private static Map<String, String> snapshot(Path root) throws IOException {
+    public static Map<String, String> snapshot(Path root) throws IOException {
         Map<String, String> state = new TreeMap<>();
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : all.toList()) {

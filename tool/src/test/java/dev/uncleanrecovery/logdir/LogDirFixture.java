@@ -89,8 +89,8 @@ public final class LogDirFixture {
 
     /** A partition directory with partition.metadata; segments and the epoch checkpoint are added by the test. */
     public static final class Partition {
-        final Path dir;
-        final Uuid topicId = Uuid.randomUuid();
+        public final Path dir;
+        public final Uuid topicId = Uuid.randomUuid();
 
         Partition(Path dir) {
             this.dir = dir;
@@ -102,7 +102,7 @@ public final class LogDirFixture {
             return file("leader-epoch-checkpoint", checkpoint(entries));
         }
 
-        Partition file(String name, String content) {
+        public Partition file(String name, String content) {
             try {
                 Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
             } catch (IOException e) {
@@ -124,7 +124,7 @@ public final class LogDirFixture {
     public static final class Segment {
         static final int INDEX_INTERVAL_BYTES = 4096;
 
-        final Path log;
+        public final Path log;
         final Path index;
         final long baseOffset;
         private int bytesSinceLastIndexEntry;

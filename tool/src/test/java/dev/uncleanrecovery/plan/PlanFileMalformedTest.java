@@ -275,7 +275,7 @@ class PlanFileMalformedTest {
     @Test
     void two_plans_in_one_file() {
         assertThat(readError(PlanFileTest.GOLDEN + PlanFileTest.GOLDEN))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 94, column 1; the file holds one JSON object");
+                .isEqualTo("plan.json: content after the plan's closing brace at line 95, column 1; the file holds one JSON object");
     }
 
     @Test

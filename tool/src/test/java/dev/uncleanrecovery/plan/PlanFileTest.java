@@ -95,7 +95,8 @@ class PlanFileTest {
                     "estimate" : "AT_LEAST",
                     "committedRecords" : 0
                   } ]
-                } ]
+                } ],
+                "topicId" : "AAAAAAAAACoAAAAAAAAABw"
               } ],
               "skipped" : [ {
                 "topic" : "orders",

@@ -1,0 +1,212 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.logdir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The record batches of one partition directory that cover offsets {@code [fromOffset, toOffset)}, byte for byte as
+ * the segment files hold them: whole batches, the first the one holding {@code fromOffset} (or the first after it
+ * where compaction left a gap), across segment boundaries, one chunk per segment file.
+ *
+ * <p>Every batch is checked as Kafka's log recovery checks it (length, magic, CRC-32C, offsets increasing), so a
+ * copy never carries a batch the broker would throw away. Files are opened with {@link StandardOpenOption#READ}
+ * only and mapped read-only: nothing in the log dir is written, locked or renamed.
+ *
+ * @param chunks          one read-only buffer per segment file the range touches, each a run of whole batches
+ * @param firstOffset     the first batch's base offset; -1 when no batch was copied
+ * @param lastOffset      the last batch's last offset; -1 when no batch was copied
+ * @param records         records in the copied batches (control records included), from their headers
+ * @param firstBatchEpoch partitionLeaderEpoch of the first batch; -1 when none
+ * @param lastBatchEpoch  partitionLeaderEpoch of the last batch; -1 when none
+ * @param segments        base offsets of the segment files read
+ * @param stoppedBy       why the copy ends before {@code toOffset - 1}; null when it reaches it
+ */
+public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long lastOffset, long records, int batches,
+                               long bytes, int firstBatchEpoch, int lastBatchEpoch, List<Long> segments,
+                               String stoppedBy) {
+
+    private static final Pattern SEGMENT_FILE = Pattern.compile("\\d{20}\\.log");
+
+    public SegmentRangeCopy {
+        chunks = List.copyOf(chunks);
+        segments = List.copyOf(segments);
+    }
+
+    /** Called after every batch with the totals so far. */
+    @FunctionalInterface
+    public interface Progress {
+        void copied(long bytes, long records);
+    }
+
+    /**
+     * @param partitionDir a partition's directory in a log dir of a stopped broker
+     * @throws LogDirReadException when a segment uses message format v0/v1
+     */
+    public static SegmentRangeCopy read(Path partitionDir, long fromOffset, long toOffset, Progress progress)
+            throws IOException {
+        if (toOffset <= fromOffset) {
+            throw new IllegalArgumentException("[" + fromOffset + ", " + toOffset + ") is empty");
+        }
+        return new Walk(partitionDir, fromOffset, toOffset, progress).run();
+    }
+
+    private static final class Walk {
+        private final Path dir;
+        private final long fromOffset;
+        private final long toOffset;
+        private final Progress progress;
+        private final SegmentTailReader checker = new SegmentTailReader();
+        private final List<ByteBuffer> chunks = new ArrayList<>();
+        private final List<Long> segmentsRead = new ArrayList<>();
+        private RecordBatchHeader first;
+        private RecordBatchHeader last;
+        private RecordBatchHeader previous;
+        private long records;
+        private int batches;
+        private long bytes;
+
+        Walk(Path dir, long fromOffset, long toOffset, Progress progress) {
+            this.dir = dir;
+            this.fromOffset = fromOffset;
+            this.toOffset = toOffset;
+            this.progress = progress;
+        }
+
+        SegmentRangeCopy run() throws IOException {
+            List<Long> bases = segmentBaseOffsets();
+            if (bases.isEmpty()) {
+                return result("the partition directory " + dir + " has no segment file");
+            }
+            // the segment holding fromOffset is the last one whose base offset is at or below it
+            int start = 0;
+            for (int i = 0; i < bases.size(); i++) {
+                if (bases.get(i) <= fromOffset) {
+                    start = i;
+                }
+            }
+            for (int i = start; i < bases.size(); i++) {
+                String stopped = copySegment(bases.get(i), i == start, i == bases.size() - 1);
+                if (stopped != null || reachedEnd()) {
+                    return result(stopped);
+                }
+            }
+            return result(last == null ? "no batch at or after offset " + fromOffset + " on disk"
+                    : "the log on disk ends at offset " + last.lastOffset() + ", before " + (toOffset - 1));
+        }
+
+        private boolean reachedEnd() {
+            return last != null && last.lastOffset() >= toOffset - 1;
+        }
+
+        /** Copies this segment's part of the range; returns why the copy must stop, or null to go on. */
+        private String copySegment(long base, boolean holdsFrom, boolean lastSegment) throws IOException {
+            Path file = dir.resolve(String.format("%020d.log", base));
+            try (FileChannel log = FileChannel.open(file, StandardOpenOption.READ)) {
+                long size = log.size();
+                long position = holdsFrom ? startPosition(log, base, size) : 0;
+                long chunkStart = -1;
+                segmentsRead.add(base);
+                String stopped = null;
+                while (position < size && !reachedEnd()) {
+                    SegmentTailReader.BatchCheck check = checker.checkBatchAt(log, position, size, base);
+                    RecordBatchHeader batch = check.header();
+                    if (batch == null && check.legacyMagic() >= 0) {
+                        throw new LogDirReadException("segment " + file + " holds message format v"
+                                + check.legacyMagic() + " at position " + position + "; only format v2 is read");
+                    }
+                    if (batch != null && previous != null && batch.baseOffset() < previous.nextOffset()) {
+                        stopped = "segment " + base + " position " + position + ": the batch starts at offset "
+                                + batch.baseOffset() + ", below the end of the batch before it ("
+                                + previous.nextOffset() + ")";
+                        break;
+                    }
+                    if (batch == null) {
+                        // Kafka's recovery truncates the log at the first invalid batch: nothing after it is served
+                        stopped = (lastSegment ? "" : "segment " + base + " is not the last, yet ")
+                                + "segment " + base + " has no valid batch at position " + position + ": "
+                                + check.invalidReason();
+                        break;
+                    }
+                    if (batch.baseOffset() >= toOffset) {
+                        break;
+                    }
+                    if (batch.lastOffset() >= fromOffset) {
+                        if (chunkStart < 0) {
+                            chunkStart = position;
+                        }
+                        if (first == null) {
+                            first = batch;
+                        }
+                        last = batch;
+                        records += batch.recordsCount();
+                        batches++;
+                        bytes += batch.sizeInBytes();
+                        progress.copied(bytes, records);
+                    }
+                    previous = batch;
+                    position += batch.sizeInBytes();
+                }
+                if (chunkStart >= 0) {
+                    // the walk stops right after the last copied batch, so the chunk ends at its position
+                    chunks.add(log.map(FileChannel.MapMode.READ_ONLY, chunkStart, position - chunkStart));
+                }
+                return stopped;
+            }
+        }
+
+        /** The offset index's floor entry for fromOffset when it points at a valid batch at or before it; else 0. */
+        private long startPosition(FileChannel log, long base, long size) throws IOException {
+            Path index = dir.resolve(String.format("%020d.index", base));
+            if (!Files.exists(index) || size == 0) {
+                return 0;
+            }
+            OffsetIndexFile.Lookup lookup;
+            try {
+                lookup = OffsetIndexFile.floorEntry(index, base, fromOffset, size);
+            } catch (IOException e) {
+                return 0;
+            }
+            if (lookup.entry() == null) {
+                return 0;
+            }
+            SegmentTailReader.BatchCheck check = checker.checkBatchAt(log, lookup.entry().position(), size, base);
+            return check.header() != null && check.header().baseOffset() <= lookup.entry().offset()
+                    ? lookup.entry().position() : 0;
+        }
+
+        private List<Long> segmentBaseOffsets() throws IOException {
+            List<Long> offsets = new ArrayList<>();
+            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+                for (Path file : files) {
+                    String name = file.getFileName().toString();
+                    if (SEGMENT_FILE.matcher(name).matches()) {
+                        offsets.add(Long.parseLong(name.substring(0, 20)));
+                    }
+                }
+            }
+            offsets.sort(null);
+            return offsets;
+        }
+
+        private SegmentRangeCopy result(String stoppedBy) {
+            String why = stoppedBy;
+            if (why == null && !reachedEnd()) {
+                why = "the log on disk ends before offset " + (toOffset - 1);
+            }
+            return new SegmentRangeCopy(chunks, first == null ? -1 : first.baseOffset(),
+                    last == null ? -1 : last.lastOffset(), records, batches, bytes,
+                    first == null ? -1 : first.partitionLeaderEpoch(), last == null ? -1 : last.partitionLeaderEpoch(),
+                    segmentsRead, reachedEnd() ? null : why);
+        }
+    }
+}

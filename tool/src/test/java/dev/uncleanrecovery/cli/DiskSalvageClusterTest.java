@@ -1,0 +1,164 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.logdir.InspectIsReadOnlyTest;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.salvage.SalvageDirectory;
+import dev.uncleanrecovery.salvage.SalvageSource;
+import dev.uncleanrecovery.salvage.SalvageStore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The last leader of {@code story} took acks=1 records while its followers were gone, then died by kill -9 with its
+ * disk intact; the plan elects another replica. {@code inspect --salvage-beyond} on the dead broker's log dir copies
+ * exactly the records only it has, byte for byte as its segment file holds them.
+ */
+@KafkaClusterTest
+class DiskSalvageClusterTest {
+
+    private static final TopicPartition STORY_0 = new TopicPartition("story", 0);
+    private static final int ACKED_BY_ALL = 20;
+    private static final int ACKED_BY_LEADER_ONLY = 5;
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void lastLeaderDiesHoldingAcksOneRecords(LocalKafkaCluster cluster) {
+        // broker 1 ends at 45, its last 5 (round-3, acks=1) on no other replica; 2 ends at 40, 3 at 20
+        LastReplicaStandingOutage.reproduce(cluster, "story", 1, ACKED_BY_ALL, ACKED_BY_LEADER_ONLY, s -> { });
+    }
+
+    @Test
+    void the_dead_leaders_acks_1_records_are_copied_off_its_disk_byte_for_byte(LocalKafkaCluster cluster)
+            throws Exception {
+        Path plan = dir.resolve("plan.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--topic", "story", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        PlannedElection election = PlanFile.read(plan).partitions().get(0);
+        assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        assertThat(election.topicId()).isNotNull();
+        int dead = LastReplicaStandingOutage.LAST_LEADER;
+        long leaderEnd = 2L * ACKED_BY_ALL;
+        byte[] onDisk = segmentBytesFrom(cluster.replicaDirectory(dead, STORY_0), leaderEnd);
+        var before = InspectIsReadOnlyTest.snapshot(cluster.logDir(dead));
+
+        CliRun text = CliRun.of("inspect", "--log-dir", cluster.logDir(dead).toString(), "--salvage-beyond",
+                plan.toString(), "--salvage-dir", dir.resolve("text").toString());
+        CliRun run = CliRun.of("--output", "json", "inspect", "--log-dir", cluster.logDir(dead).toString(),
+                "--salvage-beyond", plan.toString());
+
+        assertThat(InspectIsReadOnlyTest.snapshot(cluster.logDir(dead))).as("the log dir is left as it was")
+                .isEqualTo(before);
+        assertThat(text.exitCode()).as(text.out() + text.err()).isEqualTo(ExitCode.OK);
+        assertThat(text.out()).containsPattern("story-0 +COPIED +40\\.\\.44 from the leader's planned log end 40: 5"
+                + " records");
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        JsonNode partition = Json.mapper().readTree(run.out()).get("partitions").get(0);
+        assertThat(partition.get("status").asText()).isEqualTo("COPIED");
+        assertThat(partition.get("fromSource").asText()).isEqualTo("LEADER_LOG_END");
+        assertThat(partition.get("fromOffset").asLong()).isEqualTo(leaderEnd);
+        assertThat(partition.get("lastOffset").asLong()).isEqualTo(leaderEnd + ACKED_BY_LEADER_ONLY - 1);
+
+        byte[] salvaged = InspectSalvageBeyondTest.salvagedSegment(Path.of(partition.get("segment").asText()).getParent());
+        assertThat(salvaged).isEqualTo(onDisk);
+        List<String> produced = new ArrayList<>();
+        for (int i = 0; i < ACKED_BY_LEADER_ONLY; i++) {
+            produced.add("round-3-" + i + "=record " + i + " of round-3 (acks=1)");
+        }
+        assertThat(keysAndValues(salvaged)).containsExactlyElementsOf(produced);
+        assertThat(partition.get("sha256").asText()).isEqualTo(sha256(salvaged));
+        assertManifestChecksums(Path.of(partition.get("manifest").asText()), salvaged);
+        // and the store reads it back whole, every file checked against its manifest
+        assertThat(SalvageDirectory.read(SalvageStore.besidePlan(plan)).ranges()).singleElement().satisfies(r -> {
+            assertThat(r.range().broker()).isEqualTo(dead);
+            assertThat(r.range().fromOffset()).isEqualTo(leaderEnd);
+            assertThat(r.range().toOffset()).isEqualTo(leaderEnd + ACKED_BY_LEADER_ONLY);
+            assertThat(r.range().topicId().toString()).isEqualTo(election.topicId());
+            assertThat(r.sources()).containsExactly(SalvageSource.DISK);
+        });
+
+        // what was copied is what Kafka destroys: elected 2 leads, and restarted 1 cuts its log exactly there
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+                plan.toString(), "--result-file", dir.resolve("result.json").toString());
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
+        cluster.startBroker(dead);
+        cluster.awaitPartition(STORY_0, v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR
+                && v.isr().contains(dead), Duration.ofSeconds(60));
+        assertThat(cluster.nodeLogSinceLastStart(dead)).containsPattern("Truncating to offset " + leaderEnd + "\\b.*"
+                + STORY_0 + "\\b|" + STORY_0 + "\\b.*Truncating to offset " + leaderEnd + "\\b");
+    }
+
+    /** The broker's own segment bytes from the batch holding {@code fromOffset} to the last valid batch. */
+    private static byte[] segmentBytesFrom(Path partitionDir, long fromOffset) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (Stream<Path> files = Files.list(partitionDir)) {
+            for (Path segment : files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+                byte[] bytes = Files.readAllBytes(segment);
+                int position = 0;
+                for (RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes)).batches()) {
+                    if (batch.lastOffset() >= fromOffset) {
+                        out.write(bytes, position, batch.sizeInBytes());
+                    }
+                    position += batch.sizeInBytes();
+                }
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static List<String> keysAndValues(byte[] segment) {
+        List<String> records = new ArrayList<>();
+        for (Record record : MemoryRecords.readableRecords(ByteBuffer.wrap(segment)).records()) {
+            records.add(StandardCharsets.UTF_8.decode(record.key()) + "=" + StandardCharsets.UTF_8.decode(record.value()));
+        }
+        return records;
+    }
+
+    /** Every file the manifest lists has the size and SHA-256 it states. */
+    private static void assertManifestChecksums(Path manifest, byte[] salvaged) throws IOException {
+        JsonNode files = Json.mapper().readTree(manifest.toFile()).get("files");
+        assertThat(files).isNotNull().hasSize(1);
+        JsonNode file = files.get(0);
+        Path segment = manifest.resolveSibling(file.get("name").asText());
+        assertThat(Files.readAllBytes(segment)).isEqualTo(salvaged);
+        assertThat(file.get("bytes").asLong()).isEqualTo(salvaged.length);
+        assertThat(file.get("sha256").asText()).isEqualTo(sha256(salvaged));
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
