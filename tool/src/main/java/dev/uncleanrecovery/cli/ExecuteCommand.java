@@ -107,6 +107,7 @@ public class ExecuteCommand implements Callable<Integer> {
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         result.elector());
             }
+            printSalvaged(result, out);
             printTruncations(result, out);
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
@@ -152,6 +153,33 @@ public class ExecuteCommand implements Callable<Integer> {
             return;
         }
         out.println("Truncation, read back after the election:");
+        lines.stream().limit(TRUNCATIONS_SHOWN).forEach(line -> out.println("  " + line));
+        if (lines.size() > TRUNCATIONS_SHOWN) {
+            out.println("  ... " + (lines.size() - TRUNCATIONS_SHOWN) + " more in the result file");
+        }
+    }
+
+    /**
+     * One line per range copied before electing, "diverge-0 broker 3 [10..30): 20 records, 2 batches, 1660 B ->
+     * diverge-0-3-10.log"; the segment's name only (the directory is said once) keeps it within 120 columns.
+     */
+    private static void printSalvaged(ExecutionResult result, PrintWriter out) {
+        if (result.salvageNote() != null) {
+            out.println("Salvage: " + result.salvageNote());
+        }
+        if (result.salvaged().isEmpty()) {
+            return;
+        }
+        out.println("Salvaged before electing, into " + result.salvageDir() + ":");
+        List<String> lines = new ArrayList<>();
+        result.salvaged().entrySet().stream()
+                .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::toString)))
+                .forEach(e -> e.getValue().forEach(f -> lines.add(e.getKey() + " broker " + f.range().broker() + " ["
+                        + f.range().fromOffset() + ".." + f.range().toOffset() + "): " + f.records() + " records, "
+                        + f.batches() + " batches, " + f.bytes() + " B"
+                        + (f.sources().contains(dev.uncleanrecovery.salvage.SalvageSource.FETCH_FUTURE_REPLICA)
+                                ? " (partly Fetch ReplicaId -3)" : "")
+                        + " -> " + f.segment().getFileName())));
         lines.stream().limit(TRUNCATIONS_SHOWN).forEach(line -> out.println("  " + line));
         if (lines.size() > TRUNCATIONS_SHOWN) {
             out.println("  ... " + (lines.size() - TRUNCATIONS_SHOWN) + " more in the result file");
