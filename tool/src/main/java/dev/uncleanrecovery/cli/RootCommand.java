@@ -20,6 +20,7 @@ import picocli.CommandLine.Mixin;
             ExecuteCommand.class,
             RecoverCommand.class,
             InspectCommand.class,
+            ReplayCommand.class,
             DemoCommand.class,
             ClassDataTrainingCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})

@@ -1,0 +1,179 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.salvage;
+
+import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.plan.SalvageManifest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * A salvage directory read back: every manifest under it, each of its files checked against the manifest's size and
+ * SHA-256 before anything is read from it. Any mismatch is bad input, in one line naming the file.
+ */
+public final class SalvageDirectory {
+
+    /** One salvaged range: the manifest and its segment files, checked. */
+    public record SalvagedRange(DoomedRange range, List<SalvageSource> sources, SalvageManifest manifest,
+                                Path manifestFile, List<Path> segments) {
+
+        public SalvagedRange {
+            sources = List.copyOf(sources);
+            segments = List.copyOf(segments);
+        }
+
+        /** "orders-3 broker 2 [1042, 1059)", for people. */
+        public String describe() {
+            return range.partition() + " broker " + range.broker() + " [" + range.fromOffset() + ", "
+                    + range.toOffset() + ")";
+        }
+
+        /**
+         * Every batch of the copy in offset order, each CRC checked again: the files are read where they lie, so a
+         * change after {@link #read} is still noticed.
+         *
+         * @throws UserInputException when a batch is corrupt or the files do not hold what the manifest says
+         */
+        public void forEachBatch(Consumer<RecordBatch> visitor) {
+            long batches = 0;
+            long lastOffset = -1;
+            for (Path segment : segments) {
+                try (FileRecords records = FileRecords.open(segment.toFile(), false, true, 0, false)) {
+                    for (RecordBatch batch : records.batches()) {
+                        try {
+                            batch.ensureValid();
+                        } catch (CorruptRecordException e) {
+                            throw new UserInputException(segment + ": the batch at offset " + batch.baseOffset()
+                                    + " is corrupt (" + e.getMessage() + "); not replaying it", e);
+                        }
+                        batches++;
+                        lastOffset = batch.lastOffset();
+                        visitor.accept(batch);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(segment + ": " + e.getMessage(), e);
+                } catch (CorruptRecordException e) {
+                    throw new UserInputException(segment + ": not a readable segment file (" + e.getMessage() + ")", e);
+                }
+            }
+            if (batches != manifest.batches() || lastOffset != manifest.lastOffset()) {
+                throw new UserInputException(manifestFile + ": names " + manifest.batches() + " batches up to offset "
+                        + manifest.lastOffset() + ", its files hold " + batches + " up to " + lastOffset);
+            }
+        }
+    }
+
+    private final Path directory;
+    private final List<SalvagedRange> ranges;
+
+    private SalvageDirectory(Path directory, List<SalvagedRange> ranges) {
+        this.directory = directory;
+        this.ranges = List.copyOf(ranges);
+    }
+
+    /**
+     * Reads every {@code manifest.json} under {@code directory} and checks each file it names.
+     *
+     * @throws UserInputException when the directory holds no manifest, a manifest is malformed, or a file is missing
+     *                            or differs from its manifest
+     */
+    public static SalvageDirectory read(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            throw new UserInputException("--salvage-dir " + directory + " is not a directory");
+        }
+        List<Path> manifests;
+        // <dir>/<topic>-<partition>/broker-<id>/manifest.json
+        try (Stream<Path> files = Files.walk(directory, 3)) {
+            manifests = files.filter(f -> f.getFileName().toString().equals(SalvageManifest.FILE_NAME))
+                    .sorted(Comparator.naturalOrder()).toList();
+        } catch (IOException | UncheckedIOException e) {
+            throw new UserInputException("--salvage-dir " + directory + " cannot be read: " + e.getMessage(), e);
+        }
+        if (manifests.isEmpty()) {
+            throw new UserInputException("--salvage-dir " + directory + " holds no " + SalvageManifest.FILE_NAME
+                    + "; name the directory 'execute' salvaged into (<plan>-salvage by default)");
+        }
+        List<SalvagedRange> ranges = new ArrayList<>();
+        for (Path manifestFile : manifests) {
+            ranges.add(check(manifestFile));
+        }
+        ranges.sort(Comparator.comparing((SalvagedRange r) -> r.range().partition().topic())
+                .thenComparingInt(r -> r.range().partition().partition())
+                .thenComparingInt(r -> r.range().broker()));
+        return new SalvageDirectory(directory, ranges);
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /** Ordered by topic, partition and broker. */
+    public List<SalvagedRange> ranges() {
+        return ranges;
+    }
+
+    private static SalvagedRange check(Path manifestFile) {
+        SalvageManifest manifest;
+        try {
+            manifest = SalvageManifest.read(manifestFile);
+        } catch (IOException e) {
+            throw new UserInputException(manifestFile + ": cannot be read: " + e.getMessage(), e);
+        }
+        List<Path> segments = new ArrayList<>();
+        for (SalvageManifest.SegmentFile file : manifest.files()) {
+            Path segment = manifestFile.resolveSibling(file.name());
+            try {
+                if (!Files.isRegularFile(segment)) {
+                    throw new UserInputException(segment + ": missing, but " + manifestFile + " names it");
+                }
+                long size = Files.size(segment);
+                if (size != file.bytes()) {
+                    throw new UserInputException(segment + ": " + size + " bytes, the manifest says " + file.bytes()
+                            + "; the file changed after it was salvaged, not replaying it");
+                }
+                if (!SalvageStore.sha256(segment).equals(file.sha256())) {
+                    throw new UserInputException(segment + ": SHA-256 differs from the manifest's; the file changed"
+                            + " after it was salvaged, not replaying it");
+                }
+            } catch (IOException e) {
+                throw new UserInputException(segment + ": cannot be read: " + e.getMessage(), e);
+            }
+            segments.add(segment);
+        }
+        DoomedRange range;
+        try {
+            range = new DoomedRange(new TopicPartition(manifest.topic(), manifest.partition()),
+                    manifest.topicId() == null ? Uuid.ZERO_UUID : Uuid.fromString(manifest.topicId()),
+                    manifest.broker(), manifest.fromOffset(), manifest.toOffset(), manifest.lastWrittenLeaderEpoch());
+        } catch (IllegalArgumentException e) {
+            throw new UserInputException(manifestFile + ": " + e.getMessage(), e);
+        }
+        return new SalvagedRange(range, sources(manifestFile, manifest.sources()), manifest, manifestFile, segments);
+    }
+
+    private static List<SalvageSource> sources(Path manifestFile, List<String> names) {
+        List<SalvageSource> sources = new ArrayList<>();
+        for (String name : names) {
+            try {
+                sources.add(SalvageSource.valueOf(name.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new UserInputException(manifestFile + ": sources names '" + name + "', which is none of "
+                        + Stream.of(SalvageSource.values()).map(SalvageStore::spelling).toList(), e);
+            }
+        }
+        return sources;
+    }
+}

@@ -1,0 +1,263 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.salvage;
+
+import static dev.uncleanrecovery.salvage.SalvageFixture.BROKER;
+import static dev.uncleanrecovery.salvage.SalvageFixture.PARTITION;
+import static dev.uncleanrecovery.salvage.SalvageFixture.PLAN;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.plan.SalvageManifest;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SalvageStoreTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void a_copy_is_written_byte_for_byte_with_a_manifest_and_read_back_checked() throws Exception {
+        CopiedBatches copied = SalvageFixture.copied();
+        byte[] original = SalvageFixture.bytes(SalvageFixture.concat(SalvageFixture.batches()));
+
+        SalvagedFile file = SalvageStore.open(dir, PLAN, "kafka-unclean-recovery 0.1.0").write(copied);
+
+        Path rangeDir = dir.resolve("orders-2").resolve("broker-3");
+        assertThat(file.segment()).isEqualTo(rangeDir.resolve("00000000000000000000.log"));
+        assertThat(file.manifest()).isEqualTo(rangeDir.resolve("manifest.json"));
+        assertThat(Files.readAllBytes(file.segment())).isEqualTo(original);
+        assertThat(file.firstOffset()).isZero();
+        assertThat(file.lastOffset()).isEqualTo(12);
+        assertThat(file.batches()).isEqualTo(7);
+        assertThat(file.records()).isEqualTo(13);
+        assertThat(file.bytes()).isEqualTo(original.length);
+        assertThat(file.sha256()).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(original)));
+        try (var leftovers = Files.list(rangeDir)) {
+            assertThat(leftovers.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(
+                    "00000000000000000000.log", "manifest.json");
+        }
+
+        SalvageManifest manifest = SalvageManifest.read(file.manifest());
+        assertThat(manifest.version()).isEqualTo(1);
+        assertThat(manifest.tool()).isEqualTo("kafka-unclean-recovery 0.1.0");
+        assertThat(manifest.plan()).isEqualTo(new SalvageManifest.PlanReference("/ops/plan.json", "cluster-1",
+                PLAN.planCreatedAt()));
+        assertThat(manifest.topic()).isEqualTo("orders");
+        assertThat(manifest.topicId()).isEqualTo("m0uMP1nXQ4mAkRTb3e6u1Q");
+        assertThat(manifest.partition()).isEqualTo(2);
+        assertThat(manifest.broker()).isEqualTo(BROKER);
+        assertThat(manifest.sources()).containsExactly("fetch_debug_replica", "fetch_future_replica");
+        assertThat(List.of(manifest.fromOffset(), manifest.toOffset(), manifest.firstOffset(), manifest.lastOffset()))
+                .containsExactly(1L, 13L, 0L, 12L);
+        assertThat(List.of(manifest.lastWrittenLeaderEpoch(), manifest.firstBatchLeaderEpoch(),
+                manifest.lastBatchLeaderEpoch())).containsExactly(4, 3, 4);
+        assertThat(manifest.records()).isEqualTo(13);
+        assertThat(manifest.batches()).isEqualTo(7);
+        assertThat(manifest.files()).containsExactly(new SalvageManifest.SegmentFile("00000000000000000000.log",
+                original.length, file.sha256()));
+        assertThat(manifest.salvagedAt()).isNotNull();
+
+        SalvageDirectory salvage = SalvageDirectory.read(dir);
+        assertThat(salvage.ranges()).hasSize(1);
+        SalvageDirectory.SalvagedRange range = salvage.ranges().get(0);
+        assertThat(range.range()).isEqualTo(SalvageFixture.range());
+        assertThat(range.sources()).isEqualTo(copied.sources());
+        assertThat(range.segments()).containsExactly(file.segment());
+    }
+
+    @Test
+    void replay_counts_skip_markers_aborted_and_unmarked_transactions_and_what_the_leader_keeps() throws Exception {
+        SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+
+        SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 10).get(0);
+
+        assertThat(counts.replay()).isEqualTo(6);
+        assertThat(counts.control()).isEqualTo(2);
+        assertThat(counts.aborted()).isEqualTo(2);
+        assertThat(counts.noMarker()).isEqualTo(2);
+        assertThat(counts.beforeRange()).isEqualTo(1);
+        assertThat(counts.samples()).extracting(SalvageReplay.Sample::offset).containsExactly(1L, 2L, 3L, 4L, 11L, 12L);
+        SalvageReplay.Sample tombstone = counts.samples().get(5);
+        assertThat(tombstone.key()).isNull();
+        assertThat(tombstone.value()).isNull();
+        assertThat(new String(counts.samples().get(1).value(), StandardCharsets.UTF_8)).isEqualTo("value-2");
+        assertThat(counts.samples().get(1).timestamp()).isEqualTo(SalvageFixture.TIMESTAMP + 2);
+    }
+
+    @Test
+    void a_second_write_of_the_same_copy_returns_the_one_already_there() throws Exception {
+        SalvageStore store = SalvageStore.open(dir, PLAN);
+        SalvagedFile first = store.write(SalvageFixture.copied());
+        byte[] manifest = Files.readAllBytes(first.manifest());
+
+        SalvagedFile again = store.write(SalvageFixture.copied());
+
+        assertThat(again).isEqualTo(first);
+        assertThat(Files.readAllBytes(first.manifest())).isEqualTo(manifest);
+    }
+
+    @Test
+    void a_segment_left_without_its_manifest_is_completed_when_it_holds_the_same_bytes() throws Exception {
+        SalvagedFile first = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        Files.delete(first.manifest());
+
+        SalvagedFile again = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+
+        assertThat(again.sha256()).isEqualTo(first.sha256());
+        assertThat(SalvageDirectory.read(dir).ranges()).hasSize(1);
+    }
+
+    @Test
+    void another_copy_of_the_same_replica_is_refused_and_nothing_is_written() throws Exception {
+        SalvagedFile first = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        byte[] segment = Files.readAllBytes(first.segment());
+        byte[] manifest = Files.readAllBytes(first.manifest());
+        // the same offsets, one record's value different
+        List<ByteBuffer> batches = SalvageFixture.batches();
+        batches.set(6, org.apache.kafka.common.record.internal.MemoryRecords.withRecords(11L,
+                org.apache.kafka.common.compress.Compression.NONE, 4,
+                new org.apache.kafka.common.record.internal.SimpleRecord("other".getBytes(StandardCharsets.UTF_8)),
+                new org.apache.kafka.common.record.internal.SimpleRecord("other".getBytes(StandardCharsets.UTF_8))).buffer());
+        CopiedBatches other = new CopiedBatches(SalvageFixture.range(), List.of(SalvageSource.DISK),
+                List.of(SalvageFixture.concat(batches)));
+
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(other))
+                .isInstanceOf(SalvageException.class)
+                .hasMessageStartingWith("broker 3 orders-2: " + first.manifest() + " already describes another copy");
+        Files.delete(first.manifest());
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(other))
+                .isInstanceOf(SalvageException.class)
+                .hasMessageStartingWith("broker 3 orders-2: " + first.segment() + " already exists with other bytes");
+        assertThat(Files.readAllBytes(first.segment())).isEqualTo(segment);
+        assertThat(first.manifest()).doesNotExist();
+        assertThat(manifest).isNotEmpty();
+    }
+
+    @Test
+    void a_batch_whose_crc_does_not_match_is_refused() {
+        ByteBuffer all = SalvageFixture.concat(SalvageFixture.batches());
+        // the first record's bytes, after the 61-byte batch header the CRC covers from its attributes on
+        int at = DefaultRecordBatch.RECORD_BATCH_OVERHEAD + 3;
+        all.put(at, (byte) (all.get(at) ^ 0x01));
+
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(copy(all)))
+                .isInstanceOf(SalvageException.class)
+                .hasMessageStartingWith("broker 3 orders-2: the batch at offsets [0, 2] is corrupt");
+        assertThat(dir.resolve("orders-2/broker-3/00000000000000000000.log")).doesNotExist();
+    }
+
+    @Test
+    void a_copy_that_ends_short_of_the_log_end_is_refused() {
+        DoomedRange longer = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 30, -1);
+
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(longer,
+                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
+                .isInstanceOf(SalvageException.class)
+                .hasMessage("broker 3 orders-2: the copy ends at offset 13, the log at 30");
+    }
+
+    @Test
+    void a_copy_cut_inside_its_last_batch_is_refused() {
+        ByteBuffer all = SalvageFixture.concat(SalvageFixture.batches());
+        all.limit(all.limit() - 5);
+
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(copy(all)))
+                .isInstanceOf(SalvageException.class)
+                .hasMessageStartingWith("broker 3 orders-2: the copy ends in a partial batch (")
+                .hasMessageContaining("after offset 10");
+    }
+
+    @Test
+    void a_copy_whose_last_batch_is_of_another_epoch_is_refused() {
+        DoomedRange epochFive = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 13, 5);
+
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(epochFive,
+                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
+                .isInstanceOf(SalvageException.class)
+                .hasMessage("broker 3 orders-2: the copy's last batch is of leader epoch 4, the log's of 5; it is not"
+                        + " the log the plan saw");
+    }
+
+    @Test
+    void a_copy_that_starts_after_the_range_because_compaction_left_a_gap_is_taken() throws Exception {
+        List<ByteBuffer> batches = SalvageFixture.batches();
+        DoomedRange fromZero = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 0, 13, 4);
+
+        SalvagedFile file = SalvageStore.open(dir, PLAN).write(new CopiedBatches(fromZero, List.of(SalvageSource.DISK),
+                List.of(SalvageFixture.concat(batches.subList(1, batches.size())))));
+
+        assertThat(file.firstOffset()).isEqualTo(3);
+        assertThat(file.segment().getFileName().toString()).isEqualTo("00000000000000000003.log");
+    }
+
+    @Test
+    void a_copy_that_starts_before_the_batch_holding_the_first_offset_is_refused() {
+        DoomedRange fromFive = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 5, 13, 4);
+
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(fromFive,
+                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
+                .isInstanceOf(SalvageException.class)
+                .hasMessage("broker 3 orders-2: the copy starts with the batch [0, 2], which ends before offset 5 where"
+                        + " the range starts");
+    }
+
+    @Test
+    void a_copy_larger_than_a_file_goes_into_several_segment_files_named_by_their_first_offset() throws Exception {
+        SalvagedFile file = SalvageStore.open(dir, PLAN, null, 300).write(SalvageFixture.copied());
+
+        SalvageManifest manifest = SalvageManifest.read(file.manifest());
+        assertThat(manifest.files()).hasSizeGreaterThan(1);
+        assertThat(manifest.files().get(0).name()).isEqualTo("00000000000000000000.log");
+        assertThat(manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum()).isEqualTo(file.bytes());
+        SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 0).get(0);
+        assertThat(counts.replay()).isEqualTo(6);
+        assertThat(counts.control() + counts.aborted() + counts.noMarker() + counts.beforeRange()).isEqualTo(7);
+    }
+
+    @Test
+    void a_segment_changed_after_it_was_salvaged_is_bad_input() throws Exception {
+        SalvagedFile file = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        byte[] bytes = Files.readAllBytes(file.segment());
+        bytes[bytes.length - 1] ^= 0x01;
+        Files.write(file.segment(), bytes);
+
+        assertThatThrownBy(() -> SalvageDirectory.read(dir))
+                .isInstanceOf(UserInputException.class)
+                .hasMessage(file.segment() + ": SHA-256 differs from the manifest's; the file changed after it was"
+                        + " salvaged, not replaying it");
+        Files.write(file.segment(), java.util.Arrays.copyOf(bytes, bytes.length - 1));
+        assertThatThrownBy(() -> SalvageDirectory.read(dir))
+                .isInstanceOf(UserInputException.class)
+                .hasMessageStartingWith(file.segment() + ": " + (bytes.length - 1) + " bytes, the manifest says "
+                        + bytes.length);
+        Files.delete(file.segment());
+        assertThatThrownBy(() -> SalvageDirectory.read(dir))
+                .isInstanceOf(UserInputException.class)
+                .hasMessage(file.segment() + ": missing, but " + file.manifest() + " names it");
+    }
+
+    @Test
+    void a_directory_without_manifests_is_bad_input() {
+        assertThatThrownBy(() -> SalvageDirectory.read(dir))
+                .isInstanceOf(UserInputException.class)
+                .hasMessageContaining("holds no manifest.json");
+        assertThatThrownBy(() -> SalvageDirectory.read(dir.resolve("missing")))
+                .isInstanceOf(UserInputException.class)
+                .hasMessageContaining("is not a directory");
+    }
+
+    private static CopiedBatches copy(ByteBuffer bytes) {
+        return new CopiedBatches(SalvageFixture.range(), List.of(SalvageSource.DISK), List.of(bytes));
+    }
+}
