@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -116,6 +117,7 @@ public final class LiveReplicaReader {
         long next;
         long highWatermark = -1;
         boolean aboveHighWatermark;
+        /** Fetches in a row that returned it nothing: it goes first in the next one. */
         int emptyAnswers;
         int lastEpoch = -1;
         boolean done;
@@ -158,8 +160,15 @@ public final class LiveReplicaReader {
             // the first partition of a Fetch
             List<Copy> below = new ArrayList<>();
             List<Copy> above = new ArrayList<>();
+            // a Fetch names a partition once: a second range of it waits for the next round
+            Set<TopicPartition> inBelow = new HashSet<>();
+            Set<TopicPartition> inAbove = new HashSet<>();
             copies.stream().filter(Copy::active).sorted((a, b) -> Integer.compare(b.emptyAnswers, a.emptyAnswers))
-                    .forEach(c -> (c.aboveHighWatermark ? above : below).add(c));
+                    .forEach(c -> {
+                        if (c.aboveHighWatermark ? inAbove.add(c.range.partition()) : inBelow.add(c.range.partition())) {
+                            (c.aboveHighWatermark ? above : below).add(c);
+                        }
+                    });
             if (below.isEmpty() && above.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -234,7 +243,7 @@ public final class LiveReplicaReader {
                             : byId.get(topic.topicId() + "-" + p.partitionIndex());
                     if (c != null && answered.add(c)) {
                         synchronized (c) {
-                            take(replicaId, c, p);
+                            take(replicaId, c, p, c == batch.get(0));
                         }
                     }
                 }
@@ -243,7 +252,8 @@ public final class LiveReplicaReader {
                     + describe(c.range) + " out of its Fetch answer", null));
         }
 
-        private void take(int replicaId, Copy c, FetchResponseData.PartitionData p) {
+        /** @param first the first partition of its Fetch: Kafka returns it a batch, however large, if there is one */
+        private void take(int replicaId, Copy c, FetchResponseData.PartitionData p, boolean first) {
             DoomedRange r = c.range;
             Errors error = Errors.forCode(p.errorCode());
             if (error != Errors.NONE) {
@@ -293,7 +303,7 @@ public final class LiveReplicaReader {
                         + r.toOffset() + ") lie above its high watermark " + c.highWatermark + "; reading them with Fetch"
                         + " ReplicaId -3 (the id of a broker's own future replica, served up to the log end offset;"
                         + " undocumented Kafka behaviour)");
-            } else if (c.emptyAnswers >= 2) {
+            } else if (first && wholeBytes == 0) {
                 fail(c, "broker " + broker + " returned no whole batch of " + describe(r) + " at offset " + c.next
                         + " (high watermark " + c.highWatermark + ", log start " + p.logStartOffset() + ")", null);
             }

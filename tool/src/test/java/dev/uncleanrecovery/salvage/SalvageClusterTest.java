@@ -10,6 +10,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.connect.ClientProperties;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.harness.KafkaToolProcess;
@@ -26,10 +29,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The records an election truncates are copied out of the live replica first, on the divergent-epochs outage of
  * {@link EveryIsrMemberKilled}: on both partitions of {@code diverge}, 2 (newer epoch, 15 records) is elected and 3
  * (30 records of epoch 0, 20 of them acks=1) loses [10, 30), which lies above its high watermark: Fetch ReplicaId -3.
+ * Once 3 follows, its log below its high watermark is read with ReplicaId -2.
  */
 @KafkaClusterTest(kafkaVersion = "4.4.0")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -171,6 +177,52 @@ class SalvageClusterTest {
         });
         assertThat(SalvageStore.besidePlan(file)).doesNotExist();
         cluster.awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG, STEP);
+    }
+
+    @Test
+    @Order(4)
+    void a_follower_serves_its_log_below_its_high_watermark_to_replica_id_minus_2(LocalKafkaCluster cluster)
+            throws Exception {
+        // both partitions are led by 2 by now; 3 follows with the 15 records of the new log
+        for (TopicPartition tp : List.of(DIVERGE, DIVERGE_ALTERNATIVE)) {
+            cluster.awaitPartition(tp, v -> v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
+        }
+        byte[] diverge0 = batchesFrom(cluster.replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), 0);
+        byte[] diverge1 = batchesFrom(cluster.replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE_ALTERNATIVE), 0);
+        String[] hostPort = cluster.brokerAddress(OLDER_EPOCH_LONGER_LOG).split(":");
+        BrokerState three = new BrokerState(OLDER_EPOCH_LONGER_LOG, hostPort[0], Integer.parseInt(hostPort[1]), null, false);
+        List<String> progress = new CopyOnWriteArrayList<>();
+        // no topic ids: Fetch v12, by name; both partitions in one request, a few bytes each to loop
+        DoomedRange whole0 = new DoomedRange(DIVERGE, Uuid.ZERO_UUID, OLDER_EPOCH_LONGER_LOG, 0, 15, -1);
+        DoomedRange whole1 = new DoomedRange(DIVERGE_ALTERNATIVE, Uuid.ZERO_UUID, OLDER_EPOCH_LONGER_LOG, 0, 15, -1);
+        DoomedRange otherEpoch = new DoomedRange(DIVERGE, Uuid.ZERO_UUID, OLDER_EPOCH_LONGER_LOG, 5, 15, 99);
+        List<LiveReplicaReader.Read> reads;
+        try (BrokerConnections connections = BrokerConnections.open(
+                ClientProperties.load(cluster.bootstrapServers(), null, 15_000), List.of(three))) {
+            reads = new LiveReplicaReader(connections, new LiveReplicaReader.Settings(1 << 20, 200,
+                    Duration.ofSeconds(15), Duration.ofSeconds(60)), progress::add)
+                    .read(List.of(whole0, whole1, otherEpoch));
+        }
+
+        assertThat(reads.get(0).isWhole()).as(String.valueOf(reads.get(0).failure())).isTrue();
+        assertThat(reads.get(0).copied().sources()).containsExactly(SalvageSource.FETCH_DEBUG_REPLICA);
+        assertThat(concat(reads.get(0).copied().chunks())).isEqualTo(diverge0);
+        assertThat(reads.get(0).copied().chunks()).as("200 bytes a partition: several Fetches").hasSizeGreaterThan(1);
+        assertThat(reads.get(1).isWhole()).as(String.valueOf(reads.get(1).failure())).isTrue();
+        assertThat(concat(reads.get(1).copied().chunks())).isEqualTo(diverge1);
+        assertThat(reads.get(2).isWhole()).isFalse();
+        assertThat(reads.get(2).failure().getMessage()).contains("carries leader epoch", "not 99 as probed");
+        assertThat(progress).noneMatch(line -> line.contains("ReplicaId -3"));
+    }
+
+    private static byte[] concat(List<ByteBuffer> chunks) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (ByteBuffer chunk : chunks) {
+            byte[] bytes = new byte[chunk.remaining()];
+            chunk.duplicate().get(bytes);
+            out.write(bytes, 0, bytes.length);
+        }
+        return out.toByteArray();
     }
 
     /** A proactive plan of {@code diverge}; fails plainly when it does not cut broker 3 exactly at 10. */
