@@ -132,7 +132,7 @@ class SalvageClusterTest {
             assertThat(Path.of(s.manifest())).exists();
             assertThat(Files.readAllBytes(Path.of(s.segment()))).isEqualTo(onDisk);
         });
-        assertThat(run.out()).contains("diverge-0 broker 3 [10..30): 20 records");
+        assertThat(run.out()).contains("diverge-0 replica 3 [10..30): 20 records, ");
         // and broker 3 really cut there under the new leader
         cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
                 && v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
