@@ -48,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The records an election truncates are copied out of the live replica first, on the divergent-epochs outage of
  * {@link EveryIsrMemberKilled}: on both partitions of {@code diverge}, 2 (newer epoch, 15 records) is elected and 3
  * (30 records of epoch 0, 20 of them acks=1) loses [10, 30), which lies above its high watermark: Fetch ReplicaId -3.
- * Once 3 follows, its log below its high watermark is read with ReplicaId -2.
+ * Once 3 follows, its log below its high watermark is read with ReplicaId -2. Partition 2, built alike, is recovered
+ * with {@code recover --automated-recovery}.
  */
 @KafkaClusterTest(kafkaVersion = "4.4.0")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -64,7 +65,7 @@ class SalvageClusterTest {
 
     @BeforeAll
     static void divergentEpochs(LocalKafkaCluster cluster) {
-        EveryIsrMemberKilled.build(cluster);
+        EveryIsrMemberKilled.build(cluster, 3);
     }
 
     @Test
@@ -181,6 +182,29 @@ class SalvageClusterTest {
 
     @Test
     @Order(4)
+    void recover_salvages_what_its_own_plan_truncates(LocalKafkaCluster cluster) throws Exception {
+        Path file = dir.resolve("recovered.json");
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+                "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "diverge", "--partition", "2",
+                "--output-file", file.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        ResultFile result = ResultFile.read(dir.resolve("recovered-result.json"));
+        assertThat(result.salvageDir()).isEqualTo(SalvageStore.besidePlan(file).toString());
+        assertThat(result.partitions()).singleElement().satisfies(p -> {
+            assertThat(p.outcome()).isEqualTo("ELECTED");
+            assertThat(p.salvaged()).singleElement().satisfies(s -> {
+                assertThat(s.broker()).isEqualTo(OLDER_EPOCH_LONGER_LOG);
+                assertThat(s.fromOffset()).isEqualTo(CUT);
+                assertThat(s.toOffset()).isEqualTo(LOG_END_ON_3);
+                assertThat(Path.of(s.segment())).exists();
+            });
+        });
+    }
+
+    @Test
+    @Order(5)
     void a_follower_serves_its_log_below_its_high_watermark_to_replica_id_minus_2(LocalKafkaCluster cluster)
             throws Exception {
         // both partitions are led by 2 by now; 3 follows with the 15 records of the new log

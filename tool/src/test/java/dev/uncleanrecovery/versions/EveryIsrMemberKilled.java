@@ -53,21 +53,28 @@ public final class EveryIsrMemberKilled {
     }
 
     public static void build(LocalKafkaCluster cluster) {
+        build(cluster, 2);
+    }
+
+    /** @param divergePartitions how many partitions of {@code diverge} are built alike (0 and 1 at least) */
+    public static void build(LocalKafkaCluster cluster, int divergePartitions) {
+        List<TopicPartition> diverging = java.util.stream.IntStream.range(0, divergePartitions)
+                .mapToObj(p -> new TopicPartition("diverge", p)).toList();
         LastReplicaStandingOutage.createTopic(cluster, "story", 2, LastReplicaStandingOutage.ASSIGNMENT);
-        LastReplicaStandingOutage.createTopic(cluster, "diverge", 2,
+        LastReplicaStandingOutage.createTopic(cluster, "diverge", divergePartitions,
                 List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER));
         List<TopicPartition> story = List.of(STORY_0, STORY_1);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
-        DIVERGING.forEach(tp -> cluster.awaitPartition(tp,
+        diverging.forEach(tp -> cluster.awaitPartition(tp,
                 v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP));
         produce(cluster, story, 20, "all");
-        produce(cluster, DIVERGING, 10, "all");
+        produce(cluster, diverging, 10, "all");
 
         // diverge: 2 stays in the ISR while frozen (well within replica.lag.time.max.ms and the broker session), so
         // when 3 dies the controller elects 2 cleanly although it lacks 3's acks=1 records. Broker 1 is not frozen:
         // it leads story, and on Kafka 4.0 freezing it too left story without a leader
         try {
-            RoundProducer.produce(cluster, DIVERGING, 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
+            RoundProducer.produce(cluster, diverging, 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
                 cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
                 // a Fetch of 2's parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first
                 // record into its socket buffer, and 2 would append it on resuming: let that wait run out first
@@ -82,18 +89,18 @@ public final class EveryIsrMemberKilled {
                 && v.isr().contains(LONGEST_SURVIVOR), STEP));
         // 2 is elected. Should the thawed 2 miss its heartbeats and be fenced first, 1 leads with 3's acks=1
         // records and 2 copies them: the high watermark check below then says the outage did not form
-        DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
+        diverging.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
                 && v.isr().size() == 2 && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP));
         produce(cluster, story, 20, "all");
-        produce(cluster, DIVERGING, 5, "all");
-        assertHighWatermark(cluster, DIVERGING, 15);
+        produce(cluster, diverging, 5, "all");
+        assertHighWatermark(cluster, diverging, 15);
         // 2 restarts with the high watermark it last checkpointed: let it checkpoint the 5 committed records
         Pause.millis(1_000, "broker 2's high watermark checkpoint");
 
         cluster.stopBroker(LONGEST_SURVIVOR, StopMode.ABRUPT);
         cluster.awaitBrokerFenced(LONGEST_SURVIVOR);
         story.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP));
-        DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER, STEP));
+        diverging.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER, STEP));
         produce(cluster, story, 5, "1");
 
         // the last leader dies for good; the unclean restarts of 3 and 2 keep them out of ELR (and out of the ISR)
@@ -101,7 +108,7 @@ public final class EveryIsrMemberKilled {
         cluster.awaitBrokerFenced(LAST_LEADER);
         cluster.startBroker(SHORTEST_SURVIVOR);
         cluster.startBroker(LONGEST_SURVIVOR);
-        for (TopicPartition tp : List.of(STORY_0, STORY_1, DIVERGE, DIVERGE_ALTERNATIVE)) {
+        for (TopicPartition tp : java.util.stream.Stream.concat(java.util.stream.Stream.of(STORY_0, STORY_1), diverging.stream()).toList()) {
             cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
         }
     }
