@@ -11,6 +11,7 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
+import dev.uncleanrecovery.salvage.SalvageSource;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -110,6 +111,7 @@ public class ExecuteCommand implements Callable<Integer> {
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         electorName(result.elector()));
             }
+            printSalvaged(result, out);
             printTruncations(result, out);
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
@@ -159,6 +161,61 @@ public class ExecuteCommand implements Callable<Integer> {
         if (lines.size() > TRUNCATIONS_SHOWN) {
             out.println("  ... " + (lines.size() - TRUNCATIONS_SHOWN) + " more in the result file");
         }
+    }
+
+    /**
+     * One line per range copied before electing, "diverge-0 replica 3 [10..30): 20 records, 1.6 KiB" (a long
+     * partition name shortened in the middle, as {@link PartitionRows} does, to keep it within 120 columns); the
+     * directory is said once, the files are in the result file.
+     */
+    private static void printSalvaged(ExecutionResult result, PrintWriter out) {
+        if (result.salvageNote() != null) {
+            out.println("Salvage: " + result.salvageNote());
+        }
+        if (result.salvaged().isEmpty()) {
+            return;
+        }
+        out.println("Salvaged before electing, into " + result.salvageDir() + ":");
+        List<String> lines = new ArrayList<>();
+        boolean[] future = new boolean[1];
+        result.salvaged().entrySet().stream()
+                .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::toString)))
+                .forEach(e -> e.getValue().forEach(f -> {
+                    boolean aboveHighWatermark = f.sources().contains(SalvageSource.FETCH_FUTURE_REPLICA);
+                    future[0] |= aboveHighWatermark;
+                    lines.add(shortened(e.getKey().toString()) + " replica " + f.range().broker() + " ["
+                            + f.range().fromOffset() + ".." + f.range().toOffset() + "): " + f.records() + " records, "
+                            + bytes(f.bytes()) + (aboveHighWatermark ? " *" : ""));
+                }));
+        lines.stream().limit(TRUNCATIONS_SHOWN).forEach(line -> out.println("  " + line));
+        if (lines.size() > TRUNCATIONS_SHOWN) {
+            out.println("  ... " + (lines.size() - TRUNCATIONS_SHOWN) + " more in the result file");
+        }
+        if (future[0]) {
+            out.println("  * read above the replica's high watermark with Fetch ReplicaId -3 (undocumented Kafka behaviour)");
+        }
+    }
+
+    private static String shortened(String partition) {
+        if (partition.length() <= PartitionRows.LABEL_WIDTH) {
+            return partition;
+        }
+        int keep = (PartitionRows.LABEL_WIDTH - 1) / 2;
+        return partition.substring(0, keep) + "…" + partition.substring(partition.length() - keep);
+    }
+
+    private static String bytes(long n) {
+        if (n < 1024) {
+            return n + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        double value = n;
+        int unit = -1;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return String.format(java.util.Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 
     /** {@link OnItsOwnThread#join}, which rethrows unchecked failures as they are, and the write's IOException too. */

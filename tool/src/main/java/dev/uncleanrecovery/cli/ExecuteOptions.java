@@ -34,6 +34,15 @@ class ExecuteOptions {
             description = "How long to wait for elected partitions to show their new leader (default: ${DEFAULT-VALUE}).")
     long verifyTimeoutMs;
 
+    @Option(names = "--salvage-dir", paramLabel = "DIR",
+            description = "Where the records the elections will truncate are copied before electing (default: next to"
+                    + " the plan, <plan>-salvage/).")
+    Path salvageDir;
+
+    @Option(names = "--no-salvage",
+            description = "Elect without copying the records the elections will truncate: they are lost for good.")
+    boolean noSalvage;
+
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {
         return options(probeMode, false);
@@ -45,7 +54,8 @@ class ExecuteOptions {
         return new RecoveryExecution.Options(allowUnprobedLeader,
                 defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
                         ? reprobe : defaults.requestTimeout()),
-                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode, new PlanExecution.Mode(dryRun, allOrNothing));
+                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
+                salvageDir, noSalvage);
     }
 
     Path resultFile(Path planFile) {

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.HangingTransactions;
+import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,28 +15,41 @@ import org.apache.kafka.common.TopicPartition;
  *
  * @param elector how elections were made (stock reorder + UNCLEAN, or native ElectLeaders v3)
  * @param hanging the hanging transactions found on the elected partitions afterwards; null when not looked for
+ * @param salvageDir where doomed ranges were copied; null with --no-salvage or when salvage was not asked for
+ * @param salvageNote what the operator must know of the salvage as a whole ("--no-salvage: nothing was kept"); or null
+ * @param salvaged per partition whose doomed ranges were copied before electing, the files
  */
 public record ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed,
                               String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging,
-                              Map<TopicPartition, List<MeasuredTruncation>> truncations) {
+                              Map<TopicPartition, List<MeasuredTruncation>> truncations, String salvageDir,
+                              String salvageNote, Map<TopicPartition, List<SalvagedFile>> salvaged) {
 
     public ExecutionResult {
         partitions = List.copyOf(partitions);
         truncations = Map.copyOf(truncations);
+        salvaged = Map.copyOf(salvaged);
     }
 
     public ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed, String elector,
                            List<PartitionOutcome> partitions) {
-        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of());
+        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of(), null, null, Map.of());
     }
 
     public ExecutionResult withHanging(HangingTransactions.Result found) {
-        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found, truncations);
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found, truncations,
+                salvageDir, salvageNote, salvaged);
     }
 
     /** What the other replicas of each elected partition lose, planned and measured after the election. */
     public ExecutionResult withTruncations(Map<TopicPartition, List<MeasuredTruncation>> measured) {
-        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured);
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured,
+                salvageDir, salvageNote, salvaged);
+    }
+
+    /** Where the doomed ranges were copied before electing, and what was. */
+    public ExecutionResult withSalvage(String directory, String note, Map<TopicPartition, List<SalvagedFile>> files) {
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
+                directory, note, files);
     }
 
     public long count(Outcome outcome) {
@@ -87,11 +101,20 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                                 .map(t -> new dev.uncleanrecovery.plan.ResultFile.Truncation(t.broker(),
                                         t.plannedFrom() < 0 ? null : t.plannedFrom(),
                                         t.isMeasured() ? t.measuredFrom() : null, t.logEnd()))
-                                .toList() : null)).toList(),
+                                .toList() : null,
+                        salvaged.containsKey(p.topicPartition()) ? salvaged.get(p.topicPartition()).stream()
+                                .map(ExecutionResult::salvaged).toList() : null)).toList(),
                 warnings(bootstrapServer),
                 hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),
-                        h.startOffset(), h.why(), h.abortCommand(bootstrapServer))).toList());
+                        h.startOffset(), h.why(), h.abortCommand(bootstrapServer))).toList(),
+                salvageDir, salvageNote);
+    }
+
+    private static dev.uncleanrecovery.plan.ResultFile.Salvaged salvaged(SalvagedFile f) {
+        return new dev.uncleanrecovery.plan.ResultFile.Salvaged(f.range().broker(), f.range().fromOffset(),
+                f.range().toOffset(), f.records(), f.batches(), f.bytes(), f.sources().stream().map(Enum::name).toList(),
+                f.segment().toString(), f.manifest().toString());
     }
 
     private static dev.uncleanrecovery.plan.ResultFile.State state(dev.uncleanrecovery.cluster.TopicPartitionState s) {

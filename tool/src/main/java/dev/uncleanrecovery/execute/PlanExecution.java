@@ -12,6 +12,8 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.PartitionToProbe;
+import dev.uncleanrecovery.salvage.DoomedRange;
+import dev.uncleanrecovery.salvage.SalvagedFile;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +49,8 @@ public final class PlanExecution {
     private Redecision redecision;
     private Mode mode = Mode.APPLY;
     private Map<TopicPartition, String> earlierNotes = Map.of();
+    private Salvage salvage;
+    private boolean noSalvage;
 
     public PlanExecution(PartitionStateReader reader, ReplicaReprobe reprobe, DesignatedElector elector,
                          boolean allowUnprobedLeader, Consumer<String> progress) {
@@ -71,6 +75,20 @@ public final class PlanExecution {
     /** Said about partitions before this run looked at them (what an interrupted run left), in their outcomes. */
     public PlanExecution withEarlierNotes(Map<TopicPartition, String> notes) {
         this.earlierNotes = Map.copyOf(notes);
+        return this;
+    }
+
+    /** Copies every doomed range before electing; a partition whose copy fails is refused. */
+    public PlanExecution withSalvage(Salvage copier) {
+        this.salvage = copier;
+        this.noSalvage = false;
+        return this;
+    }
+
+    /** --no-salvage: elects without copying what the election truncates, and says so per partition. */
+    public PlanExecution withoutSalvage() {
+        this.salvage = null;
+        this.noSalvage = true;
         return this;
     }
 
@@ -132,6 +150,8 @@ public final class PlanExecution {
         }
 
         Map<TopicPartition, String> notes = new HashMap<>(earlierNotes);
+        // the plan entry of the leader each partition will really get: recover may decide again
+        Map<TopicPartition, PlannedElection> electing = new HashMap<>(planned);
         if (!proceed.isEmpty()) {
             if (!mode.dryRun()) {
                 elector.prepare();
@@ -190,6 +210,7 @@ public final class PlanExecution {
                         && Revalidation.check(toTarget(elect.planned()), state, now) instanceof Revalidation.Verdict.Proceed) {
                     ElectionTarget redecided = toTarget(elect.planned());
                     proceed.put(t.topicPartition(), redecided);
+                    electing.put(t.topicPartition(), elect.planned());
                     notes.merge(t.topicPartition(), "decided again: " + why + "; designated "
                             + redecided.designatedLeader() + " instead", PlanExecution::both);
                 } else {
@@ -201,6 +222,8 @@ public final class PlanExecution {
                 }
             }
         }
+
+        Map<TopicPartition, List<SalvagedFile>> salvaged = salvageBeforeElecting(proceed, electing, now, outcomes, notes);
 
         if (mode.allOrNothing() && !proceed.isEmpty()) {
             long refused = outcomes.values().stream().filter(o -> o.outcome() == Outcome.REFUSED).count();
@@ -235,8 +258,84 @@ public final class PlanExecution {
         List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get)
                 .map(o -> notes.containsKey(o.topicPartition()) ? o.withNote(notes.get(o.topicPartition())) : o)
                 .toList();
-        return new ExecutionResult(now.clusterId(), planFile, startedAt, Duration.ofNanos(System.nanoTime() - start),
-                electedBy, ordered);
+        ExecutionResult result = new ExecutionResult(now.clusterId(), planFile, startedAt,
+                Duration.ofNanos(System.nanoTime() - start), electedBy, ordered);
+        if (noSalvage) {
+            return result.withSalvage(null, "--no-salvage: nothing was kept", Map.of());
+        }
+        return salvage == null ? result : result.withSalvage(salvage.directory().toString(), null, salvaged);
+    }
+
+    /**
+     * Before the first change to the cluster, every range the elections will truncate is copied out: an exact loss is
+     * copied (a partition whose copy fails is refused); a loss only known as a lower bound refuses the partition (its
+     * start is not known, so it cannot be copied whole); a replica whose log is unknown is said to keep its suffix on
+     * disk. With --no-salvage nothing is copied and each partition says what was not kept.
+     *
+     * @return per partition whose ranges were copied, the files
+     */
+    private Map<TopicPartition, List<SalvagedFile>> salvageBeforeElecting(Map<TopicPartition, ElectionTarget> proceed,
+            Map<TopicPartition, PlannedElection> electing, ClusterSnapshot now, Map<TopicPartition, PartitionOutcome> outcomes,
+            Map<TopicPartition, String> notes) {
+        Map<TopicPartition, List<SalvagedFile>> salvaged = new LinkedHashMap<>();
+        if (proceed.isEmpty() || (salvage == null && !noSalvage)) {
+            return salvaged;
+        }
+        Map<TopicPartition, DoomedRanges> doomed = new LinkedHashMap<>();
+        for (ElectionTarget t : List.copyOf(proceed.values())) {
+            TopicPartition tp = t.topicPartition();
+            TopicPartitionState state = now.partition(tp).orElse(null);
+            DoomedRanges d = DoomedRanges.of(electing.get(tp), t.designatedLeader(), state == null ? null : state.topicId());
+            if (!d.inexact().isEmpty() && !noSalvage) {
+                proceed.remove(tp);
+                outcomes.put(tp, refuse(t, "the truncation start on broker(s) " + d.inexact().stream().map(String::valueOf)
+                        .collect(Collectors.joining(", ")) + " is not known exactly; cannot salvage it whole (plan again, or"
+                        + " --no-salvage to elect without a copy)", state));
+                continue;
+            }
+            for (int broker : d.unknown()) {
+                notes.merge(tp, "broker " + broker + " did not answer: its suffix, if any, stays on its disk and must be"
+                        + " copied with `inspect --salvage-beyond` before it is restarted", PlanExecution::both);
+            }
+            if (!d.stated()) {
+                notes.merge(tp, "the plan states no truncation for designated leader " + t.designatedLeader()
+                        + ": nothing salvaged", PlanExecution::both);
+            }
+            if (!d.ranges().isEmpty()) {
+                doomed.put(tp, d);
+            }
+        }
+        if (doomed.isEmpty()) {
+            return salvaged;
+        }
+        if (noSalvage || mode.dryRun()) {
+            String what = noSalvage ? "--no-salvage: not kept " : "would salvage ";
+            doomed.forEach((tp, d) -> notes.merge(tp, what + ranges(d.ranges()), PlanExecution::both));
+            return salvaged;
+        }
+        List<DoomedRange> all = doomed.values().stream().flatMap(d -> d.ranges().stream()).toList();
+        progress.accept("salvaging " + all.size() + " doomed range(s) of " + doomed.size() + " partition(s) ("
+                + all.stream().mapToLong(DoomedRange::offsets).sum() + " offsets) into " + salvage.directory());
+        Map<TopicPartition, List<Salvage.Kept>> kept = new HashMap<>();
+        salvage.keep(all).forEach(k -> kept.computeIfAbsent(k.range().partition(), x -> new ArrayList<>()).add(k));
+        doomed.forEach((tp, d) -> {
+            List<Salvage.Kept> answers = kept.getOrDefault(tp, List.of());
+            List<String> failures = answers.stream().filter(k -> !k.isKept()).map(Salvage.Kept::failure).toList();
+            if (!failures.isEmpty() || answers.size() < d.ranges().size()) {
+                ElectionTarget t = proceed.remove(tp);
+                String why = failures.isEmpty() ? "not every range was copied" : String.join("; ", failures);
+                outcomes.put(tp, refuse(t, "salvage failed: " + why + "; nothing elected", now.partition(tp).orElse(null)));
+            } else {
+                salvaged.put(tp, answers.stream().map(Salvage.Kept::file).toList());
+            }
+        });
+        return salvaged;
+    }
+
+    /** "broker 3 [10..30) (20 offsets)", for each range. */
+    private static String ranges(List<DoomedRange> ranges) {
+        return ranges.stream().map(r -> "broker " + r.broker() + " [" + r.fromOffset() + ".." + r.toOffset() + ") ("
+                + r.offsets() + " offsets)").collect(Collectors.joining(", "));
     }
 
     /**

@@ -14,13 +14,27 @@ import java.util.List;
  *
  * @param hangingTransactions found on the elected partitions after electing; null when not looked for (a dry run, or
  *                            a file written before version 2)
+ * @param salvageDir          where the doomed ranges were copied before electing; null with --no-salvage (and before
+ *                            version 3)
+ * @param salvage             what to know of the salvage as a whole ("--no-salvage: nothing was kept"); or null
  */
 public record ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt,
                          long elapsedMs, String elector, Summary summary, List<Partition> partitions,
-                         List<String> warnings, List<HangingTransaction> hangingTransactions) {
+                         List<String> warnings, List<HangingTransaction> hangingTransactions, String salvageDir,
+                         String salvage) {
 
-    /** 2 adds the hanging transactions and the measured truncations. */
-    public static final int VERSION = 2;
+    /** 2 adds the hanging transactions and the measured truncations; 3 the salvage. */
+    public static final int VERSION = 3;
+
+    /**
+     * One doomed range copied before the election: offsets {@code [fromOffset, toOffset)} of {@code broker}.
+     *
+     * @param sources how it was read (FETCH_DEBUG_REPLICA, FETCH_FUTURE_REPLICA, DISK), in order
+     * @param segment the Kafka segment file of the original batches; {@code manifest} describes it
+     */
+    public record Salvaged(int broker, long fromOffset, long toOffset, long records, int batches, long bytes,
+                           List<String> sources, String segment, String manifest) {
+    }
 
     /**
      * An open transaction on an elected partition that nothing will close (see {@code kafka-transactions.sh
@@ -41,9 +55,10 @@ public record ResultFile(int version, String clusterId, String planFile, String 
     /**
      * @param outcome     ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER, FAILED or (dry run) WOULD_ELECT
      * @param truncations elected partitions only: what each other replica loses, planned and measured (version 2)
+     * @param salvaged    the doomed ranges copied before electing; null when nothing was (version 3)
      */
     public record Partition(String topic, int partition, int designatedLeader, String outcome, String detail,
-                            State before, State after, List<Truncation> truncations) {
+                            State before, State after, List<Truncation> truncations, List<Salvaged> salvaged) {
     }
 
     /**

@@ -43,6 +43,8 @@ import dev.uncleanrecovery.plan.PlanAlternative;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.probe.TruncationPoints;
+import dev.uncleanrecovery.salvage.LiveReplicaReader;
+import dev.uncleanrecovery.salvage.SalvageStore;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Optional;
@@ -72,12 +74,19 @@ public final class RecoveryExecution {
      * @param verifyTimeout how long to wait for elected partitions to show their new leader
      * @param probeMode     which RPCs the re-probe uses (the same choice as for the plan)
      * @param mode          for real or as a dry run; all or nothing
+     * @param salvageDir    where the doomed ranges are copied before electing; null: beside the plan file
+     * @param noSalvage     elect without copying them (--no-salvage)
      */
     public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
-                          PlanExecution.Mode mode) {
+                          PlanExecution.Mode mode, Path salvageDir, boolean noSalvage) {
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
             this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, PlanExecution.Mode.APPLY);
+        }
+
+        public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
+                       PlanExecution.Mode mode) {
+            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false);
         }
     }
 
@@ -134,12 +143,20 @@ public final class RecoveryExecution {
             }
             beforeElecting.run();
         };
-        ExecutionResult result = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
+        PlanExecution execution = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
                 options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
-                .withEarlierNotes(leftover)
-                .run(plan, planFile, lookUpThenElect, asPlanned);
+                .withEarlierNotes(leftover);
+        if (options.noSalvage()) {
+            execution.withoutSalvage();
+        } else {
+            Path directory = options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(Path.of(planFile));
+            execution.withSalvage(new LiveSalvage(directory,
+                    new SalvageStore.PlanReference(planFile, plan.clusterId(), plan.createdAt()), discovery::connections,
+                    LiveReplicaReader.Settings.defaults(), progress));
+        }
+        ExecutionResult result = execution.run(plan, planFile, lookUpThenElect, asPlanned);
         if (options.mode().dryRun() || !result.anyUncleanElection()) {
             return result;
         }

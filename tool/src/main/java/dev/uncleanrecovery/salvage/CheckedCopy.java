@@ -134,9 +134,12 @@ final class CheckedCopy {
             throw new SalvageException(who + "the copy ends at offset " + (lastOffset + 1) + ", the log at "
                     + range.toOffset());
         }
-        if (range.lastWrittenLeaderEpoch() >= 0 && lastEpoch != range.lastWrittenLeaderEpoch()) {
+        // Older is fine: a replica made leader caches its new epoch before it writes a batch of it (KIP-101), and the
+        // probe reads that cache; a newer epoch was written after the probe.
+        if (range.lastWrittenLeaderEpoch() >= 0 && lastEpoch > range.lastWrittenLeaderEpoch()) {
             throw new SalvageException(who + "the copy's last batch is of leader epoch " + lastEpoch
-                    + ", the log's of " + range.lastWrittenLeaderEpoch() + "; it is not the log the plan saw");
+                    + ", newer than the log's " + range.lastWrittenLeaderEpoch() + " the plan saw; it is not the log the"
+                    + " plan saw");
         }
         parts.add(part(content, partBase, partStart, position));
         return new CheckedCopy(parts, firstOffset, lastOffset, firstEpoch, lastEpoch, records, batches, position);

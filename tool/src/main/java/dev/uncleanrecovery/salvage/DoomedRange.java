@@ -10,8 +10,8 @@ import org.apache.kafka.common.Uuid;
  * log at {@code fromOffset} when it first fetches from the new leader, and {@code toOffset} is its log end offset.
  *
  * @param topicId {@link Uuid#ZERO_UUID} when the cluster gave none
- * @param lastWrittenLeaderEpoch the epoch of the replica's last batch as the probe saw it; -1 when not known. A copy
- *                               whose last batch carries another epoch is not the log the plan was made from.
+ * @param lastWrittenLeaderEpoch the replica's latest epoch as the probe saw it (its epoch cache); -1 when not known.
+ *                               A copy whose last batch carries a newer epoch is not the log the plan was made from.
  */
 public record DoomedRange(TopicPartition partition, Uuid topicId, int broker, long fromOffset, long toOffset,
                           int lastWrittenLeaderEpoch) {

@@ -10,6 +10,9 @@ import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.Outcome;
 import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.salvage.DoomedRange;
+import dev.uncleanrecovery.salvage.SalvageSource;
+import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -77,5 +80,38 @@ class ExecuteReportTest {
         assertThat(ExecuteCommand.electorName("native: ElectLeaders v3 with DesignatedLeaders (UNCLEAN), through broker 2"))
                 .isEqualTo("native");
         assertThat(ExecuteCommand.electorName("none (dry run)")).isEqualTo("none");
+    }
+
+    @Test
+    void each_salvaged_range_is_one_line_within_120_columns_and_the_file_lists_it() throws IOException {
+        Path segment = dir.resolve("plan-salvage").resolve("orders-0").resolve("broker-3").resolve("00000000000000000010.log");
+        DoomedRange range = new DoomedRange(new TopicPartition("a-topic-name-of-a-reasonable-length-for-production-use", 11),
+                new Uuid(42, 7), 3, 1_234_567_890L, 1_234_600_000L, 7);
+        SalvagedFile kept = new SalvagedFile(range, List.of(SalvageSource.FETCH_DEBUG_REPLICA,
+                SalvageSource.FETCH_FUTURE_REPLICA), segment, segment.resolveSibling("manifest.json"), 1_234_567_880L,
+                1_234_599_999L, 32_110, 321, 12_345_678, "sha");
+        ExecutionResult result = new ExecutionResult("cluster", "plan.json", Instant.parse("2026-11-30T07:00:00Z"),
+                Duration.ofMillis(42), "stock elector", List.of(new PartitionOutcome(range.partition(), 2,
+                        Outcome.ELECTED, "leader 2, leader epoch 4 -> 5", null, null)))
+                .withSalvage(dir.resolve("plan-salvage").toString(), null, java.util.Map.of(range.partition(), List.of(kept)));
+        Path file = dir.resolve("result.json");
+        StringWriter printed = new StringWriter();
+
+        ExecuteCommand.report(result, file, text(), new PrintWriter(printed, true));
+
+        List<String> lines = printed.toString().lines().toList();
+        assertThat(lines).contains("Salvaged before electing, into " + dir.resolve("plan-salvage") + ":");
+        assertThat(lines).filteredOn(l -> l.contains("replica 3 [1234567890..1234600000)")).singleElement()
+                .satisfies(l -> {
+                    assertThat(l).startsWith("  a-topic-name-of-a-reaso…h-for-production-use-11 replica 3")
+                            .endsWith("32110 records, 11.8 MiB *");
+                    assertThat(l.length()).isLessThanOrEqualTo(120);
+                });
+        assertThat(lines).contains("  * read above the replica's high watermark with Fetch ReplicaId -3 (undocumented"
+                + " Kafka behaviour)");
+        assertThat(ResultFile.read(file).partitions().get(0).salvaged()).singleElement().satisfies(s -> {
+            assertThat(s.sources()).containsExactly("FETCH_DEBUG_REPLICA", "FETCH_FUTURE_REPLICA");
+            assertThat(s.segment()).isEqualTo(segment.toString());
+        });
     }
 }

@@ -49,6 +49,7 @@ class JsonSchemaDocsTest {
         formats.put("result.schema.json", ResultFile.class);
         formats.put("evidence.schema.json", EvidenceFile.class);
         formats.put("status.schema.json", StatusCommand.StatusReport.class);
+        formats.put("salvage-manifest.schema.json", dev.uncleanrecovery.plan.SalvageManifest.class);
         return formats;
     }
 

@@ -179,14 +179,25 @@ class SalvageStoreTest {
     }
 
     @Test
-    void a_copy_whose_last_batch_is_of_another_epoch_is_refused() {
-        DoomedRange epochFive = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 13, 5);
+    void a_copy_whose_last_batch_is_of_a_newer_epoch_than_probed_is_refused() {
+        DoomedRange epochThree = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 13, 3);
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(epochFive,
+        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(epochThree,
                 List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
                 .isInstanceOf(SalvageException.class)
-                .hasMessage("broker 3 orders-2: the copy's last batch is of leader epoch 4, the log's of 5; it is not"
-                        + " the log the plan saw");
+                .hasMessage("broker 3 orders-2: the copy's last batch is of leader epoch 4, newer than the log's 3 the"
+                        + " plan saw; it is not the log the plan saw");
+    }
+
+    @Test
+    void a_copy_whose_last_batch_is_of_an_older_epoch_than_probed_is_taken() throws Exception {
+        // a replica made leader of epoch 5 caches the epoch at once, before it writes a batch of it
+        DoomedRange epochFive = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 13, 5);
+
+        SalvagedFile file = SalvageStore.open(dir, PLAN).write(new CopiedBatches(epochFive,
+                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches()))));
+
+        assertThat(file.lastOffset()).isEqualTo(12);
     }
 
     @Test

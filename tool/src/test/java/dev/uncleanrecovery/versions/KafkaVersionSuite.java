@@ -4,39 +4,25 @@ package dev.uncleanrecovery.versions;
 
 import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.LAST_LEADER;
 import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.LONGEST_SURVIVOR;
-import static dev.uncleanrecovery.localcluster.LastReplicaStandingOutage.SHORTEST_SURVIVOR;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.election.TruncationEstimate;
-import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RecordCount;
-import dev.uncleanrecovery.localcluster.RoundProducer;
-import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ResultFile;
-import dev.uncleanrecovery.support.Pause;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -57,80 +43,29 @@ import org.junit.jupiter.api.io.TempDir;
  *       once 3 had died: the shorter log is the newer one, and Kafka's own unclean election would pick 3.</li>
  * </ul>
  *
- * Then status, plan (balanced and proactive), inspect of the dead leader's disk, execute and recover. With ELR
+ * ({@link EveryIsrMemberKilled} builds both.) Then status, plan (balanced and proactive), inspect of the dead leader's disk, execute and recover. With ELR
  * (4.1+) the dead leader is LastKnownELR; without (3.x, 4.0, and a 4.x cluster that runs without ELR as one
  * upgraded from 3.x does) it stays in the leaderless ISR: balanced waits for it either way.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class KafkaVersionSuite {
 
-    private static final TopicPartition STORY_0 = new TopicPartition("story", 0);
-    private static final TopicPartition STORY_1 = new TopicPartition("story", 1);
-    private static final TopicPartition DIVERGE = new TopicPartition("diverge", 0);
+    private static final TopicPartition STORY_0 = EveryIsrMemberKilled.STORY_0;
+    private static final TopicPartition STORY_1 = EveryIsrMemberKilled.STORY_1;
+    private static final TopicPartition DIVERGE = EveryIsrMemberKilled.DIVERGE;
     /** Built like {@link #DIVERGE}; executed with the plan's alternative designated by hand. */
-    private static final TopicPartition DIVERGE_ALTERNATIVE = new TopicPartition("diverge", 1);
-    private static final List<TopicPartition> DIVERGING = List.of(DIVERGE, DIVERGE_ALTERNATIVE);
-    private static final int OLDER_EPOCH_LONGER_LOG = 3;
-    private static final int NEWER_EPOCH_SHORTER_LOG = 2;
+    private static final TopicPartition DIVERGE_ALTERNATIVE = EveryIsrMemberKilled.DIVERGE_ALTERNATIVE;
+    private static final List<TopicPartition> DIVERGING = EveryIsrMemberKilled.DIVERGING;
+    private static final int OLDER_EPOCH_LONGER_LOG = EveryIsrMemberKilled.OLDER_EPOCH_LONGER_LOG;
+    private static final int NEWER_EPOCH_SHORTER_LOG = EveryIsrMemberKilled.NEWER_EPOCH_SHORTER_LOG;
     private static final Duration STEP = Duration.ofSeconds(60);
-    private static final AtomicInteger ROUNDS = new AtomicInteger();
 
     @TempDir
     static Path dir;
 
     @BeforeAll
     static void killEveryIsrMember(LocalKafkaCluster cluster) {
-        LastReplicaStandingOutage.createTopic(cluster, "story", 2, LastReplicaStandingOutage.ASSIGNMENT);
-        LastReplicaStandingOutage.createTopic(cluster, "diverge", 2,
-                List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER));
-        List<TopicPartition> story = List.of(STORY_0, STORY_1);
-        story.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
-        DIVERGING.forEach(tp -> cluster.awaitPartition(tp,
-                v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP));
-        produce(cluster, story, 20, "all");
-        produce(cluster, DIVERGING, 10, "all");
-
-        // diverge: 2 stays in the ISR while frozen (well within replica.lag.time.max.ms and the broker session), so
-        // when 3 dies the controller elects 2 cleanly although it lacks 3's acks=1 records. Broker 1 is not frozen:
-        // it leads story, and on Kafka 4.0 freezing it too left story without a leader
-        try {
-            RoundProducer.produce(cluster, DIVERGING, 20, "1", "diverge-only-on-3", Duration.ofSeconds(30), () -> {
-                cluster.pauseBroker(NEWER_EPOCH_SHORTER_LOG);
-                // a Fetch of 2's parked at the leader (replica.fetch.wait.max.ms, 500 ms) would carry the first
-                // record into its socket buffer, and 2 would append it on resuming: let that wait run out first
-                Pause.millis(1_000, "broker 2's parked Fetch");
-            });
-            cluster.stopBroker(SHORTEST_SURVIVOR, StopMode.ABRUPT);
-        } finally {
-            cluster.resumeBroker(NEWER_EPOCH_SHORTER_LOG);
-        }
-        cluster.awaitBrokerFenced(SHORTEST_SURVIVOR);
-        story.forEach(tp -> cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR)
-                && v.isr().contains(LONGEST_SURVIVOR), STEP));
-        // 2 is elected. Should the thawed 2 miss its heartbeats and be fenced first, 1 leads with 3's acks=1
-        // records and 2 copies them: the high watermark check below then says the outage did not form
-        DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
-                && v.isr().size() == 2 && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP));
-        produce(cluster, story, 20, "all");
-        produce(cluster, DIVERGING, 5, "all");
-        assertHighWatermark(cluster, DIVERGING, 15);
-        // 2 restarts with the high watermark it last checkpointed: let it checkpoint the 5 committed records
-        Pause.millis(1_000, "broker 2's high watermark checkpoint");
-
-        cluster.stopBroker(LONGEST_SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LONGEST_SURVIVOR);
-        story.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP));
-        DIVERGING.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER, STEP));
-        produce(cluster, story, 5, "1");
-
-        // the last leader dies for good; the unclean restarts of 3 and 2 keep them out of ELR (and out of the ISR)
-        cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LAST_LEADER);
-        cluster.startBroker(SHORTEST_SURVIVOR);
-        cluster.startBroker(LONGEST_SURVIVOR);
-        for (TopicPartition tp : List.of(STORY_0, STORY_1, DIVERGE, DIVERGE_ALTERNATIVE)) {
-            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
-        }
+        EveryIsrMemberKilled.build(cluster);
     }
 
     @Test
@@ -356,23 +291,6 @@ abstract class KafkaVersionSuite {
                 "diverge-1 replica 2: loses 5 [10..15), as planned");
     }
 
-    /** Fails the set-up plainly when an outage did not form as built, rather than in a later test. */
-    private static void assertHighWatermark(LocalKafkaCluster cluster, List<TopicPartition> tps, long expected) {
-        try (Admin admin = cluster.createAdmin()) {
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            tps.forEach(tp -> latest.put(tp, OffsetSpec.latest()));
-            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> offsets =
-                    admin.listOffsets(latest).all().get(STEP.toSeconds(), TimeUnit.SECONDS);
-            offsets.forEach((tp, info) -> assertThat(info.offset())
-                    .as("high watermark of %s: the outage did not form as built", tp).isEqualTo(expected));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("could not read the high watermarks of " + tps, e);
-        }
-    }
-
     private static long cut(List<PlanTruncation> truncations, int broker) {
         return truncations.stream().filter(t -> t.broker() == broker).findFirst().orElseThrow().fromOffset();
     }
@@ -391,10 +309,5 @@ abstract class KafkaVersionSuite {
                 "--probe-timeout-ms", "3000", "--topic", topic, "--output-file", file.toString()));
         args.addAll(List.of(more));
         return CliRun.of(args.toArray(String[]::new));
-    }
-
-    private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks) {
-        RoundProducer.produce(cluster, tps, count, acks, tps.get(0).topic() + "-" + ROUNDS.incrementAndGet(),
-                Duration.ofSeconds(30));
     }
 }

@@ -1,0 +1,28 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import dev.uncleanrecovery.salvage.DoomedRange;
+import dev.uncleanrecovery.salvage.SalvagedFile;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Copies the records an election will truncate before it changes anything, so no loss is silent. Called only when
+ * some range is doomed: a run that truncates nothing does no salvage work at all.
+ */
+public interface Salvage {
+
+    /** One range: the file it now sits in, or why it could not be kept whole. */
+    record Kept(DoomedRange range, SalvagedFile file, String failure) {
+        public boolean isKept() {
+            return file != null;
+        }
+    }
+
+    /** Where the copies go. */
+    Path directory();
+
+    /** @return one answer per range, in any order */
+    List<Kept> keep(List<DoomedRange> ranges);
+}

@@ -1,0 +1,64 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.recovery;
+
+import dev.uncleanrecovery.connect.BrokerConnections;
+import dev.uncleanrecovery.execute.Salvage;
+import dev.uncleanrecovery.salvage.DoomedRange;
+import dev.uncleanrecovery.salvage.LiveReplicaReader;
+import dev.uncleanrecovery.salvage.SalvageException;
+import dev.uncleanrecovery.salvage.SalvageStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/** {@link Salvage} from the live replicas: each range read with Fetch, then written into the plan's salvage store. */
+final class LiveSalvage implements Salvage {
+
+    private final Path directory;
+    private final SalvageStore.PlanReference plan;
+    private final Supplier<BrokerConnections> connections;
+    private final LiveReplicaReader.Settings settings;
+    private final Consumer<String> progress;
+
+    /**
+     * @param directory   opened, and connections asked for, only when some range is doomed: a run that truncates
+     *                    nothing creates nothing
+     */
+    LiveSalvage(Path directory, SalvageStore.PlanReference plan, Supplier<BrokerConnections> connections,
+                LiveReplicaReader.Settings settings, Consumer<String> progress) {
+        this.directory = directory;
+        this.plan = plan;
+        this.connections = connections;
+        this.settings = settings;
+        this.progress = progress;
+    }
+
+    @Override
+    public Path directory() {
+        return directory;
+    }
+
+    @Override
+    public List<Kept> keep(List<DoomedRange> ranges) {
+        List<Kept> kept = new ArrayList<>();
+        SalvageStore store = SalvageStore.open(directory, plan);
+        for (LiveReplicaReader.Read read : new LiveReplicaReader(connections.get(), settings, progress).read(ranges)) {
+            if (!read.isWhole()) {
+                kept.add(new Kept(read.range(), null, read.failure().getMessage()));
+                continue;
+            }
+            try {
+                kept.add(new Kept(read.range(), store.write(read.copied()), null));
+            } catch (SalvageException e) {
+                kept.add(new Kept(read.range(), null, e.getMessage()));
+            } catch (RuntimeException e) {
+                kept.add(new Kept(read.range(), null, "could not write " + read.range().partition() + " of broker "
+                        + read.range().broker() + " into " + store.directory() + ": " + e));
+            }
+        }
+        return kept;
+    }
+}
