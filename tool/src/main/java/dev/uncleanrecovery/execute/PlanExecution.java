@@ -308,12 +308,64 @@ public final class PlanExecution {
         if (doomed.isEmpty()) {
             return salvaged;
         }
-        if (noSalvage || mode.dryRun()) {
-            String what = noSalvage ? "--no-salvage: not kept " : "would salvage ";
-            doomed.forEach((tp, d) -> notes.merge(tp, what + ranges(d.ranges()), PlanExecution::both));
+        if (noSalvage) {
+            doomed.forEach((tp, d) -> notes.merge(tp, "--no-salvage: not kept " + ranges(d.ranges()), PlanExecution::both));
             return salvaged;
         }
-        List<DoomedRange> all = doomed.values().stream().flatMap(d -> d.ranges().stream()).toList();
+        // A broker that is down serves no Fetch: its doomed records must already have been copied off its disk
+        // (inspect --salvage-beyond, into this salvage directory), or the partition waits.
+        Map<TopicPartition, List<SalvagedFile>> fromDisk = new LinkedHashMap<>();
+        Map<TopicPartition, List<String>> unreadable = new LinkedHashMap<>();
+        Map<TopicPartition, List<DoomedRange>> live = new LinkedHashMap<>();
+        doomed.forEach((tp, d) -> {
+            for (DoomedRange r : d.ranges()) {
+                var broker = now.brokersById().get(r.broker());
+                if (broker != null && !broker.fenced()) {
+                    live.computeIfAbsent(tp, x -> new ArrayList<>()).add(r);
+                    continue;
+                }
+                SalvagedFile kept = salvage.alreadyKept(r);
+                if (kept != null) {
+                    fromDisk.computeIfAbsent(tp, x -> new ArrayList<>()).add(kept);
+                    notes.merge(tp, "broker " + r.broker() + " is down; its doomed records " + ranges(List.of(r))
+                            + " were copied off its disk before (" + kept.manifest() + ")", PlanExecution::both);
+                } else {
+                    unreadable.computeIfAbsent(tp, x -> new ArrayList<>()).add("broker " + r.broker() + " did not serve "
+                            + tp + " [" + r.fromOffset() + ".." + r.toOffset() + "): it is " + (broker == null
+                            ? "not registered" : "fenced") + ", so nothing can be read from it online; copy its records"
+                            + " off its disk with 'inspect --salvage-beyond' on its host into " + salvage.directory()
+                            + ", then execute again (or --no-salvage)");
+                }
+            }
+        });
+        if (mode.dryRun()) {
+            doomed.forEach((tp, d) -> {
+                if (unreadable.containsKey(tp)) {
+                    notes.merge(tp, "would refuse: salvage impossible: " + String.join("; ", unreadable.get(tp)),
+                            PlanExecution::both);
+                } else if (live.containsKey(tp)) {
+                    notes.merge(tp, "would salvage " + ranges(live.get(tp)), PlanExecution::both);
+                }
+            });
+            return salvaged;
+        }
+        unreadable.forEach((tp, why) -> {
+            ElectionTarget t = proceed.remove(tp);
+            outcomes.put(tp, refuse(t, "salvage failed: " + String.join("; ", why) + "; nothing elected",
+                    now.partition(tp).orElse(null)));
+            live.remove(tp);
+            fromDisk.remove(tp);
+        });
+        fromDisk.forEach((tp, files) -> {
+            if (!live.containsKey(tp)) {
+                salvaged.put(tp, files);
+            }
+        });
+        doomed.keySet().retainAll(live.keySet());
+        if (doomed.isEmpty()) {
+            return salvaged;
+        }
+        List<DoomedRange> all = live.values().stream().flatMap(List::stream).toList();
         progress.accept("salvaging " + all.size() + " doomed range(s) of " + doomed.size() + " partition(s) ("
                 + all.stream().mapToLong(DoomedRange::offsets).sum() + " offsets) into " + salvage.directory());
         Map<TopicPartition, List<Salvage.Kept>> kept = new HashMap<>();
@@ -321,12 +373,14 @@ public final class PlanExecution {
         doomed.forEach((tp, d) -> {
             List<Salvage.Kept> answers = kept.getOrDefault(tp, List.of());
             List<String> failures = answers.stream().filter(k -> !k.isKept()).map(Salvage.Kept::failure).toList();
-            if (!failures.isEmpty() || answers.size() < d.ranges().size()) {
+            if (!failures.isEmpty() || answers.size() < live.get(tp).size()) {
                 ElectionTarget t = proceed.remove(tp);
                 String why = failures.isEmpty() ? "not every range was copied" : String.join("; ", failures);
                 outcomes.put(tp, refuse(t, "salvage failed: " + why + "; nothing elected", now.partition(tp).orElse(null)));
             } else {
-                salvaged.put(tp, answers.stream().map(Salvage.Kept::file).toList());
+                List<SalvagedFile> files = new ArrayList<>(fromDisk.getOrDefault(tp, List.of()));
+                answers.stream().map(Salvage.Kept::file).forEach(files::add);
+                salvaged.put(tp, files);
             }
         });
         return salvaged;

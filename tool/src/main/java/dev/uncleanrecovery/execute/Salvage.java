@@ -25,4 +25,10 @@ public interface Salvage {
 
     /** @return one answer per range, in any order */
     List<Kept> keep(List<DoomedRange> ranges);
+
+    /**
+     * A copy of {@code range} already in the directory (made from a stopped broker's disk by {@code inspect
+     * --salvage-beyond}, or by an earlier run), checked against its manifest; null when there is none.
+     */
+    SalvagedFile alreadyKept(DoomedRange range);
 }

@@ -2,12 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.recovery;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.execute.Salvage;
 import dev.uncleanrecovery.salvage.DoomedRange;
 import dev.uncleanrecovery.salvage.LiveReplicaReader;
+import dev.uncleanrecovery.salvage.SalvageDirectory;
 import dev.uncleanrecovery.salvage.SalvageException;
 import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.salvage.SalvagedFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +26,7 @@ final class LiveSalvage implements Salvage {
     private final Supplier<BrokerConnections> connections;
     private final LiveReplicaReader.Settings settings;
     private final Consumer<String> progress;
+    private SalvageDirectory existing;
 
     /**
      * @param directory   opened, and connections asked for, only when some range is doomed: a run that truncates
@@ -60,5 +65,30 @@ final class LiveSalvage implements Salvage {
             }
         }
         return kept;
+    }
+
+    @Override
+    public SalvagedFile alreadyKept(DoomedRange range) {
+        if (!Files.isDirectory(directory)) {
+            return null;
+        }
+        if (existing == null) {
+            try {
+                existing = SalvageDirectory.read(directory);
+            } catch (UserInputException e) {
+                // a copy that does not match its manifest keeps nothing: the partition is refused with why
+                progress.accept("salvage directory " + directory + " cannot be trusted: " + e.getMessage());
+                return null;
+            }
+        }
+        return existing.ranges().stream()
+                .filter(r -> r.range().partition().equals(range.partition()) && r.range().broker() == range.broker()
+                        && r.range().fromOffset() <= range.fromOffset() && r.range().toOffset() >= range.toOffset())
+                .findFirst()
+                .map(r -> new SalvagedFile(r.range(), r.sources(), r.segments().get(0), r.manifestFile(),
+                        r.manifest().firstOffset(), r.manifest().lastOffset(), r.manifest().records(),
+                        r.manifest().batches(), r.manifest().files().stream().mapToLong(f -> f.bytes()).sum(),
+                        r.manifest().files().get(0).sha256()))
+                .orElse(null);
     }
 }

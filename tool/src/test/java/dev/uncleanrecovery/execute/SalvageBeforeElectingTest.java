@@ -67,7 +67,19 @@ class SalvageBeforeElectingTest {
                             Path.of("plan-salvage", "manifest.json"), r.fromOffset(), r.toOffset() - 1, r.offsets(), 3,
                             1234, "sha"), null)).toList();
         }
+
+        @Override
+        public SalvagedFile alreadyKept(DoomedRange range) {
+            boolean copied = onDisk.stream().anyMatch(d -> d.partition().equals(range.partition())
+                    && d.broker() == range.broker() && d.fromOffset() == range.fromOffset() && d.toOffset() == range.toOffset());
+            return copied ? new SalvagedFile(range, List.of(SalvageSource.DISK),
+                    Path.of("plan-salvage", range.partition() + "-" + range.broker() + ".log"),
+                    Path.of("plan-salvage", "disk-manifest.json"), range.fromOffset(), range.toOffset() - 1,
+                    range.offsets(), 2, 999, "sha") : null;
+        }
     };
+    /** Ranges a stopped broker's disk already gave (inspect --salvage-beyond). */
+    private final Set<DoomedRange> onDisk = new java.util.HashSet<>();
 
     private final List<ElectionTarget> elected = new CopyOnWriteArrayList<>();
     private final DesignatedElector elector = new DesignatedElector() {
@@ -223,6 +235,11 @@ class SalvageBeforeElectingTest {
             public List<Kept> keep(List<DoomedRange> ranges) {
                 throw new AssertionError("nothing is doomed: no salvage work");
             }
+
+            @Override
+            public SalvagedFile alreadyKept(DoomedRange range) {
+                throw new AssertionError("nothing is doomed: no salvage work");
+            }
         };
 
         ExecutionResult result = execution(cluster(offline(ORDERS_0))).withSalvage(untouchable)
@@ -262,5 +279,30 @@ class SalvageBeforeElectingTest {
         assertThat(asked).isEmpty();
         assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.WOULD_ELECT);
         assertThat(result.partitions().get(0).detail()).contains("would salvage broker 3 [10..30) (20 offsets)");
+    }
+
+    @Test
+    void a_doomed_range_on_a_fenced_broker_refuses_the_partition_until_its_disk_was_copied() {
+        // broker 1 is fenced: no Fetch reaches it, so its records can only come off its disk
+        ExecutionResult refused = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
+                .run(plan(planned(ORDERS_0, exact(1, 10, 30))), "plan.json");
+
+        assertThat(refused.partitions().get(0).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(refused.partitions().get(0).detail()).startsWith("salvage failed: broker 1 did not serve orders-0"
+                + " [10..30): it is fenced, so nothing can be read from it online; copy its records off its disk with"
+                + " 'inspect --salvage-beyond'");
+        assertThat(asked).isEmpty();
+        assertThat(elected).isEmpty();
+
+        onDisk.add(new DoomedRange(ORDERS_0, ORDERS_ID, 1, 10, 30, 0));
+        ExecutionResult after = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
+                .run(plan(planned(ORDERS_0, exact(1, 10, 30))), "plan.json");
+
+        assertThat(after.partitions().get(0).outcome()).isEqualTo(Outcome.ELECTED);
+        assertThat(after.partitions().get(0).detail()).contains("broker 1 is down; its doomed records broker 1 [10..30)"
+                + " (20 offsets) were copied off its disk before");
+        assertThat(asked).isEmpty();
+        assertThat(after.toResultFile("test", "b:9092").partitions().get(0).salvaged()).singleElement()
+                .satisfies(k -> assertThat(k.sources()).containsExactly("DISK"));
     }
 }

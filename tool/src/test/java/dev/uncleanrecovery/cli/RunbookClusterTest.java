@@ -1,0 +1,101 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.RecordCount;
+import dev.uncleanrecovery.salvage.SalvageDirectory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * docs/runbook.md, run as written: every command of its {@code sh} blocks, in the runbook's order, against a real
+ * last-replica-standing outage whose dead last leader's disk survived, each in a JVM of its own in one working
+ * directory, as an operator pastes them.
+ */
+@KafkaClusterTest
+class RunbookClusterTest {
+
+    private static final Pattern SH_BLOCK = Pattern.compile("```sh\\n(.*?)```", Pattern.DOTALL);
+
+    static List<String> commands() throws Exception {
+        Matcher block = SH_BLOCK.matcher(Files.readString(Path.of("docs", "runbook.md")));
+        List<String> commands = new ArrayList<>();
+        while (block.find()) {
+            block.group(1).lines().filter(l -> !l.isBlank()).forEach(commands::add);
+        }
+        return commands;
+    }
+
+    @Test
+    void the_runbook_recovers_the_outage_step_by_step(LocalKafkaCluster cluster, @TempDir Path dir) throws Exception {
+        LastReplicaStandingOutage.Result outage = LastReplicaStandingOutage.reproduce(cluster, "orders", 2, 50, 10, s -> { });
+        int dead = LastReplicaStandingOutage.LAST_LEADER;
+        List<String> commands = commands();
+        assertThat(commands).extracting(c -> c.split(" ")[1])
+                .containsExactly("status", "inspect", "plan", "plan", "inspect", "execute", "execute", "status");
+
+        List<Integer> exits = new ArrayList<>();
+        StringBuilder transcript = new StringBuilder();
+        for (String line : commands) {
+            String command = line.replace("$BOOTSTRAP", cluster.bootstrapServers())
+                    .replace("$LOG_DIRS", cluster.logDir(dead).toString())
+                    .replace("$BROKER", Integer.toString(dead));
+            assertThat(command).startsWith("kafka-unclean-recovery.sh ").doesNotContain("$");
+            List<String> args = List.of(command.substring("kafka-unclean-recovery.sh ".length()).split(" +"));
+            int exit = run(dir, args, transcript.append("$ ").append(command).append('\n'));
+            exits.add(exit);
+        }
+        String said = transcript.toString();
+        // status: offline; inspect: read; balanced may wait for broker 1; proactive decides; the salvage, the dry
+        // run and the election succeed; status: nothing offline any more
+        assertThat(exits.get(0)).as(said).isEqualTo(ExitCode.ATTENTION);
+        assertThat(exits.subList(1, 2)).as(said).containsOnly(ExitCode.OK);
+        assertThat(exits.get(2)).as(said).isIn(ExitCode.OK, ExitCode.ATTENTION);
+        assertThat(exits.subList(3, 8)).as(said).containsOnly(ExitCode.OK);
+
+        for (TopicPartition tp : outage.topicPartitions()) {
+            PartitionView now = cluster.describePartition(tp);
+            assertThat(now.leader()).as(said).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        }
+        assertThat(RecordCount.readable(cluster, outage.topicPartitions(), Duration.ofSeconds(60)))
+                .isEqualTo(outage.survivorLogEndOffsets().get(LastReplicaStandingOutage.LONGEST_SURVIVOR)
+                        * outage.topicPartitions().size());
+        // what broker 1 alone had, its acks=1 records, was copied off its disk before anyone restarted it
+        var salvaged = SalvageDirectory.read(dir.resolve("plan-proactive-salvage")).ranges();
+        assertThat(salvaged).as(said).hasSize(outage.topicPartitions().size());
+        assertThat(salvaged).allSatisfy(s -> assertThat(s.manifest().records()).isEqualTo(outage.ackedByLeaderOnly()));
+    }
+
+    private static int run(Path dir, List<String> args, StringBuilder transcript) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main"));
+        command.addAll(args);
+        Path output = Files.createTempFile(dir, "step-", ".out");
+        Process step = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(output.toFile()).start();
+        if (!step.waitFor(180, TimeUnit.SECONDS)) {
+            step.destroyForcibly();
+            throw new IllegalStateException(args + " did not finish within 180 s");
+        }
+        transcript.append(Files.readString(output, StandardCharsets.UTF_8)).append("(exit ").append(step.exitValue())
+                .append(")\n");
+        Files.delete(output);
+        return step.exitValue();
+    }
+}
