@@ -100,7 +100,7 @@ class InspectSalvageBeyondTest {
         assertThat(InspectIsReadOnlyTest.snapshot(logDir.dir)).isEqualTo(before);
         byte[] first = Files.readAllBytes(storyFirst.log);
         byte[] second = Files.readAllBytes(storySecond.log);
-        byte[] expected = concat(Arrays.copyOfRange(first, positionOf(first, 10), first.length),
+        byte[] expected = concat(Arrays.copyOfRange(first, LogDirFixture.positionOf(first, 10), first.length),
                 Arrays.copyOfRange(second, 0, second.length - 13));
         assertThat(salvagedSegment(SalvageStore.besidePlan(plan))).isEqualTo(expected);
 
@@ -152,7 +152,7 @@ class InspectSalvageBeyondTest {
         assertThat(partition.get("notes").toString()).contains("the plan saw broker 1's log end at 38, the disk holds"
                 + " it at 40");
         byte[] second = Files.readAllBytes(storySecond.log);
-        assertThat(salvagedSegment(salvage)).isEqualTo(Arrays.copyOfRange(second, positionOf(second, 30),
+        assertThat(salvagedSegment(salvage)).isEqualTo(Arrays.copyOfRange(second, LogDirFixture.positionOf(second, 30),
                 second.length - 13));
     }
 
@@ -196,7 +196,7 @@ class InspectSalvageBeyondTest {
     void a_corrupt_batch_inside_the_range_needs_attention_and_exits_3() throws IOException {
         deadLeaderAfterKill9();
         byte[] first = Files.readAllBytes(storyFirst.log);
-        first[positionOf(first, 10) + 80] ^= 0x5A;
+        first[LogDirFixture.positionOf(first, 10) + 80] ^= 0x5A;
         Files.write(storyFirst.log, first);
         Path plan = plan(election("story", story.topicId, 15));
 
@@ -229,16 +229,6 @@ class InspectSalvageBeyondTest {
         }
     }
 
-    static int positionOf(byte[] segment, long baseOffset) {
-        int position = 0;
-        for (RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(segment)).batches()) {
-            if (batch.baseOffset() == baseOffset) {
-                return position;
-            }
-            position += batch.sizeInBytes();
-        }
-        throw new AssertionError("no batch at " + baseOffset);
-    }
 
     private static byte[] concat(byte[]... parts) {
         List<Byte> all = new ArrayList<>();

@@ -49,7 +49,6 @@ class PlanExecutionTest {
 
     private final List<Reprobe> reprobes = new CopyOnWriteArrayList<>();
     private final List<String> steps = new CopyOnWriteArrayList<>();
-    private final List<ElectionTarget> elected = new CopyOnWriteArrayList<>();
     private final Map<TopicPartition, Long> reprobedLogEnd = new HashMap<>();
 
     private static TopicPartitionState offline(TopicPartition tp, Uuid topicId) {
@@ -94,21 +93,8 @@ class PlanExecutionTest {
         };
     }
 
-    private final DesignatedElector elector = new DesignatedElector() {
-        @Override
-        public String describe() {
-            return "fake elector";
-        }
-
-        @Override
-        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
-                                            Runnable beforeFirstChange) {
-            beforeFirstChange.run();
-            elected.addAll(targets);
-            return targets.stream().map(t -> new PartitionOutcome(t.topicPartition(), t.designatedLeader(), Outcome.ELECTED,
-                    "elected", null, null)).toList();
-        }
-    };
+    private final ElectingElector elector = new ElectingElector(step -> { });
+    private final List<ElectionTarget> elected = elector.elected;
 
     @Test
     void with_the_planned_partitions_the_designated_replicas_are_probed_while_the_partitions_are_read() throws Exception {

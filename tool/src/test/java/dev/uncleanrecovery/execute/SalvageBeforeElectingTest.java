@@ -81,23 +81,8 @@ class SalvageBeforeElectingTest {
     /** Ranges a stopped broker's disk already gave (inspect --salvage-beyond). */
     private final Set<DoomedRange> onDisk = new java.util.HashSet<>();
 
-    private final List<ElectionTarget> elected = new CopyOnWriteArrayList<>();
-    private final DesignatedElector elector = new DesignatedElector() {
-        @Override
-        public String describe() {
-            return "fake elector";
-        }
-
-        @Override
-        public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
-                                            Runnable beforeFirstChange) {
-            beforeFirstChange.run();
-            steps.add("elect");
-            elected.addAll(targets);
-            return targets.stream().map(t -> new PartitionOutcome(t.topicPartition(), t.designatedLeader(), Outcome.ELECTED,
-                    "elected", null, null)).toList();
-        }
-    };
+    private final ElectingElector elector = new ElectingElector(steps::add);
+    private final List<ElectionTarget> elected = elector.elected;
 
     private static TopicPartitionState offline(TopicPartition tp) {
         return new TopicPartitionState(tp.topic(), ORDERS_ID, tp.partition(), TopicPartitionState.NO_LEADER, EPOCH,

@@ -269,4 +269,20 @@ public final class LogDirFixture {
                     ("value-" + offset + "-" + "x".repeat(40)).getBytes(StandardCharsets.UTF_8));
         }
     }
+
+    /** The file position of the batch whose base offset is {@code baseOffset}, read with kafka-clients. */
+    public static int positionOf(byte[] segment, long baseOffset) {
+        int position = 0;
+        for (RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(segment)).batches()) {
+            if (batch.baseOffset() == baseOffset) {
+                return position;
+            }
+            position += batch.sizeInBytes();
+        }
+        if (baseOffset > 0 && position == segment.length) {
+            return position;
+        }
+        throw new AssertionError("no batch at " + baseOffset);
+    }
+
 }

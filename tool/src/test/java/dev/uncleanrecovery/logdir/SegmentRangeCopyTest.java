@@ -34,7 +34,7 @@ class SegmentRangeCopyTest {
         Segment first = p.segment(0).batch(0, 0, 10).batch(0, 10, 10);
         Segment second = p.segment(20).batch(2, 20, 10).batch(2, 30, 10);
         byte[] firstBytes = Files.readAllBytes(first.log);
-        int batchTenAt = positionOf(firstBytes, 10);
+        int batchTenAt = LogDirFixture.positionOf(firstBytes, 10);
 
         SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 15, 40, (b, r) -> { });
 
@@ -66,7 +66,7 @@ class SegmentRangeCopyTest {
         assertThat(copy.stoppedBy()).isNull();
         assertThat(copy.firstOffset()).isEqualTo(700);
         assertThat(copy.lastOffset()).isEqualTo(854);
-        assertThat(bytes(copy.chunks().get(0))).isEqualTo(Arrays.copyOfRange(all, positionOf(all, 700), positionOf(all, 855)));
+        assertThat(bytes(copy.chunks().get(0))).isEqualTo(Arrays.copyOfRange(all, LogDirFixture.positionOf(all, 700), LogDirFixture.positionOf(all, 855)));
         assertThat(progress).endsWith(155L).hasSize(31);
     }
 
@@ -83,7 +83,7 @@ class SegmentRangeCopyTest {
 
         assertThat(copy.stoppedBy()).isNull();
         assertThat(copy.lastOffset()).isEqualTo(19);
-        assertThat(copy.bytes()).isEqualTo(valid - positionOf(Files.readAllBytes(segment.log), 10));
+        assertThat(copy.bytes()).isEqualTo(valid - LogDirFixture.positionOf(Files.readAllBytes(segment.log), 10));
         // asked for the torn batch's offsets, it says the log ends before them
         SegmentRangeCopy beyond = SegmentRangeCopy.read(p.dir, 10, 30, (b, r) -> { });
         assertThat(beyond.lastOffset()).isEqualTo(19);
@@ -94,7 +94,7 @@ class SegmentRangeCopyTest {
     void a_corrupt_batch_inside_the_range_stops_the_copy_there() throws IOException {
         Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition("corrupt", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0).batch(0, 0, 10).batch(0, 10, 10).batch(0, 20, 10);
-        int at = positionOf(Files.readAllBytes(segment.log), 10) + 70;
+        int at = LogDirFixture.positionOf(Files.readAllBytes(segment.log), 10) + 70;
         try (FileChannel channel = FileChannel.open(segment.log, StandardOpenOption.WRITE)) {
             channel.write(ByteBuffer.wrap(new byte[] {(byte) 0xFF}), at);
         }
@@ -115,7 +115,7 @@ class SegmentRangeCopyTest {
         assertThat(copy.stoppedBy()).isNull();
         assertThat(copy.firstOffset()).isEqualTo(20);
         assertThat(bytes(copy.chunks().get(0))).isEqualTo(Arrays.copyOfRange(Files.readAllBytes(segment.log),
-                positionOf(Files.readAllBytes(segment.log), 20), (int) segment.size()));
+                LogDirFixture.positionOf(Files.readAllBytes(segment.log), 20), (int) segment.size()));
     }
 
     @Test
@@ -146,20 +146,6 @@ class SegmentRangeCopyTest {
         assertThat(InspectIsReadOnlyTest.snapshot(tmp)).isEqualTo(before);
     }
 
-    /** The file position of the batch whose base offset is {@code baseOffset}, read with kafka-clients. */
-    static int positionOf(byte[] segment, long baseOffset) {
-        int position = 0;
-        for (RecordBatch batch : MemoryRecords.readableRecords(ByteBuffer.wrap(segment)).batches()) {
-            if (batch.baseOffset() == baseOffset) {
-                return position;
-            }
-            position += batch.sizeInBytes();
-        }
-        if (baseOffset > 0 && position == segment.length) {
-            return position;
-        }
-        throw new AssertionError("no batch at " + baseOffset);
-    }
 
     static byte[] bytes(ByteBuffer buffer) {
         ByteBuffer view = buffer.duplicate();
