@@ -64,7 +64,7 @@ class NativeStockControllerClusterTest extends OfflineOrdersPartition {
                 .extracting(PlanEvidence::broker, PlanEvidence::source, PlanEvidence::logEndOffset)
                 .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(3, EvidenceSource.NATIVE, 50L),
                         org.assertj.core.groups.Tuple.tuple(2, EvidenceSource.NATIVE, 100L));
-        assertThat(run.out()).containsPattern("stock elector \\((controllers do not offer|not every live broker offers)"
+        assertThat(run.err().replaceAll("\\s+", " ")).containsPattern("stock elector \\((controllers do not offer|not every live broker offers)"
                 + " ElectLeaders v3");
         PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
