@@ -8,12 +8,13 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,8 +129,8 @@ final class KafkaToolsSteps {
 
     private static void create(Path file, String content) throws IOException {
         try {
-            Files.writeString(file, content.endsWith("\n") ? content : content + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            DurableFiles.writeNew(file, ByteBuffer.wrap((content.endsWith("\n") ? content : content + "\n")
+                    .getBytes(StandardCharsets.UTF_8)));
         } catch (FileAlreadyExistsException e) {
             throw new UserInputException(file + " already exists; not overwriting it: give --kafka-tools an empty or new"
                     + " directory", e);

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -259,7 +260,7 @@ final class StrictJsonFile<T> {
             for (int n = 1; ; n++) {
                 Path target = n == 1 ? absolute : numbered(absolute, n);
                 try {
-                    linkOrMoveWithoutReplacing(temporary, target);
+                    DurableFiles.publish(temporary, target);
                     return target;
                 } catch (FileAlreadyExistsException taken) {
                     // an earlier run's: try the next name
@@ -279,25 +280,12 @@ final class StrictJsonFile<T> {
 
     private void publishWithoutReplacing(Path file, Path temporary, Path target) throws IOException {
         try {
-            linkOrMoveWithoutReplacing(temporary, target);
+            DurableFiles.publish(temporary, target);
         } catch (FileAlreadyExistsException e) {
             throw alreadyExists(file, e);
         }
     }
 
-    /**
-     * A hard link appears complete or not at all, and fails if the name is taken, even by a file created a moment
-     * ago by someone else; where hard links are not supported, a rename that refuses an existing target.
-     */
-    private static void linkOrMoveWithoutReplacing(Path temporary, Path target) throws IOException {
-        try {
-            Files.createLink(target, temporary);
-        } catch (FileAlreadyExistsException e) {
-            throw e; // a FileSystemException too, but it means the name is taken, not that links are unsupported
-        } catch (UnsupportedOperationException | FileSystemException e) {
-            Files.move(temporary, target);
-        }
-    }
 
     /** The object lacks {@code field}: is one of its fields a typo of it? */
     /** A field present beside the missing one and close to it, unless it is a field of the record in its own right. */

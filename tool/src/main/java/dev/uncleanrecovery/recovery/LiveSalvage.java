@@ -85,10 +85,7 @@ final class LiveSalvage implements Salvage {
                 .filter(r -> r.range().partition().equals(range.partition()) && r.range().broker() == range.broker()
                         && r.range().fromOffset() <= range.fromOffset() && r.range().toOffset() >= range.toOffset())
                 .findFirst()
-                .map(r -> new SalvagedFile(r.range(), r.sources(), r.segments().get(0), r.manifestFile(),
-                        r.manifest().firstOffset(), r.manifest().lastOffset(), r.manifest().records(),
-                        r.manifest().batches(), r.manifest().files().stream().mapToLong(f -> f.bytes()).sum(),
-                        r.manifest().files().get(0).sha256()))
+                .map(SalvageDirectory.SalvagedRange::asSalvagedFile)
                 .orElse(null);
     }
 }

@@ -166,10 +166,19 @@ final class CheckedCopy {
     }
 
     static String sha256(ByteBuffer bytes) {
+        return sha256(List.of(bytes));
+    }
+
+    /** The SHA-256 of {@code parts} joined, in lower-case hex as manifests carry it. */
+    static String sha256(List<ByteBuffer> parts) {
+        MessageDigest digest = digest();
+        parts.forEach(p -> digest.update(p.duplicate()));
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    static MessageDigest digest() {
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            digest.update(bytes.duplicate());
-            return HexFormat.of().formatHex(digest.digest());
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }

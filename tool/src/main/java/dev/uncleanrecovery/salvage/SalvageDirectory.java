@@ -35,6 +35,23 @@ public final class SalvageDirectory {
             segments = List.copyOf(segments);
         }
 
+        /** The copy as {@link SalvageStore#write} describes what it wrote (a re-run finding it there). */
+        public SalvagedFile asSalvagedFile() {
+            String sha256 = manifest.files().size() == 1 ? manifest.files().get(0).sha256()
+                    : joinedSha256();
+            return new SalvagedFile(range, sources, segments.get(0), manifestFile, manifest.firstOffset(),
+                    manifest.lastOffset(), manifest.records(), manifest.batches(),
+                    manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum(), sha256);
+        }
+
+        private String joinedSha256() {
+            try {
+                return SalvageStore.sha256(segments.toArray(Path[]::new));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
         /** "orders-3 broker 2 [1042, 1059)", for people. */
         public String describe() {
             return range.partition() + " broker " + range.broker() + " [" + range.fromOffset() + ", "

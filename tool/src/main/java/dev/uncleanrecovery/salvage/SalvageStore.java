@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.plan.SalvageManifest;
+import dev.uncleanrecovery.support.DurableFiles;
 import dev.uncleanrecovery.plan.SalvageManifest.SegmentFile;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -159,7 +159,7 @@ public final class SalvageStore {
     private static SalvagedFile salvaged(CopiedBatches copied, CheckedCopy copy, Path rangeDirectory, Path manifest) {
         List<ByteBuffer> parts = new ArrayList<>();
         copy.parts.forEach(p -> parts.add(p.bytes()));
-        String sha256 = copy.parts.size() == 1 ? copy.parts.get(0).sha256() : sha256(parts);
+        String sha256 = copy.parts.size() == 1 ? copy.parts.get(0).sha256() : CheckedCopy.sha256(parts);
         return new SalvagedFile(copied.range(), copied.sources(), rangeDirectory.resolve(copy.parts.get(0).fileName()),
                 manifest, copy.firstOffset, copy.lastOffset, copy.records, copy.batches, copy.bytes, sha256);
     }
@@ -188,25 +188,13 @@ public final class SalvageStore {
         }
     }
 
-    static String sha256(Path file) throws IOException {
-        MessageDigest digest = sha256();
-        try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+    static String sha256(Path... files) throws IOException {
+        MessageDigest digest = CheckedCopy.digest();
+        for (Path file : files) {
+            try (InputStream in = new DigestInputStream(Files.newInputStream(file), digest)) {
+                in.transferTo(java.io.OutputStream.nullOutputStream());
+            }
         }
         return HexFormat.of().formatHex(digest.digest());
-    }
-
-    private static String sha256(List<ByteBuffer> parts) {
-        MessageDigest digest = sha256();
-        parts.forEach(p -> digest.update(p.duplicate()));
-        return HexFormat.of().formatHex(digest.digest());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
     }
 }

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.salvage;
+package dev.uncleanrecovery.support;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /** Files that survive a crash the moment they exist: written aside, flushed, then published under their name. */
-final class DurableFiles {
+public final class DurableFiles {
 
     private DurableFiles() {
     }
@@ -23,7 +23,7 @@ final class DurableFiles {
      *
      * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
      */
-    static void writeNew(Path target, ByteBuffer bytes) throws IOException {
+    public static void writeNew(Path target, ByteBuffer bytes) throws IOException {
         Path directory = target.toAbsolutePath().getParent();
         Path temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp");
         try {
@@ -42,10 +42,13 @@ final class DurableFiles {
     }
 
     /**
-     * A hard link appears whole or not at all and fails when the name is taken, even by a file created a moment ago;
-     * a rename (atomic on one file system) where links are not supported, after checking the name is free.
+     * Puts the finished {@code temporary} under {@code target}, never over an existing file. A hard link appears whole
+     * or not at all and fails when the name is taken, even by a file created a moment ago; a rename (atomic on one
+     * file system) where links are not supported, after checking the name is free.
+     *
+     * @throws FileAlreadyExistsException when {@code target} exists
      */
-    private static void publish(Path temporary, Path target) throws IOException {
+    public static void publish(Path temporary, Path target) throws IOException {
         try {
             Files.createLink(target, temporary);
         } catch (FileAlreadyExistsException e) {
@@ -59,7 +62,7 @@ final class DurableFiles {
     }
 
     /** Creates {@code directory} and its missing parents, each new entry flushed into its parent. */
-    static void createDirectories(Path directory) throws IOException {
+    public static void createDirectories(Path directory) throws IOException {
         Path absolute = directory.toAbsolutePath();
         if (Files.isDirectory(absolute)) {
             return;
@@ -76,7 +79,7 @@ final class DurableFiles {
     }
 
     /** On Linux a new name is durable only once its directory is flushed too (fsync(2) on the directory). */
-    static void syncDirectory(Path directory) throws IOException {
+    public static void syncDirectory(Path directory) throws IOException {
         try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
             channel.force(true);
         } catch (IOException e) {
