@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.harness;
 
+import dev.uncleanrecovery.localcluster.ClusterBackend;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -28,9 +29,23 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        return Boolean.getBoolean(SKIP_PROPERTY)
-                ? ConditionEvaluationResult.disabled(SKIP_PROPERTY + "=true: tests on a real Kafka cluster are skipped")
-                : ConditionEvaluationResult.enabled("real Kafka cluster tests are on");
+        if (Boolean.getBoolean(SKIP_PROPERTY)) {
+            return ConditionEvaluationResult.disabled(SKIP_PROPERTY + "=true: tests on a real Kafka cluster are skipped");
+        }
+        ClusterBackend backend = ClusterBackend.fromSystemProperty();
+        Optional<String> unavailable = backend.unavailableReason();
+        if (unavailable.isPresent()) {
+            return ConditionEvaluationResult.disabled("-D" + ClusterBackend.PROPERTY + "=containers: " + unavailable.get());
+        }
+        Optional<String> wantedVersion = context.getTestClass()
+                .flatMap(type -> AnnotationSupport.findAnnotation(type, KafkaClusterTest.class))
+                .map(KafkaClusterTest::kafkaVersion).filter(version -> !version.isEmpty());
+        Optional<String> imageVersion = backend.imageKafkaVersion();
+        if (wantedVersion.isPresent() && imageVersion.isPresent() && !wantedVersion.equals(imageVersion)) {
+            return ConditionEvaluationResult.disabled("runs Kafka " + wantedVersion.get() + ", and the image of -D"
+                    + "kafka.test.image holds Kafka " + imageVersion.get());
+        }
+        return ConditionEvaluationResult.enabled("real Kafka cluster tests are on (" + backend.name().toLowerCase(java.util.Locale.ROOT) + ")");
     }
 
     @Override
@@ -65,8 +80,9 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
         try {
             long began = System.nanoTime();
             cluster.start();
-            System.out.printf("local Kafka %s cluster for %s: controllers %s + brokers %s up in %d ms on %s (security %s)%n",
-                    cluster.kafkaVersion(), testClass.getSimpleName(), cluster.controllerIds(), cluster.brokerIds(),
+            System.out.printf("local Kafka %s cluster (%s) for %s: controllers %s + brokers %s up in %d ms on %s (security %s)%n",
+                    cluster.kafkaVersion(), cluster.backend().name().toLowerCase(java.util.Locale.ROOT),
+                    testClass.getSimpleName(), cluster.controllerIds(), cluster.brokerIds(),
                     (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers(), cluster.security());
             return new RunningCluster(cluster);
         } catch (RuntimeException startFailure) {

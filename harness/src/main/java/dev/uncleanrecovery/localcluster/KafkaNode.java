@@ -35,7 +35,7 @@ final class KafkaNode {
     private final List<String> jvmArgs;
     private final NodeLog log;
 
-    private NodeProcess process;
+    private RunningNode process;
     private long logLengthAtStart;
     private long controllerLogLengthAtStop;
     private StopMode lastStopMode;
@@ -113,11 +113,11 @@ final class KafkaNode {
         return process != null && process.isAlive();
     }
 
-    NodeProcess process() {
+    RunningNode process() {
         return process;
     }
 
-    void started(NodeProcess process, long logLengthAtStart) {
+    void started(RunningNode process, long logLengthAtStart) {
         this.process = process;
         this.paused = false;
         this.logLengthAtStart = logLengthAtStart;

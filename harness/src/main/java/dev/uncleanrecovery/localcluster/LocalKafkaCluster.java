@@ -99,8 +99,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     private final Path baseDirectory;
     private final boolean ownsBaseDirectory;
+    /** Null when the nodes run an image that brings its own Kafka ({@code -Dkafka.test.image}). */
     private final KafkaServerClasspath classpath;
-    private final String javaBinary;
+    private final ClusterBackend backend;
+    private final List<Path> readOnlyMounts;
     /** The first controller: its log is the fencing witness when no broker runs. */
     private final KafkaNode controller;
     /** Every controller of the quorum, the first one included (ids controllerId, controllerId + 1, ...). */
@@ -114,6 +116,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final List<String> formatFeatures;
     private final String kafkaVersion;
 
+    private NodeRuntime runtime;
     private String clusterId;
     private Admin admin;
     private boolean started;
@@ -124,10 +127,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.classpath = classpath;
         this.baseDirectory = baseDirectory;
         this.ownsBaseDirectory = ownsBaseDirectory;
-        this.javaBinary = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        this.backend = builder.backend;
         this.startupTimeout = builder.startupTimeout;
         this.cleanStopTimeout = builder.cleanStopTimeout;
-        this.classDataSharing = builder.classDataSharing
+        this.classDataSharing = builder.classDataSharing && backend == ClusterBackend.PROCESSES
                 ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
         this.security = builder.security;
         this.formatFeatures = List.copyOf(builder.formatFeatures);
@@ -151,6 +154,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
                     builder.jvmArgs.get(NodeRole.CONTROLLER)));
         }
         this.controller = controllers.get(builder.controllerId);
+        this.readOnlyMounts = filesOutsideDirectory(builder);
         this.brokers = new TreeMap<>();
         for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
             int port = ports.get(builder.controllers + brokerId - 1);
@@ -163,6 +167,19 @@ public final class LocalKafkaCluster implements AutoCloseable {
                             ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
                             : builder.jvmArgs.get(NodeRole.BROKER)));
         }
+    }
+
+    // Host files the nodes' command lines and configurations name outside the cluster's directory.
+    private static List<Path> filesOutsideDirectory(Builder builder) {
+        List<Path> files = new ArrayList<>();
+        builder.jvmArgs.values().forEach(args -> args.stream().filter(arg -> arg.startsWith("-javaagent:"))
+                .map(arg -> Path.of(arg.substring("-javaagent:".length()).split("=", 2)[0]))
+                .forEach(files::add));
+        Stream.of(builder.brokerProperties, builder.controllerProperties)
+                .map(properties -> properties.get("remote.log.storage.manager.class.path"))
+                .filter(java.util.Objects::nonNull)
+                .forEach(location -> files.add(Path.of(location)));
+        return files;
     }
 
     public static Builder builder() {
@@ -183,6 +200,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
         started = true;
         long began = System.nanoTime();
         try {
+            runtime = backend == ClusterBackend.CONTAINERS
+                    ? ContainerRuntime.open(baseDirectory, kafkaVersion, classpath, readOnlyMounts)
+                    : new ProcessRuntime(classpath);
             Path log4jConfig = writeNodeLoggingConfig();
             allNodes().forEach(KafkaNode::writeConfiguration);
             clusterId = Uuid.randomUuid().toString();
@@ -197,8 +217,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
             for (int brokerId : brokers.keySet()) {
                 awaitBrokerUnfenced(brokerId, startupTimeout);
             }
-            classDataSharing.startDumpIfMissing(allNodes().map(KafkaNode::directory).toList(), javaBinary,
-                    classpath.value(), baseDirectory);
+            classDataSharing.startDumpIfMissing(allNodes().map(KafkaNode::directory).toList(), runtime.javaBinary(),
+                    runtime.classpath(), baseDirectory);
             LOG.info("local Kafka cluster {} up in {} ms (format {} ms, controller {} ms, {} brokers {} ms) in {}",
                     clusterId, millisSince(began), (formatted - began) / 1_000_000,
                     (controllerUp - formatted) / 1_000_000, brokers.size(), millisSince(controllerUp), baseDirectory);
@@ -225,6 +245,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
             admin.close(Duration.ofSeconds(2));
         }
         killAllNodes();
+        if (runtime != null) {
+            runtime.close();
+        }
         classDataSharing.finishDump(baseDirectory);
         if (ownsBaseDirectory && !keepBaseDirectory) {
             deleteRecursively(baseDirectory);
@@ -249,6 +272,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     public ClusterSecurity security() {
         return security;
+    }
+
+    /** What runs the nodes: processes of this machine or containers. */
+    public ClusterBackend backend() {
+        return backend;
     }
 
     /** The Kafka version the nodes run. */
@@ -752,7 +780,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
             signal(node, "CONT");
             node.paused(false);
         }
-        NodeProcess process = node.process();
+        RunningNode process = node.process();
         long controllerLogLength = controller.log().length();
         long began = System.nanoTime();
         switch (mode) {
@@ -801,7 +829,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         jvmArgs.addAll(node.jvmArgs());
         List<String> command = javaCommand(log4jConfig, jvmArgs);
         command.addAll(List.of("kafka.Kafka", node.propertiesFile().toString()));
-        node.started(NodeProcess.launch(command, log.file()), logLength);
+        node.started(runtime.launch(node.name(), command, log.file()), logLength);
     }
 
     private void awaitServerStarted(Collection<KafkaNode> nodes) {
@@ -830,7 +858,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private void formatStorage(Path log4jConfig) {
-        Map<KafkaNode, NodeProcess> formats = new LinkedHashMap<>();
+        Map<KafkaNode, RunningNode> formats = new LinkedHashMap<>();
         try {
             // One JVM per node, all at once: JVM start-up dominates and the formats are independent.
             allNodes().forEach(node -> {
@@ -838,10 +866,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 command.addAll(List.of("kafka.tools.StorageTool", "format",
                         "-t", clusterId, "-c", node.propertiesFile().toString()));
                 formatFeatures.forEach(feature -> command.addAll(List.of("--feature", feature)));
-                formats.put(node, NodeProcess.launch(command, node.formatLogFile()));
+                formats.put(node, runtime.launch(node.name() + " format", command, node.formatLogFile()));
             });
             Instant deadline = Instant.now().plus(startupTimeout);
-            for (Map.Entry<KafkaNode, NodeProcess> format : formats.entrySet()) {
+            for (Map.Entry<KafkaNode, RunningNode> format : formats.entrySet()) {
                 KafkaNode node = format.getKey();
                 Duration left = Duration.between(Instant.now(), deadline);
                 Optional<Integer> status = format.getValue().awaitExit(left.isNegative() ? Duration.ZERO : left);
@@ -854,20 +882,20 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 }
             }
         } finally {
-            formats.values().forEach(NodeProcess::kill);
+            formats.values().forEach(RunningNode::kill);
         }
     }
 
     private List<String> javaCommand(Path log4jConfig, List<String> extraJvmArgs) {
         List<String> command = new ArrayList<>();
-        command.add(javaBinary);
+        command.add(runtime.javaBinary());
         command.addAll(SMALL_JVM_FLAGS);
         command.add(kafkaVersion.startsWith("3.") ? "-Dlog4j.configuration=file:" + log4jConfig
                 : "-Dlog4j2.configurationFile=" + log4jConfig);
         // Later flags win, so the caller's -Xmx or agent options override the defaults above.
         command.addAll(extraJvmArgs);
         command.add("-cp");
-        command.add(classpath.value());
+        command.add(runtime.classpath());
         return command;
     }
 
@@ -898,21 +926,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         });
     }
 
-    // The JDK has no SIGSTOP/SIGCONT; kill(1) has.
     private static void signal(KafkaNode node, String signal) {
-        long pid = node.process().pid();
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
-                    .redirectErrorStream(true).start();
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (kill.waitFor() != 0) {
-                throw new LocalClusterException("kill -" + signal + " " + pid + " (" + node.name() + ") failed: " + output);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run kill -" + signal + " " + pid, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LocalClusterException("interrupted while signalling " + node.name(), e);
+            node.process().signal(signal);
+        } catch (LocalClusterException e) {
+            throw new LocalClusterException(node.name() + ": " + e.getMessage(), e);
         }
     }
 
@@ -1066,6 +1084,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
         private Duration startupTimeout = Duration.ofSeconds(90);
         private Duration cleanStopTimeout = Duration.ofSeconds(60);
         private boolean classDataSharing = true;
+        private ClusterBackend backend = ClusterBackend.fromSystemProperty();
+        private boolean kafkaVersionChosen;
         private ClusterSecurity security = ClusterSecurity.NONE;
         private final List<String> saslUsers = new ArrayList<>(List.of(ADMIN_USER, RECOVERY_USER, NOBODY_USER));
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
@@ -1102,6 +1122,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 throw new IllegalArgumentException("a Kafka version is like 3.9.1 or 4.4.0, not '" + version + "'");
             }
             this.kafkaVersion = version;
+            this.kafkaVersionChosen = true;
             return this;
         }
 
@@ -1230,6 +1251,16 @@ public final class LocalKafkaCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Processes (the default, or system property {@value ClusterBackend#PROPERTY}) or containers. Containers run
+         * the image of system property {@code kafka.test.image} (an {@code apache/kafka} image; its tag is the Kafka
+         * version), else one made here from this machine's JRE and the build's server jars.
+         */
+        public Builder backend(ClusterBackend backend) {
+            this.backend = java.util.Objects.requireNonNull(backend, "backend");
+            return this;
+        }
+
         /** How clients authenticate and what they may do; {@link ClusterSecurity#NONE} by default. */
         public Builder security(ClusterSecurity security) {
             this.security = java.util.Objects.requireNonNull(security, "security");
@@ -1254,7 +1285,18 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 throw new IllegalArgumentException("controller id " + controllerId
                         + " collides with the broker ids 1.." + brokers + "; pick one above " + brokers);
             }
-            KafkaServerClasspath classpath = KafkaServerClasspath.read(
+            Optional<String> image = backend == ClusterBackend.CONTAINERS ? ContainerRuntime.configuredImage() : Optional.empty();
+            if (image.isPresent()) {
+                String imageVersion = ContainerRuntime.versionOf(image.get()).orElseThrow(() -> new LocalClusterException(
+                        "-D" + ContainerRuntime.IMAGE_PROPERTY + "=" + image.get() + ": the tag must be the Kafka version,"
+                                + " as in apache/kafka:4.1.2"));
+                if (kafkaVersionChosen && !imageVersion.equals(kafkaVersion)) {
+                    throw new LocalClusterException("this cluster runs Kafka " + kafkaVersion + " but -D"
+                            + ContainerRuntime.IMAGE_PROPERTY + "=" + image.get() + " holds Kafka " + imageVersion);
+                }
+                kafkaVersion = imageVersion;
+            }
+            KafkaServerClasspath classpath = image.isPresent() ? null : KafkaServerClasspath.read(
                     serverClasspathFile != null ? serverClasspathFile : KafkaServerClasspath.fileFor(kafkaVersion));
             boolean owned = baseDirectory == null;
             Path directory;

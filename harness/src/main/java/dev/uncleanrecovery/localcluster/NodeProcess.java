@@ -28,7 +28,7 @@ import java.util.concurrent.TimeoutException;
  * not on {@link #release()}, not on a normal exit (shutdown hook), and not on {@code kill -9} of
  * this JVM, when no hook runs but the kernel still closes the pipe.
  */
-final class NodeProcess {
+final class NodeProcess implements RunningNode {
 
     private static final String WATCHDOG_SCRIPT = readWatchdogScript();
     private static final Set<NodeProcess> LIVE = ConcurrentHashMap.newKeySet();
@@ -70,16 +70,19 @@ final class NodeProcess {
         return started;
     }
 
-    long pid() {
+    @Override
+    public long pid() {
         return pid;
     }
 
-    boolean isAlive() {
+    @Override
+    public boolean isAlive() {
         return node.map(ProcessHandle::isAlive).orElse(false);
     }
 
     /** SIGKILL, then wait until the JVM and its wrapper are gone. */
-    void kill() {
+    @Override
+    public void kill() {
         node.ifPresent(ProcessHandle::destroyForcibly);
         awaitNodeExit(WATCHDOG_EXIT_TIMEOUT);
         release();
@@ -90,7 +93,8 @@ final class NodeProcess {
      *
      * @return false if it was still running after {@code timeout} (it is left running)
      */
-    boolean terminate(Duration timeout) {
+    @Override
+    public boolean terminate(Duration timeout) {
         node.ifPresent(ProcessHandle::destroy);
         if (!awaitNodeExit(timeout)) {
             return false;
@@ -100,7 +104,8 @@ final class NodeProcess {
     }
 
     /** Waits for the JVM to exit by itself; returns its exit status, or empty on timeout. */
-    Optional<Integer> awaitExit(Duration timeout) {
+    @Override
+    public Optional<Integer> awaitExit(Duration timeout) {
         try {
             if (!watchdog.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 return Optional.empty();
@@ -114,7 +119,8 @@ final class NodeProcess {
     }
 
     /** Closes the pipe (the wrapper kills the JVM if still alive) and reaps the wrapper. */
-    void release() {
+    @Override
+    public void release() {
         try {
             watchdog.getOutputStream().close();
         } catch (IOException alreadyClosed) {
@@ -130,6 +136,24 @@ final class NodeProcess {
         }
         closeQuietly(watchdog.getInputStream());
         LIVE.remove(this);
+    }
+
+    // The JDK has no SIGSTOP/SIGCONT; kill(1) has.
+    @Override
+    public void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (kill.waitFor() != 0) {
+                throw new LocalClusterException("kill -" + signal + " " + pid + " failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill -" + signal + " " + pid, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalClusterException("interrupted while signalling process " + pid, e);
+        }
     }
 
     private boolean awaitNodeExit(Duration timeout) {
