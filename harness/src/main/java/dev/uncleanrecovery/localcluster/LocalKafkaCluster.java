@@ -279,6 +279,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return backend;
     }
 
+    /** The image the nodes' containers run, once started on {@link ClusterBackend#CONTAINERS}; empty for processes. */
+    public Optional<String> containerImage() {
+        return runtime instanceof ContainerRuntime containers ? Optional.of(containers.image()) : Optional.empty();
+    }
+
     /** The Kafka version the nodes run. */
     public String kafkaVersion() {
         return kafkaVersion;

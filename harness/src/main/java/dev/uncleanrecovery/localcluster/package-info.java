@@ -6,5 +6,6 @@
  * runs one KRaft controller and N brokers as separate JVMs on 127.0.0.1, from the Kafka jars the build
  * resolved (no download at run time); it kills ({@code kill -9}) or stops nodes, restarts them with their
  * data, cuts a stopped replica's log on disk, and reports partitions with their ISR, ELR and LastKnownELR.
+ * {@link dev.uncleanrecovery.localcluster.ClusterBackend#CONTAINERS} runs the same nodes in Docker containers.
  */
 package dev.uncleanrecovery.localcluster;

@@ -53,9 +53,19 @@ class ContainerBackendClusterTest {
     static void breakTheClusterInItsContainers(LocalKafkaCluster cluster) throws Exception {
         assumeTrue(cluster.backend() == ClusterBackend.CONTAINERS,
                 "the container suite runs with -D" + ClusterBackend.PROPERTY + "=containers");
-        // Every node is a container of the engine (with our label) and its JVM lives in another mount namespace.
+        // Every node is a container of the engine (with our label), of the image asked for (or the one made here),
+        // and its JVM lives in another mount namespace.
+        String image = System.getProperty("kafka.test.image", "");
+        assertThat(cluster.containerImage()).hasValueSatisfying(used -> {
+            if (image.isBlank()) {
+                assertThat(used).startsWith("kafka-unclean-recovery/kafka:");
+            } else {
+                assertThat(used).isEqualTo(image);
+            }
+        });
         assertThat(DockerClientFactory.instance().client().listContainersCmd().withLabelFilter(List.of(LABEL)).exec())
-                .hasSize(cluster.nodeIds().size());
+                .hasSize(cluster.nodeIds().size())
+                .allSatisfy(container -> assertThat(container.getImage()).isEqualTo(cluster.containerImage().get()));
         String ours = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt")).toString();
         for (int node : cluster.nodeIds()) {
             long pid = cluster.pid(node).orElseThrow();
