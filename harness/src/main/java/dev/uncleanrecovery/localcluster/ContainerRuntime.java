@@ -53,6 +53,7 @@ final class ContainerRuntime implements NodeRuntime {
     private final Path clusterDirectory;
     private final List<Path> readOnlyMounts;
     private final String user;
+    private final Set<NodeContainer> started = ConcurrentHashMap.newKeySet();
 
     private ContainerRuntime(DockerClient docker, String image, boolean localImage, String classpath,
                              Path clusterDirectory, List<Path> readOnlyMounts, String user) {
@@ -150,30 +151,34 @@ final class ContainerRuntime implements NodeRuntime {
         try {
             container.start();
         } catch (RuntimeException e) {
+            if (container.getContainerId() != null) {
+                new NodeContainer(docker, container.getContainerId(), name, -1).remove();
+            }
             throw new LocalClusterException("could not start a container of " + image + " for " + name + ": " + e
                     + "; see " + logFile, e);
         }
-        InspectContainerResponse started = container.getContainerInfo();
-        NodeContainer node = new NodeContainer(docker, container.getContainerId(), name,
-                started.getState().getPidLong() == null ? -1 : started.getState().getPidLong());
+        Long pid = container.getContainerInfo().getState().getPidLong();
+        NodeContainer node = new NodeContainer(docker, container.getContainerId(), name, pid == null ? -1 : pid);
         LIVE.add(node);
+        started.add(node);
         return node;
     }
 
     @Override
     public void close() {
-        LIVE.stream().filter(node -> node.runtimeDocker == docker).forEach(NodeContainer::remove);
+        started.forEach(NodeContainer::remove);
+        started.clear();
     }
 
     /** One JVM in its container. */
     private static final class NodeContainer implements RunningNode {
-        private final DockerClient runtimeDocker;
+        private final DockerClient docker;
         private final String id;
         private final String name;
         private final long pid;
 
         NodeContainer(DockerClient docker, String id, String name, long pid) {
-            this.runtimeDocker = docker;
+            this.docker = docker;
             this.id = id;
             this.name = name;
             this.pid = pid;
@@ -218,7 +223,7 @@ final class ContainerRuntime implements NodeRuntime {
         @Override
         public void signal(String signal) {
             try {
-                runtimeDocker.killContainerCmd(id).withSignal(signal).exec();
+                docker.killContainerCmd(id).withSignal(signal).exec();
             } catch (DockerException e) {
                 throw new LocalClusterException("docker kill --signal " + signal + " " + id + " (" + name + ") failed: "
                         + e.getMessage(), e);
@@ -233,7 +238,7 @@ final class ContainerRuntime implements NodeRuntime {
         private void signalIfRunning(String signal) {
             if (isAlive()) {
                 try {
-                    runtimeDocker.killContainerCmd(id).withSignal(signal).exec();
+                    docker.killContainerCmd(id).withSignal(signal).exec();
                 } catch (DockerException exitedMeanwhile) {
                     // the engine refuses to signal a container that is no longer running: it is what was wanted
                 }
@@ -265,7 +270,7 @@ final class ContainerRuntime implements NodeRuntime {
 
         private Optional<InspectContainerResponse.ContainerState> state() {
             try {
-                return Optional.ofNullable(runtimeDocker.inspectContainerCmd(id).exec().getState());
+                return Optional.ofNullable(docker.inspectContainerCmd(id).exec().getState());
             } catch (NotFoundException gone) {
                 return Optional.empty();
             }
@@ -273,7 +278,7 @@ final class ContainerRuntime implements NodeRuntime {
 
         void remove() {
             try {
-                runtimeDocker.removeContainerCmd(id).withForce(true).exec();
+                docker.removeContainerCmd(id).withForce(true).exec();
             } catch (NotFoundException alreadyGone) {
                 // removed before
             } catch (DockerException | IllegalStateException e) {
