@@ -197,7 +197,7 @@ final class ContainerRuntime implements NodeRuntime {
         @Override
         public void kill() {
             signalIfRunning("KILL");
-            awaitExit(Duration.ofSeconds(10));
+            awaitExitCode(Duration.ofSeconds(10));
             remove();
         }
 
