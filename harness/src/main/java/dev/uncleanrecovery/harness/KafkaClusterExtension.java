@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.LifecycleMethodExecutionExceptionHandler;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -21,7 +22,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * {@code LocalKafkaCluster} parameter, kept in the class's store so the class's tests share it,
  * and closed (every node killed by PID) when the class is done.
  */
-public final class KafkaClusterExtension implements ExecutionCondition, ParameterResolver, TestWatcher {
+public final class KafkaClusterExtension
+        implements ExecutionCondition, ParameterResolver, TestWatcher, LifecycleMethodExecutionExceptionHandler {
 
     static final String SKIP_PROPERTY = "skipClusterTests";
     static final String PATCH_AGENT_PROPERTY = "kafka.patch.agent.file";
@@ -63,11 +65,22 @@ public final class KafkaClusterExtension implements ExecutionCondition, Paramete
 
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
+        keepNodeLogs(context, context.getRequiredTestMethod().getName());
+    }
+
+    /** A class's set-up that fails (an outage that did not form) fails no test: its node logs are kept here. */
+    @Override
+    public void handleBeforeAllMethodExecutionException(ExtensionContext context, Throwable throwable) throws Throwable {
+        keepNodeLogs(context, "before-all");
+        throw throwable;
+    }
+
+    private static void keepNodeLogs(ExtensionContext context, String what) {
         runningCluster(context).ifPresent(running -> {
             Path kept = NodeLogArchive.keep(running.cluster(), NodeLogArchive.directoryFor(
-                    context.getRequiredTestClass().getSimpleName(), context.getRequiredTestMethod().getName()));
-            System.err.println("test " + context.getDisplayName() + " failed; node logs kept in " + kept + "\n"
-                    + NodeLogArchive.tails(running.cluster(), NodeLogArchive.TAIL_LINES));
+                    context.getRequiredTestClass().getSimpleName(), what));
+            System.err.println(context.getRequiredTestClass().getSimpleName() + " " + what + " failed; node logs kept in "
+                    + kept + "\n" + NodeLogArchive.tails(running.cluster(), NodeLogArchive.TAIL_LINES));
         });
     }
 

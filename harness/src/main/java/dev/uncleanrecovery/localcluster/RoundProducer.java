@@ -55,7 +55,8 @@ public final class RoundProducer {
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, "4096");
         props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L << 20));
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(deliveryTimeout.toMillis()));
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+        KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
+        try {
             tps.stream().map(TopicPartition::topic).distinct().forEach(producer::partitionsFor);
             beforeSending.run();
             List<Future<RecordMetadata>> sends = new ArrayList<>();
@@ -73,6 +74,11 @@ public final class RoundProducer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LocalClusterException("interrupted", e);
+        } finally {
+            // Every record is acknowledged (or has failed): nothing is left to deliver. A plain close() would wait for
+            // in-flight requests, and a metadata request the producer sent to a broker frozen by beforeSending is
+            // answered only after request.timeout.ms, long enough for the frozen broker to lose its session.
+            producer.close(Duration.ZERO);
         }
     }
 
