@@ -143,18 +143,20 @@ public final class LeaderChoice {
     /** What every replica but {@code leader} loses once it follows {@code leader}, in assignment order. */
     private static List<ExpectedTruncation> truncationsUnder(RankedReplica leader, List<RankedReplica> replicas,
                                                              KnownCuts cuts) {
-        return replicas.stream()
-                .filter(r -> r.broker() != leader.broker())
-                .map(r -> {
-                    OptionalLong cut = r.hasKnownLog() ? cuts.of(leader.broker(), r.broker()) : OptionalLong.empty();
-                    ExpectedTruncation loss = cut.isPresent()
-                            ? ExpectedTruncation.exact(r.broker(), cut.getAsLong(), r.evidence().logEndOffset())
-                            : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence());
-                    boolean superseded = cut.isPresent()
-                            && r.evidence().lastWrittenLeaderEpoch() < leader.evidence().lastWrittenLeaderEpoch();
-                    return loss.withCommittedBelow(sameLog(r, replicas, leader)).withSuperseded(superseded);
-                })
-                .toList();
+        List<ExpectedTruncation> truncations = new ArrayList<>(replicas.size());
+        for (RankedReplica r : replicas) {
+            if (r.broker() == leader.broker()) {
+                continue;
+            }
+            OptionalLong cut = r.hasKnownLog() ? cuts.of(leader.broker(), r.broker()) : OptionalLong.empty();
+            ExpectedTruncation loss = cut.isPresent()
+                    ? ExpectedTruncation.exact(r.broker(), cut.getAsLong(), r.evidence().logEndOffset())
+                    : ExpectedTruncation.of(leader.evidence(), r.broker(), r.evidence());
+            boolean superseded = cut.isPresent()
+                    && r.evidence().lastWrittenLeaderEpoch() < leader.evidence().lastWrittenLeaderEpoch();
+            truncations.add(loss.withCommittedBelow(sameLog(r, replicas, leader)).withSuperseded(superseded));
+        }
+        return List.copyOf(truncations);
     }
 
     /** "2 (UNREACHABLE: did not answer ListOffsets within 3 s)": a replica whose log is unknown, and why. */
@@ -171,12 +173,14 @@ public final class LeaderChoice {
         if (!replica.hasKnownLog()) {
             return List.of();
         }
-        return replicas.stream()
-                .filter(r -> r.hasKnownLog() && r.broker() != leader.broker())
-                .filter(r -> r.broker() == replica.broker()
-                        || r.evidence().lastWrittenLeaderEpoch() == replica.evidence().lastWrittenLeaderEpoch())
-                .map(RankedReplica::evidence)
-                .toList();
+        List<ReplicaEvidence> same = new ArrayList<>(replicas.size());
+        for (RankedReplica r : replicas) {
+            if (r.hasKnownLog() && r.broker() != leader.broker() && (r.broker() == replica.broker()
+                    || r.evidence().lastWrittenLeaderEpoch() == replica.evidence().lastWrittenLeaderEpoch())) {
+                same.add(r.evidence());
+            }
+        }
+        return same;
     }
 
     /** The candidacy of one replica and the evidence that counts for it. */
@@ -276,19 +280,22 @@ public final class LeaderChoice {
     private static String reason(TopicPartitionState partition, RankedReplica leader, List<RankedReplica> candidates,
                                  List<RankedReplica> ranking, List<ExpectedTruncation> truncations,
                                  List<Alternative> alternatives) {
-        StringBuilder reason = new StringBuilder("electing ").append(leader.broker()).append(" loses ")
+        StringBuilder reason = new StringBuilder(384).append("electing ").append(leader.broker()).append(" loses ")
                 .append(Loss.of(truncations).describe());
         for (Alternative other : alternatives) {
             reason.append("; electing ").append(other.broker()).append(" would lose ").append(other.loss().describe());
         }
         reason.append("; ").append(whyItWins(partition, leader, candidates));
-        List<RankedReplica> better = ranking.stream()
-                .filter(r -> !r.isCandidate() && r.hasKnownLog() && hasBetterLog(r, leader))
-                .toList();
-        List<String> beaten = ranking.stream()
-                .filter(r -> r.broker() != leader.broker() && !better.contains(r))
-                .map(RankedReplica::describeBriefly)
-                .toList();
+        // plain loops: this runs for every partition of a plan
+        List<RankedReplica> better = new ArrayList<>(0);
+        List<String> beaten = new ArrayList<>(ranking.size());
+        for (RankedReplica r : ranking) {
+            if (!r.isCandidate() && r.hasKnownLog() && hasBetterLog(r, leader)) {
+                better.add(r);
+            } else if (r.broker() != leader.broker()) {
+                beaten.add(r.describeBriefly());
+            }
+        }
         if (!beaten.isEmpty()) {
             reason.append("; beats ").append(joinAnd(beaten));
         }

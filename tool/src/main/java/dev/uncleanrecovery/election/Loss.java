@@ -4,7 +4,6 @@ package dev.uncleanrecovery.election;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * What one election destroys over all the other replicas, split into committed (below a high watermark of the same
@@ -52,23 +51,26 @@ public record Loss(long records, long committed, long neverCommitted, boolean lo
      * "at least 17 records: at least 3 committed" — plus "an unknown amount on 1" for replicas whose loss is not known.
      */
     public String describe() {
-        List<String> parts = new ArrayList<>();
+        // built in one pass: a plan of thousands of partitions describes several losses for each
+        StringBuilder text = new StringBuilder(64);
         if (records > 0 && !lowerBound && unknownCommitment() == 0) {
-            parts.add(committed + " committed and " + neverCommitted + " never committed records");
+            text.append(committed).append(" committed and ").append(neverCommitted).append(" never committed records");
         } else if (records > 0) {
-            StringBuilder part = new StringBuilder(lowerBound ? "at least " : "").append(records).append(" records: ")
+            text.append(lowerBound ? "at least " : "").append(records).append(" records: ")
                     .append(lowerBound ? "at least " : "").append(committed).append(" committed");
             if (neverCommitted > 0) {
-                part.append(", ").append(neverCommitted).append(" never committed");
+                text.append(", ").append(neverCommitted).append(" never committed");
             }
             if (unknownCommitment() > 0) {
-                part.append(", ").append(unknownCommitment()).append(" of unknown commitment");
+                text.append(", ").append(unknownCommitment()).append(" of unknown commitment");
             }
-            parts.add(part.toString());
         }
         if (!uncertainOn.isEmpty()) {
-            parts.add("an unknown amount on " + uncertainOn.stream().map(String::valueOf).collect(Collectors.joining(", ")));
+            text.append(text.length() > 0 ? ", and " : "").append("an unknown amount on ");
+            for (int i = 0; i < uncertainOn.size(); i++) {
+                text.append(i > 0 ? ", " : "").append(uncertainOn.get(i));
+            }
         }
-        return parts.isEmpty() ? "nothing" : String.join(", and ", parts);
+        return text.length() == 0 ? "nothing" : text.toString();
     }
 }

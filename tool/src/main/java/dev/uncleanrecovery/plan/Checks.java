@@ -2,8 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -38,7 +36,8 @@ final class Checks {
                 throw new IllegalArgumentException(field + "[" + i + "] is null");
             }
         }
-        return Collections.unmodifiableList(new ArrayList<>(values));
+        // no copy of a list that is already immutable: a record built from another one's lists shares them
+        return List.copyOf(values);
     }
 
     static List<Integer> brokerIds(List<Integer> values, String field) {

@@ -69,8 +69,8 @@ public final class PlanBuilder {
                     planEvidence(partition, evidence),
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList(),
-                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of(), false)
-                    .withTopicId(partition.topicId()));
+                    elect.alternatives().stream().map(PlanAlternative::from).toList(), List.of(), false,
+                    PlannedElection.topicIdText(partition.topicId())));
         } else {
             skipped.add(new SkippedPartition(partition.topic(), partition.partition(), decision.reason(),
                     planEvidence(partition, evidence)));

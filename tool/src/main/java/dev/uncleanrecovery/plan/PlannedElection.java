@@ -121,9 +121,13 @@ public record PlannedElection(
     }
 
     public PlannedElection withTopicId(org.apache.kafka.common.Uuid id) {
-        String known = id == null || org.apache.kafka.common.Uuid.ZERO_UUID.equals(id) ? null : id.toString();
         return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
-                alternatives, consumerGroupsAhead, tieredStorage, known);
+                alternatives, consumerGroupsAhead, tieredStorage, topicIdText(id));
+    }
+
+    /** A topic id as the plan writes it (Kafka's base64 form); null when the cluster gave none. */
+    static String topicIdText(org.apache.kafka.common.Uuid id) {
+        return id == null || org.apache.kafka.common.Uuid.ZERO_UUID.equals(id) ? null : id.toString();
     }
 
     public TopicPartition topicPartition() {
