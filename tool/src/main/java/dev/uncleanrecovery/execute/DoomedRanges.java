@@ -5,7 +5,6 @@ package dev.uncleanrecovery.execute;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
-import dev.uncleanrecovery.plan.PlanAlternative;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.plan.PlannedElection;
@@ -26,7 +25,7 @@ import org.apache.kafka.common.Uuid;
 record DoomedRanges(List<DoomedRange> ranges, List<Integer> inexact, List<Integer> unknown, boolean stated) {
 
     static DoomedRanges of(PlannedElection p, int leader, Uuid topicId) {
-        Optional<List<PlanTruncation>> cuts = truncationsFor(p, leader);
+        Optional<List<PlanTruncation>> cuts = p.truncationsUnder(leader);
         List<DoomedRange> ranges = new ArrayList<>();
         List<Integer> inexact = new ArrayList<>();
         List<Integer> unknown = new ArrayList<>();
@@ -44,19 +43,6 @@ record DoomedRanges(List<DoomedRange> ranges, List<Integer> inexact, List<Intege
             }
         }
         return new DoomedRanges(List.copyOf(ranges), List.copyOf(inexact), List.copyOf(unknown), cuts.isPresent());
-    }
-
-    /**
-     * The plan's figures for {@code leader}: an alternative's own first (a plan edited to designate it still carries
-     * the old leader's expectedTruncation), else expectedTruncation when it is the plan's designated leader.
-     */
-    static Optional<List<PlanTruncation>> truncationsFor(PlannedElection p, int leader) {
-        Optional<List<PlanTruncation>> alternative = p.alternatives().stream().filter(a -> a.broker() == leader)
-                .findFirst().map(PlanAlternative::expectedTruncation);
-        if (alternative.isPresent()) {
-            return alternative;
-        }
-        return leader == p.designatedLeader() ? Optional.of(p.expectedTruncation()) : Optional.empty();
     }
 
     /** The epoch of the replica's last batch as probed (a live answer first); -1 when not known. */

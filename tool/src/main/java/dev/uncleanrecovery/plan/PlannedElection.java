@@ -120,9 +120,18 @@ public record PlannedElection(
                 alternatives, consumerGroupsAhead, remote, topicId);
     }
 
-    public PlannedElection withTopicId(org.apache.kafka.common.Uuid id) {
-        return new PlannedElection(topic, partition, designatedLeader, expected, evidence, reason, expectedTruncation,
-                alternatives, consumerGroupsAhead, tieredStorage, topicIdText(id));
+    /**
+     * What the plan says electing {@code leader} truncates: an alternative's own figures first (a plan edited to
+     * designate it still carries the old leader's expectedTruncation), else expectedTruncation when it is the
+     * designated leader; empty for a replica the plan did not weigh as a leader.
+     */
+    public java.util.Optional<List<PlanTruncation>> truncationsUnder(int leader) {
+        for (PlanAlternative a : alternatives) {
+            if (a.broker() == leader) {
+                return java.util.Optional.of(a.expectedTruncation());
+            }
+        }
+        return leader == designatedLeader ? java.util.Optional.of(expectedTruncation) : java.util.Optional.empty();
     }
 
     /** A topic id as the plan writes it (Kafka's base64 form); null when the cluster gave none. */

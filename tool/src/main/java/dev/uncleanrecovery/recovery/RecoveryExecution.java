@@ -39,7 +39,6 @@ import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.execute.MeasuredTruncation;
 import dev.uncleanrecovery.execute.Outcome;
 import dev.uncleanrecovery.execute.PartitionOutcome;
-import dev.uncleanrecovery.plan.PlanAlternative;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.probe.TruncationPoints;
@@ -227,7 +226,7 @@ public final class RecoveryExecution {
             }
             // the plan's figures for the leader in place: its expectedTruncation, or the alternative's when the
             // reviewer designated that one (or the controller elected it)
-            List<PlanTruncation> plannedCuts = plannedCutsUnder(p, after.leader());
+            List<PlanTruncation> plannedCuts = p.truncationsUnder(after.leader()).orElse(List.of());
             ReplicaEvidence leader = null;
             TruncationPoints points = null;
             for (int broker : after.replicas()) {
@@ -259,16 +258,6 @@ public final class RecoveryExecution {
         asks.forEach((tp, futures) -> measured.put(tp, futures.stream()
                 .filter(f -> f.isDone() && !f.isCompletedExceptionally()).map(CompletableFuture::join).toList()));
         return measured;
-    }
-
-    /** The plan's truncations under {@code leader}: an alternative's, or the designated leader's own. */
-    private static List<PlanTruncation> plannedCutsUnder(PlannedElection p, int leader) {
-        for (PlanAlternative a : p.alternatives()) {
-            if (a.broker() == leader) {
-                return a.expectedTruncation();
-            }
-        }
-        return leader == p.designatedLeader() ? p.expectedTruncation() : List.of();
     }
 
     /** Where the plan said {@code broker} starts losing records under that leader, or -1 when not exactly. */
