@@ -93,6 +93,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private static final String CLEAN_SHUTDOWN_MARKER = ".kafka_cleanshutdown";
     private static final Pattern SEGMENT_FILE = Pattern.compile("\\d{20}\\.log");
     private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+    private static final Duration SIGNAL_TAKES_EFFECT = Duration.ofSeconds(10);
     private static final Duration ADMIN_CALL_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration DEFAULT_AWAIT_TIMEOUT = Duration.ofSeconds(60);
     private static final int LOG_TAIL_LINES = 40;
@@ -520,6 +521,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
      * Freezes the broker's JVM with SIGSTOP: its sockets still accept connections but nothing
      * answers, like a broker stuck in a long GC pause or on a dead disk. After
      * {@code broker.session.timeout.ms} (6 s) the controller fences it. {@link #resumeBroker} thaws it.
+     * Returns once every thread of the JVM is stopped, not merely when the signal is queued.
      */
     public synchronized void pauseBroker(int brokerId) {
         KafkaNode broker = broker(brokerId);
@@ -528,6 +530,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
         signal(broker, "STOP");
         broker.paused(true);
+        awaitThreads(broker, true);
     }
 
     /** Thaws a broker frozen by {@link #pauseBroker} (SIGCONT). */
@@ -538,6 +541,24 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
         signal(broker, "CONT");
         broker.paused(false);
+        awaitThreads(broker, false);
+    }
+
+    /** Returns only once the signal has taken effect on every thread, so a paused broker answers nothing. */
+    private static void awaitThreads(KafkaNode node, boolean stopped) {
+        long pid = node.process().pid();
+        if (pid <= 0) {
+            return;
+        }
+        try {
+            if (stopped) {
+                ThreadStates.awaitAllStopped(pid, SIGNAL_TAKES_EFFECT);
+            } else {
+                ThreadStates.awaitNoneStopped(pid, SIGNAL_TAKES_EFFECT);
+            }
+        } catch (LocalClusterException e) {
+            throw new LocalClusterException(node.name() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Whether the broker is frozen by {@link #pauseBroker}. */
