@@ -546,16 +546,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     /** Returns only once the signal has taken effect on every thread, so a paused broker answers nothing. */
     private static void awaitThreads(KafkaNode node, boolean stopped) {
-        long pid = node.process().pid();
-        if (pid <= 0) {
-            return;
-        }
         try {
-            if (stopped) {
-                ThreadStates.awaitAllStopped(pid, SIGNAL_TAKES_EFFECT);
-            } else {
-                ThreadStates.awaitNoneStopped(pid, SIGNAL_TAKES_EFFECT);
-            }
+            ThreadStates.await(node.process().pid(), stopped, SIGNAL_TAKES_EFFECT);
         } catch (LocalClusterException e) {
             throw new LocalClusterException(node.name() + ": " + e.getMessage(), e);
         }

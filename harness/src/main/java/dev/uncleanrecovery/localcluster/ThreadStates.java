@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -23,17 +25,12 @@ final class ThreadStates {
     private ThreadStates() {
     }
 
-    /** Waits until every thread of {@code pid} is stopped (state {@code T}); fails naming the threads that are not. */
-    static void awaitAllStopped(long pid, Duration timeout) {
-        await(pid, timeout, true);
-    }
-
-    /** Waits until no thread of {@code pid} is stopped any more. */
-    static void awaitNoneStopped(long pid, Duration timeout) {
-        await(pid, timeout, false);
-    }
-
-    private static void await(long pid, Duration timeout, boolean stopped) {
+    /**
+     * Waits until every thread of {@code pid} is stopped (state {@code T}), or with {@code stopped} false until none
+     * is; fails naming the threads still pending. A process not visible here (exited, or in a remote engine's host)
+     * has no thread to wait for.
+     */
+    static void await(long pid, boolean stopped, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<String> pending = pending(pid, stopped);
         while (!pending.isEmpty()) {
@@ -52,21 +49,32 @@ final class ThreadStates {
         }
     }
 
-    /** Threads whose state is not yet the one wanted, as "tid:state"; a process that has exited has none. */
-    private static List<String> pending(long pid, boolean stopped) {
-        List<String> pending = new ArrayList<>();
+    /** The state letter of each thread of {@code pid} by thread id; empty for a process not visible here. */
+    static Map<String, Character> states(long pid) {
+        Map<String, Character> states = new TreeMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 char state = state(task);
-                if (state != 0 && (state == 'T') != stopped) {
-                    pending.add(task.getFileName() + ":" + state);
+                if (state != 0) {
+                    states.put(task.getFileName().toString(), state);
                 }
             }
         } catch (NoSuchFileException gone) {
-            return List.of();
+            return Map.of();
         } catch (IOException e) {
             throw new LocalClusterException("could not read the threads of process " + pid + ": " + e, e);
         }
+        return states;
+    }
+
+    /** Threads whose state is not yet the one wanted, as "tid:state". */
+    private static List<String> pending(long pid, boolean stopped) {
+        List<String> pending = new ArrayList<>();
+        states(pid).forEach((tid, state) -> {
+            if ((state == 'T') != stopped) {
+                pending.add(tid + ":" + state);
+            }
+        });
         return pending;
     }
 

@@ -5,16 +5,10 @@ package dev.uncleanrecovery.localcluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,15 +28,15 @@ class ThreadStatesTest {
         try {
             assertThat(new String(jvm.getInputStream().readNBytes(2))).isEqualTo("up");
             long pid = jvm.pid();
-            assertThat(threadStates(pid)).hasSizeGreaterThan(5);
+            assertThat(ThreadStates.states(pid).values()).hasSizeGreaterThan(5);
 
             kill("STOP", pid);
-            ThreadStates.awaitAllStopped(pid, Duration.ofSeconds(10));
-            assertThat(threadStates(pid)).containsOnly('T');
+            ThreadStates.await(pid, true, Duration.ofSeconds(10));
+            assertThat(ThreadStates.states(pid).values()).containsOnly('T');
 
             kill("CONT", pid);
-            ThreadStates.awaitNoneStopped(pid, Duration.ofSeconds(10));
-            assertThat(threadStates(pid)).doesNotContain('T');
+            ThreadStates.await(pid, false, Duration.ofSeconds(10));
+            assertThat(ThreadStates.states(pid).values()).doesNotContain('T');
         } finally {
             jvm.destroyForcibly();
             jvm.waitFor(10, TimeUnit.SECONDS);
@@ -53,7 +47,7 @@ class ThreadStatesTest {
     void a_running_process_that_is_never_stopped_fails_the_wait_naming_its_threads() throws Exception {
         Process sleeper = new ProcessBuilder("sleep", "60").start();
         try {
-            assertThatThrownBy(() -> ThreadStates.awaitAllStopped(sleeper.pid(), Duration.ofMillis(200)))
+            assertThatThrownBy(() -> ThreadStates.await(sleeper.pid(), true, Duration.ofMillis(200)))
                     .isInstanceOf(LocalClusterException.class)
                     .hasMessageContaining("process " + sleeper.pid())
                     .hasMessageContaining("1 thread(s) still not stopped")
@@ -69,23 +63,9 @@ class ThreadStatesTest {
         Process done = new ProcessBuilder("true").start();
         done.waitFor(10, TimeUnit.SECONDS);
 
-        ThreadStates.awaitAllStopped(done.pid(), Duration.ofMillis(200));
-        ThreadStates.awaitNoneStopped(done.pid(), Duration.ofMillis(200));
-    }
-
-    private static List<Character> threadStates(long pid) throws Exception {
-        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            return tasks.flatMap(task -> {
-                try {
-                    String stat = Files.readString(task.resolve("stat"), StandardCharsets.ISO_8859_1);
-                    return Stream.of(stat.charAt(stat.lastIndexOf(')') + 2));
-                } catch (NoSuchFileException exitedMeanwhile) {
-                    return Stream.empty();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).toList();
-        }
+        assertThat(ThreadStates.states(done.pid())).isEmpty();
+        ThreadStates.await(done.pid(), true, Duration.ofMillis(200));
+        ThreadStates.await(done.pid(), false, Duration.ofMillis(200));
     }
 
     private static void kill(String signal, long pid) throws Exception {

@@ -5,7 +5,9 @@ package dev.uncleanrecovery.plan;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 
 /**
  * One partition to elect. {@code topic} (a string) and {@code partition} (an integer) are all that
@@ -82,7 +84,7 @@ public record PlannedElection(
         tieredStorage = tieredStorage != null && tieredStorage;
         if (topicId != null) {
             try {
-                org.apache.kafka.common.Uuid.fromString(topicId);
+                Uuid.fromString(topicId);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("topicId '" + topicId + "' is not a base64 topic id");
             }
@@ -125,18 +127,18 @@ public record PlannedElection(
      * designate it still carries the old leader's expectedTruncation), else expectedTruncation when it is the
      * designated leader; empty for a replica the plan did not weigh as a leader.
      */
-    public java.util.Optional<List<PlanTruncation>> truncationsUnder(int leader) {
+    public Optional<List<PlanTruncation>> truncationsUnder(int leader) {
         for (PlanAlternative a : alternatives) {
             if (a.broker() == leader) {
-                return java.util.Optional.of(a.expectedTruncation());
+                return Optional.of(a.expectedTruncation());
             }
         }
-        return leader == designatedLeader ? java.util.Optional.of(expectedTruncation) : java.util.Optional.empty();
+        return leader == designatedLeader ? Optional.of(expectedTruncation) : Optional.empty();
     }
 
     /** A topic id as the plan writes it (Kafka's base64 form); null when the cluster gave none. */
-    static String topicIdText(org.apache.kafka.common.Uuid id) {
-        return id == null || org.apache.kafka.common.Uuid.ZERO_UUID.equals(id) ? null : id.toString();
+    static String topicIdText(Uuid id) {
+        return id == null || Uuid.ZERO_UUID.equals(id) ? null : id.toString();
     }
 
     public TopicPartition topicPartition() {
