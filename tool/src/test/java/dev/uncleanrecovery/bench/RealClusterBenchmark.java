@@ -66,30 +66,44 @@ final class RealClusterBenchmark {
         if (contenders.contains(Contender.tool)) {
             ensureClassDataArchive(script);
         }
+        int runs = Integer.parseInt(options.getOrDefault("runs", "1"));
         Path results = out.resolve("real-cluster.md");
         List<Row> rows = new ArrayList<>();
         for (int n : sizes) {
-            for (Contender c : contenders) {
-                Path dir = out.resolve(c + "-" + n + (agent == null ? "" : "-patched")
-                        + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args"));
-                Row row;
-                try {
-                    row = runOnce(n, c, perRound, script, toolArgs, agent, dir);
-                } catch (OutageSetupFailed e) {
-                    // Seen twice in many runs: one partition's acks=all record never acknowledged on a fresh cluster.
-                    // The broken cluster's node logs are kept for a look; the measurement needs a cluster that works.
-                    System.out.println("  [" + c + " " + n + "] outage set-up failed (" + e.getMessage()
-                            + "); node logs kept in " + e.nodeLogs + "; once more on a fresh cluster");
-                    row = runOnce(n, c, perRound, script, toolArgs, agent, dir);
+            // The contenders take turns, so a slow spell of the machine falls on both rather than on one.
+            for (int run = 1; run <= runs; run++) {
+                for (Contender c : contenders) {
+                    Path dir = out.resolve(c + "-" + n + (agent == null ? "" : "-patched")
+                            + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args") + (runs == 1 ? "" : "-run" + run));
+                    Row row = runOnFreshOutage(n, c, perRound, script, toolArgs, agent, dir);
+                    rows.add(row);
+                    System.out.println(Row.header());
+                    rows.forEach(r -> System.out.println(r.line()));
+                    Files.writeString(results, Instant.now() + " " + row.line() + "  (outage set-up "
+                            + row.outageSetupMillis() + " ms)\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                 }
-                rows.add(row);
-                System.out.println(Row.header());
-                rows.forEach(r -> System.out.println(r.line()));
-                Files.writeString(results, Instant.now() + " " + row.line() + "  (outage set-up " + row.outageSetupMillis()
-                        + " ms)\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             }
         }
+        if (runs > 1) {
+            String summary = Medians.table(rows);
+            System.out.println("\n" + summary);
+            Files.writeString(results, Instant.now() + " medians of " + runs + " runs\n" + summary + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        }
         System.out.println("\nresults appended to " + results);
+    }
+
+    private static Row runOnFreshOutage(int n, Contender c, long perRound, Path script, List<String> toolArgs, Path agent,
+                                        Path dir) throws Exception {
+        try {
+            return runOnce(n, c, perRound, script, toolArgs, agent, dir);
+        } catch (OutageSetupFailed e) {
+            // Seen twice in many runs: one partition's acks=all record never acknowledged on a fresh cluster.
+            // The broken cluster's node logs are kept for a look; the measurement needs a cluster that works.
+            System.out.println("  [" + c + " " + n + "] outage set-up failed (" + e.getMessage()
+                    + "); node logs kept in " + e.nodeLogs + "; once more on a fresh cluster");
+            return runOnce(n, c, perRound, script, toolArgs, agent, dir);
+        }
     }
 
     private static Row runOnce(int partitions, Contender contender, long perRound, Path script, List<String> toolArgs, Path agent,

@@ -1,0 +1,38 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class MediansTest {
+
+    private static RealClusterBenchmark.Row row(int n, String contender, long wallMillis, long wrongLeaders) {
+        return new RealClusterBenchmark.Row(n, contender, 0, wallMillis, wallMillis, wrongLeaders, 0, 0, wrongLeaders * 2,
+                100, wallMillis / 2, "", 0);
+    }
+
+    @Test
+    void the_median_of_an_even_count_is_the_lower_middle_value_that_was_measured() {
+        List<RealClusterBenchmark.Row> rows = List.of(row(1, "tool", 40, 0), row(1, "tool", 10, 0),
+                row(1, "tool", 30, 0), row(1, "tool", 20, 0));
+        assertEquals(20, Medians.median(rows, RealClusterBenchmark.Row::wallMillis));
+        assertEquals(30, Medians.median(rows.subList(0, 3), RealClusterBenchmark.Row::wallMillis));
+    }
+
+    @Test
+    void the_ratio_is_of_the_medians_and_the_losses_are_the_worst_run() {
+        List<RealClusterBenchmark.Row> rows = List.of(
+                row(5000, "stock", 1000, 2500), row(5000, "tool", 3600, 0),
+                row(5000, "stock", 1700, 2500), row(5000, "tool", 3000, 0),
+                row(5000, "stock", 1500, 2400), row(5000, "tool", 2200, 0));
+        String table = Medians.table(rows);
+        String line = table.lines().filter(l -> l.startsWith("| 5,000 |")).findFirst().orElseThrow();
+        assertEquals("| 5,000 | 3 | 1,500 (1,000–1,700) | 3,000 (2,200–3,600) | 1,500 / 100 | **2.00×** | 2,500 / 0"
+                + " | 5,000 / 0 |", line);
+        assertTrue(table.startsWith("| N | runs |"), table);
+    }
+}
