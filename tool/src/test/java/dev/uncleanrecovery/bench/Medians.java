@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.bench;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.TreeSet;
 import java.util.function.ToLongFunction;
 
@@ -22,13 +24,13 @@ final class Medians {
         for (int n : new TreeSet<>(rows.stream().map(RealClusterBenchmark.Row::partitions).toList())) {
             List<RealClusterBenchmark.Row> stock = of(rows, n, "stock");
             List<RealClusterBenchmark.Row> tool = of(rows, n, "tool");
-            long stockWall = median(stock, RealClusterBenchmark.Row::wallMillis);
-            long toolWall = median(tool, RealClusterBenchmark.Row::wallMillis);
             sb.append(String.format("| %,d | %d | %s | %s | %s | %s | %s / %s | %s / %s |%n", n, Math.max(stock.size(), tool.size()),
                     spread(stock), spread(tool),
-                    tool.isEmpty() ? "-" : String.format("%,d / %,d", median(tool, RealClusterBenchmark.Row::cpuMillis),
-                            median(tool, RealClusterBenchmark.Row::peakRssMib)),
-                    stock.isEmpty() || tool.isEmpty() ? "-" : String.format("**%.2f×**", (double) toolWall / stockWall),
+                    tool.isEmpty() ? "-" : String.format("%,d / %,d", median(values(tool, RealClusterBenchmark.Row::cpuMillis)),
+                            median(values(tool, RealClusterBenchmark.Row::peakRssMib))),
+                    stock.isEmpty() || tool.isEmpty() ? "-" : String.format("**%.2f×**",
+                            (double) median(values(tool, RealClusterBenchmark.Row::wallMillis))
+                                    / median(values(stock, RealClusterBenchmark.Row::wallMillis))),
                     worst(stock, RealClusterBenchmark.Row::wrongLeaders), worst(tool, RealClusterBenchmark.Row::wrongLeaders),
                     worst(stock, RealClusterBenchmark.Row::recordsLostByEndOffsets),
                     worst(tool, RealClusterBenchmark.Row::recordsLostByEndOffsets)));
@@ -36,23 +38,28 @@ final class Medians {
         return sb.toString();
     }
 
+    /** The middle value; of an even count, the lower of the two middle ones (a value that was measured). */
+    static long median(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[(sorted.length - 1) / 2];
+    }
+
     private static List<RealClusterBenchmark.Row> of(List<RealClusterBenchmark.Row> rows, int n, String contender) {
         return rows.stream().filter(r -> r.partitions() == n && r.contender().equals(contender)).toList();
     }
 
-    /** The middle value; of an even count, the lower of the two middle ones (a value that was measured). */
-    static long median(List<RealClusterBenchmark.Row> rows, ToLongFunction<RealClusterBenchmark.Row> value) {
-        long[] sorted = rows.stream().mapToLong(value).sorted().toArray();
-        return sorted.length == 0 ? -1 : sorted[(sorted.length - 1) / 2];
+    private static long[] values(List<RealClusterBenchmark.Row> rows, ToLongFunction<RealClusterBenchmark.Row> value) {
+        return rows.stream().mapToLong(value).toArray();
     }
 
     private static String spread(List<RealClusterBenchmark.Row> rows) {
         if (rows.isEmpty()) {
             return "-";
         }
-        long[] sorted = rows.stream().mapToLong(RealClusterBenchmark.Row::wallMillis).sorted().toArray();
-        return String.format("%,d (%,d–%,d)", median(rows, RealClusterBenchmark.Row::wallMillis), sorted[0],
-                sorted[sorted.length - 1]);
+        LongSummaryStatistics walls = rows.stream().mapToLong(RealClusterBenchmark.Row::wallMillis).summaryStatistics();
+        return String.format("%,d (%,d–%,d)", median(values(rows, RealClusterBenchmark.Row::wallMillis)), walls.getMin(),
+                walls.getMax());
     }
 
     private static String worst(List<RealClusterBenchmark.Row> rows, ToLongFunction<RealClusterBenchmark.Row> value) {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -49,7 +50,8 @@ final class StartupBenchmark {
             walls.add(m.wallMillis());
             rss = Math.max(rss, m.peakRssKib() / 1024);
         }
-        List<Long> sorted = walls.stream().sorted().toList();
-        return String.format("| `%s` | %s | %d | %d | %d |", name, walls, sorted.get(sorted.size() / 2), sorted.get(0), rss);
+        long[] values = walls.stream().mapToLong(Long::longValue).toArray();
+        return String.format("| `%s` | %s | %d | %d | %d |", name, walls, Medians.median(values),
+                Arrays.stream(values).min().orElseThrow(), rss);
     }
 }
