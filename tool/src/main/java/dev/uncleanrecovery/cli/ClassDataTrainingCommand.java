@@ -17,6 +17,7 @@ import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
 import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -87,7 +88,7 @@ final class ClassDataTrainingCommand implements Callable<Integer> {
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
+                    DurableFiles.delete(p);
                 }
             }
         }

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.execute.RunLock;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
@@ -42,6 +43,10 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             code = ExitCode.USAGE;
             line = "authentication failed: " + withoutKafkaPrefix(authenticationFailure(cause).getMessage())
                     + " — check sasl.jaas.config (user name, password), sasl.mechanism and security.protocol in --command-config";
+        } else if (cause instanceof RunLock.Held held) {
+            // another run is at work: nothing was changed, and the message names it
+            code = ExitCode.FAILURE;
+            line = held.getMessage();
         } else if (cause instanceof TimeoutException) {
             code = ExitCode.USAGE;
             line = "timed out: " + cause.getMessage() + " — is --bootstrap-server reachable?";
@@ -52,7 +57,7 @@ final class ErrorReporter implements IExecutionExceptionHandler {
         err.println("error: " + line);
         if (isVerbose(parseResult)) {
             ex.printStackTrace(err);
-        } else if (code == ExitCode.FAILURE) {
+        } else if (code == ExitCode.FAILURE && !(cause instanceof RunLock.Held)) {
             err.println("(rerun with --verbose for the stack trace)");
         }
         err.flush();

@@ -71,8 +71,9 @@ public class ExecuteCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Plan plan = PlanFile.read(planFile);
         ExecutionResult result;
-        try (ClusterDiscovery discovery = connection.discovery(root.global)) {
-            result = new RecoveryExecution(discovery).execute(plan, planFile.toString(),
+        try (ClusterDiscovery discovery = connection.discovery(root.global);
+             RecoveryExecution recovery = new RecoveryExecution(discovery)) {
+            result = recovery.execute(plan, planFile.toString(),
                     execution.options(PlanOptions.probeMode(probeMode), dryRun), ProgressLine.steps(spec.commandLine().getErr()));
         }
         return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut());

@@ -2,12 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.PlanExecution;
+import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.apache.kafka.common.Uuid;
 import picocli.CommandLine.Option;
 
 /** How {@code execute} and {@code recover --automated-recovery} apply a plan. */
@@ -43,6 +46,22 @@ class ExecuteOptions {
             description = "Elect without copying the records the elections will truncate: they are lost for good.")
     boolean noSalvage;
 
+    @Option(names = "--without-lock",
+            description = "Change the cluster without taking the run lock (the topic " + RunLock.LOCK_TOPIC + "), where"
+                    + " it cannot be taken: you vouch that no other run is active; two runs at once can undo each"
+                    + " other's reorders.")
+    boolean withoutLock;
+
+    @Option(names = "--break-lock", paramLabel = "LOCK_ID",
+            description = "Remove the run lock of that id first: a run that holds it on another host has ended"
+                    + " (check there). The refusal names the id.")
+    String breakLock;
+
+    @Option(names = "--accept-unknown-loss",
+            description = "Exit 0, not 3, when an elected partition has a replica whose loss is not known (its broker"
+                    + " is down and no 'inspect' evidence or salvage says what it holds).")
+    boolean acceptUnknownLoss;
+
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {
         return options(probeMode, false);
@@ -55,7 +74,22 @@ class ExecuteOptions {
                 defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
                         ? reprobe : defaults.requestTimeout()),
                 Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
-                salvageDir, noSalvage);
+                salvageDir, noSalvage, new RecoveryExecution.Locking(withoutLock, lockId()), acceptUnknownLoss);
+    }
+
+    private Uuid lockId() {
+        if (breakLock == null) {
+            return null;
+        }
+        if (withoutLock) {
+            throw new UserInputException("--break-lock and --without-lock: choose one");
+        }
+        try {
+            return Uuid.fromString(breakLock);
+        } catch (IllegalArgumentException e) {
+            throw new UserInputException("--break-lock " + breakLock + ": not a lock id (the base64 topic id a refusal"
+                    + " names)", e);
+        }
     }
 
     Path resultFile(Path planFile) {

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -86,7 +85,7 @@ final class KafkaToolsSteps {
             elect.add(new Partition(p.topic(), p.partition()));
             topics.add(p.topic());
         }
-        Files.createDirectories(dir);
+        DurableFiles.createDirectories(dir);
         StringBuilder s = new StringBuilder();
         s.append("# The designated elections of ").append(planFile).append(" with Kafka's own tools: ")
                 .append(elect.size()).append(" of ").append(plan.partitions().size()).append(" partition(s).\n");

@@ -4,7 +4,6 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
-import dev.uncleanrecovery.execute.ReorderJournalFile;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.ResultFile;
@@ -56,15 +55,16 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Json.prepareInBackground(Plan.class, ResultFile.class);
         RecoveryPlanning.Options options = planning.planning(select);
-        try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+        try (ClusterDiscovery discovery = connection.discovery(root.global);
+             RecoveryExecution recovery = new RecoveryExecution(discovery)) {
             if (automatedRecovery) {
-                // A recover killed midway left its reorders recorded beside its own plan: put them back before this
-                // plan reads the partitions (it would take the best-first order for the assignment).
-                Path beside = planning.outputFile(Instant.now());
-                if (ReorderJournalFile.anyBeside(beside)) {
-                    new RecoveryExecution(discovery).restoreInterrupted(beside, discovery.clusterId(), false,
-                            ProgressLine.steps(err));
-                }
+                // One run at a time from here on; a recover killed midway left its reorders recorded beside its own
+                // plan: put them back before this plan reads the partitions (it would take the best-first order for
+                // the assignment).
+                RecoveryExecution.Options executing = execution.options(planning.probeMode());
+                recovery.lock(executing.locking(), ProgressLine.steps(err));
+                recovery.restoreInterrupted(planning.outputFile(Instant.now()), discovery.clusterId(), false,
+                        ProgressLine.steps(err));
             }
             RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
                     .plan(options, new ProgressLine(err));
@@ -79,7 +79,7 @@ public class RecoverCommand implements Callable<Integer> {
                 }
                 return planCode;
             }
-            RecoveryExecution.Recovered recovered = new RecoveryExecution(discovery).executeWhileReporting(planned,
+            RecoveryExecution.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
                         int code = PlanCommand.report(planned, planFile, root.global, out, err, written, true);
                         out.println();

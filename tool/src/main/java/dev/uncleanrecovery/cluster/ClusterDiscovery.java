@@ -136,6 +136,12 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /**
+     * The topic whose existence is the tool's run lock, and the prefix of the one that names its holder (see
+     * {@code execute.RunLock}): the tool's own, never listed among the cluster's topics.
+     */
+    public static final String RUN_LOCK_TOPIC = "__kafka_unclean_recovery_lock";
+
+    /**
      * Admin for what Kafka 3.7 brokers cannot answer directly (their topics, their reassignments), created on first
      * use. It bootstraps from the live brokers that answered discovery, so its first Metadata request does not land
      * on a hung one.
@@ -196,6 +202,15 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /**
+     * Brokers, partition metadata and the reassignments in progress (ListPartitionReassignments, read beside the
+     * partitions): what a replica order is checked against right before it is changed or put back. Like
+     * {@link #describePartitionsOnly}, not for re-validating a plan.
+     */
+    public ClusterSnapshot describeOrders(PartitionSelection.Explicit selection) {
+        return describe(selection, Depth.ORDERS);
+    }
+
+    /**
      * The partitions as the best-informed live broker knows them, for waiting on elections: every live broker
      * of the last read is asked at once, and per partition the answer with the highest leader epoch is kept
      * (brokers learn new leaders at different moments; the one that becomes leader of many partitions is the
@@ -251,7 +266,7 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /** How much a describe reads: see {@link #describe}, {@link #describePartitionsOnly}, {@link #describeNewestLeaders}. */
-    private enum Depth { EVERYTHING, PARTITIONS, NEWEST_LEADERS }
+    private enum Depth { EVERYTHING, PARTITIONS, ORDERS, NEWEST_LEADERS }
 
     private ClusterSnapshot describe(PartitionSelection selection, Depth depth) {
         DescribeClusterResponseData cluster = depth == Depth.NEWEST_LEADERS && lastCluster != null ? lastCluster : describeCluster();
@@ -269,7 +284,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         // controller for reassignments), and awaited after them: a partition error is still the one reported first.
         CompletableFuture<TopicSettings> settings = depth == Depth.EVERYTHING
                 ? OnItsOwnThread.run("discovery-topic-configs", () -> topicSettings(topics, live)) : null;
-        CompletableFuture<Set<TopicPartition>> reassigning = depth == Depth.EVERYTHING
+        CompletableFuture<Set<TopicPartition>> reassigning = depth == Depth.EVERYTHING || depth == Depth.ORDERS
                 ? OnItsOwnThread.run("discovery-reassignments", () -> reassigning(live)) : null;
         List<TopicPartitionState> partitions = new ArrayList<>();
         for (TopicPartitionState p : readPartitions(ranges, brokers, depth == Depth.NEWEST_LEADERS)) {
@@ -283,7 +298,7 @@ public final class ClusterDiscovery implements AutoCloseable {
 
         if (depth != Depth.EVERYTHING) {
             return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, (short) -1,
-                    partitions, Map.of(), Set.of());
+                    partitions, Map.of(), reassigning == null ? Set.of() : OnItsOwnThread.join(reassigning));
         }
         TopicSettings configs = OnItsOwnThread.join(settings);
         return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, elrFeatureLevel(live),
@@ -349,7 +364,8 @@ public final class ClusterDiscovery implements AutoCloseable {
         MetadataResponse response = rotation.ask(live, "list topics", (broker, timeout) -> BrokerRotation.await(
                 connections.send(broker.id(), MetadataRequest.Builder.allTopics(), MetadataResponse.class, timeout)));
         for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
-            if (topic.errorCode() == Errors.NONE.code() && topic.name() != null) {
+            if (topic.errorCode() == Errors.NONE.code() && topic.name() != null
+                    && !topic.name().startsWith(RUN_LOCK_TOPIC)) {
                 ranges.put(topic.name(), topic.partitions().isEmpty() ? TopicPartitionsReader.Range.WHOLE_TOPIC
                         : new TopicPartitionsReader.Range(0, topic.partitions().size() - 1));
             }

@@ -17,6 +17,20 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicCollection;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData.DeleteTopicState;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignablePartition;
 import org.apache.kafka.common.message.AlterPartitionReassignmentsRequestData.ReassignableTopic;
@@ -50,6 +64,8 @@ public final class ControllerCalls {
 
     private static final String REORDER = "reorder replicas";
     private static final String ELECT = "elect leaders";
+    private static final String CREATE = "create the run lock";
+    private static final String DELETE = "remove the run lock";
 
     private final BrokerConnections connections;
     private final BrokerRotation rotation;
@@ -132,6 +148,68 @@ public final class ControllerCalls {
     }
 
     /**
+     * Creates a topic of one partition on one replica (the controller places it on a live broker). CreateTopics is
+     * Kafka's one compare-and-set a client has: of two requests for the same name exactly one succeeds, the other is
+     * answered TOPIC_ALREADY_EXISTS.
+     *
+     * @return the new topic's id, or the controller's refusal
+     */
+    public TopicCreation createTopic(String name) {
+        CreatableTopicCollection topics = new CreatableTopicCollection();
+        topics.add(new CreatableTopic().setName(name).setNumPartitions(1).setReplicationFactor((short) 1));
+        CreateTopicsRequest.Builder request = new CreateTopicsRequest.Builder(new CreateTopicsRequestData()
+                .setTopics(topics).setTimeoutMs((int) requestTimeout.toMillis()));
+        CreateTopicsResponseData answer = rotation.ask(liveBrokers.get(), CREATE, (broker, timeout) ->
+                BrokerRotation.await(connections.send(broker.id(), request, CreateTopicsResponse.class, timeout))).data();
+        CreateTopicsResponseData.CreatableTopicResult result = answer.topics().find(name);
+        if (result == null) {
+            return new TopicCreation(null, Errors.UNKNOWN_SERVER_ERROR, "the controller's answer does not mention " + name);
+        }
+        Errors error = Errors.forCode(result.errorCode());
+        return new TopicCreation(error == Errors.NONE ? result.topicId() : null, error,
+                refusal(result.errorCode(), result.errorMessage(), CREATE).orElse(null));
+    }
+
+    /** A topic created, or why not: {@code error} is Kafka's code, {@code refusal} its message. */
+    public record TopicCreation(Uuid topicId, Errors error, String refusal) {
+    }
+
+    /**
+     * Deletes a topic by its id, never by its name: a name may by now belong to a topic someone created after the one
+     * this call means (DeleteTopics v6, KIP-516).
+     *
+     * @return the controller's refusal (UNKNOWN_TOPIC_ID when it is already gone), or empty when deleted
+     */
+    public Optional<Errors> deleteTopic(Uuid topicId) {
+        DeleteTopicsRequest.Builder request = new DeleteTopicsRequest.Builder(new DeleteTopicsRequestData()
+                .setTopics(List.of(new DeleteTopicState().setTopicId(topicId)))
+                .setTimeoutMs((int) requestTimeout.toMillis()));
+        DeleteTopicsResponseData answer = rotation.ask(liveBrokers.get(), DELETE, (broker, timeout) ->
+                BrokerRotation.await(connections.send(broker.id(), request, DeleteTopicsResponse.class, timeout))).data();
+        for (DeleteTopicsResponseData.DeletableTopicResult result : answer.responses()) {
+            if (topicId.equals(result.topicId())) {
+                Errors error = Errors.forCode(result.errorCode());
+                return error == Errors.NONE ? Optional.empty() : Optional.of(error);
+            }
+        }
+        return Optional.of(Errors.UNKNOWN_SERVER_ERROR);
+    }
+
+    /** The names and ids of the topics whose name starts with {@code prefix}, as a live broker's metadata has them. */
+    public Map<String, Uuid> topicsNamed(String prefix) {
+        MetadataResponse answer = rotation.ask(liveBrokers.get(), "list topics", (broker, timeout) ->
+                BrokerRotation.await(connections.send(broker.id(), MetadataRequest.Builder.allTopics(),
+                        MetadataResponse.class, timeout)));
+        Map<String, Uuid> topics = new LinkedHashMap<>();
+        answer.data().topics().forEach(t -> {
+            if (t.name() != null && t.name().startsWith(prefix) && t.errorCode() == Errors.NONE.code()) {
+                topics.put(t.name(), t.topicId());
+            }
+        });
+        return topics;
+    }
+
+    /**
      * Every asked partition: a refusal of the whole request (not authorized, say) applies to each, and a partition
      * the controller did not mention is refused too — unanswered is not done.
      */
@@ -154,7 +232,10 @@ public final class ControllerCalls {
             return Optional.empty();
         }
         if (error.exception() instanceof AuthorizationException) {
-            return Optional.of(error.name() + ": the tool's principal needs ALTER on the cluster to " + doing
+            String permission = doing.equals(CREATE) || doing.equals(DELETE)
+                    ? "CREATE, DELETE and DESCRIBE on the topics prefixed " + RunLock.LOCK_TOPIC
+                    : "ALTER on the cluster";
+            return Optional.of(error.name() + ": the tool's principal needs " + permission + " to " + doing
                     + " (see README Permissions)");
         }
         return Optional.of(error.exception(message).getMessage());

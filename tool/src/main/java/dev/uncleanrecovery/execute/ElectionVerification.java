@@ -37,12 +37,20 @@ final class ElectionVerification {
             return Optional.of("partition disappeared from the metadata");
         }
         TopicPartitionState p = state.get();
+        if (ready.reassigning().contains(t.topicPartition())) {
+            return Optional.of("a reassignment this tool did not start is in progress (replicas now " + p.replicas()
+                    + "); left alone: finish or cancel it (kafka-reassign-partitions.sh --list), then plan again");
+        }
         if (!p.isOffline()) {
             return Optional.of("got a leader before the election (" + p.leader() + ", epoch " + p.leaderEpoch()
                     + "); not touched");
         }
         if (p.leaderEpoch() >= 0 && p.leaderEpoch() != t.expectedLeaderEpoch()) {
             return Optional.of("leader epoch moved to " + p.leaderEpoch() + " (plan " + t.expectedLeaderEpoch() + ")");
+        }
+        if (!new java.util.HashSet<>(p.replicas()).equals(new java.util.HashSet<>(t.expectedReplicas()))) {
+            return Optional.of("replica set changed to " + p.replicas() + " (plan " + t.expectedReplicas()
+                    + "): someone else reassigned it; left alone");
         }
         Set<Integer> live = ready.liveBrokers();
         if (!live.contains(t.designatedLeader())) {

@@ -113,7 +113,7 @@ public final class NativeElector implements DesignatedElector {
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
 
         // 1. Re-check right before electing: still leaderless, same epoch, designated broker unfenced.
-        ClusterSnapshot ready = reader.read(byPartition.keySet());
+        ClusterSnapshot ready = reader.readOrders(byPartition.keySet());
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
         ready.partitions().forEach(p -> before.put(p.topicPartition(), p));
         List<ElectionTarget> toElect = new ArrayList<>();

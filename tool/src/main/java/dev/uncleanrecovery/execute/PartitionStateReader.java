@@ -18,4 +18,13 @@ public interface PartitionStateReader {
     default ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
         return read(partitions);
     }
+
+    /**
+     * The partitions with their replica order and the reassignments in progress ({@link ClusterSnapshot#reassigning}):
+     * what an order is checked against right before the stock elector changes it or puts it back. The same as
+     * {@link #read} unless overridden.
+     */
+    default ClusterSnapshot readOrders(Set<TopicPartition> partitions) {
+        return read(partitions);
+    }
 }

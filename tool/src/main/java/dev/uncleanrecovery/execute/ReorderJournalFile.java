@@ -4,8 +4,8 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.execute.ControllerCalls;
 import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,22 +16,24 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The stock elector's reorders, recorded on the disk before the first one and removed once every one is restored.
- * The reorder and the restore are two controller writes with an election between them; a tool killed in between
- * would leave assignments best-first with nobody to say so. The next run of the same plan finds the record and
- * puts those orders back before it does anything else.
+ * The stock elector's reorders, recorded durably (the file and its name) before the first one, and removed only once
+ * a read-back shows that no order it names is left as the run set it. The reorder and the restore are two controller
+ * writes with an election between them; a tool killed in between, or a request that failed after the controller
+ * applied it, would leave assignments best-first with nobody to say so. The next run of the same plan finds the record
+ * and puts those orders back, through the same {@link ReplicaOrderRestore}, before it does anything else.
  */
 public final class ReorderJournalFile {
 
     private final Path file;
     private final String clusterId;
     private final String planFile;
+    private ReorderJournal written;
 
     /** @param file null: nothing is recorded (tests, and electors that change no assignment) */
     public ReorderJournalFile(Path file, String clusterId, String planFile) {
@@ -44,44 +46,64 @@ public final class ReorderJournalFile {
         return new ReorderJournalFile(null, null, null);
     }
 
-    /** Whether any run left a record beside {@code planFile} (no cluster read needed to say no). */
-    public static boolean anyBeside(Path planFile) {
-        try (var files = Files.list(ReorderJournal.pathFor(planFile).getParent())) {
-            return files.anyMatch(f -> f.getFileName().toString().endsWith("-journal.json"));
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     /**
-     * The records other runs against this cluster left beside {@code planFile}: 'recover' writes a new plan each
-     * time, so a run killed midway left its record under another plan's name.
+     * The records runs left beside {@code planFile}, this plan's first: 'recover' writes a new plan each time, so a run
+     * killed midway left its record under another plan's name. Records of other clusters are not listed.
+     *
+     * @throws UncheckedIOException when the folder cannot be listed or a record cannot be read: a record nobody can
+     *                              read may still name reorders, so the run must stop
      */
-    public static List<ReorderJournalFile> othersBeside(Path planFile, String clusterId) {
+    public static List<ReorderJournalFile> beside(Path planFile, String clusterId) {
         Path own = ReorderJournal.pathFor(planFile);
-        List<ReorderJournalFile> others = new ArrayList<>();
-        try (var files = Files.list(own.getParent())) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith("-journal.json") && !f.equals(own))
-                    .sorted().toList()) {
-                Optional<ReorderJournal> journal = ReorderJournal.readIfPresent(file);
-                if (journal.isPresent() && journal.get().clusterId().equals(clusterId)) {
-                    others.add(new ReorderJournalFile(file, clusterId, journal.get().planFile()));
+        List<ReorderJournalFile> found = new ArrayList<>();
+        if (!Files.exists(own.getParent())) {
+            return found; // no folder, no record: the plan cannot be written there either, and says so
+        }
+        try (Stream<Path> files = Files.list(own.getParent())) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith("-journal.json")).sorted().toList()) {
+                ReorderJournal journal = read(file).orElse(null);
+                if (journal == null || !journal.clusterId().equals(clusterId)) {
+                    continue; // gone meanwhile (another run finished it), or another cluster's: not ours to touch
+                }
+                ReorderJournalFile record = new ReorderJournalFile(file, clusterId, journal.planFile());
+                record.written = journal;
+                if (file.equals(own)) {
+                    found.add(0, record);
+                } else {
+                    found.add(record);
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot look for interrupted runs' records in " + own.getParent() + ": "
-                    + e.getMessage(), e);
+                    + e.getMessage() + "; nothing was changed (a record there may name replica orders to put back)", e);
         }
-        return others;
+        return found;
+    }
+
+    private static Optional<ReorderJournal> read(Path file) {
+        try {
+            return ReorderJournal.readIfPresent(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage() + "; nothing was changed", e);
+        }
     }
 
     public Optional<Path> file() {
         return Optional.ofNullable(file);
     }
 
-    /** Before the first reorder; if it cannot be written, it throws and nothing is changed. */
+    /** What is recorded: written by this run, or read from an interrupted one's file. */
+    List<ReorderJournal.Reorder> recorded() {
+        return written == null ? List.of() : written.partitions();
+    }
+
+    /**
+     * Before the first reorder, durably; if it cannot be written, it throws and nothing is changed. A record of this
+     * plan already there is another run's (it would have been restored before this one began): it is named, never
+     * overwritten.
+     */
     void record(Map<TopicPartition, ElectionTarget> targets, Map<TopicPartition, List<Integer>> reorders) {
-        if (file == null || reorders.isEmpty()) {
+        if (reorders.isEmpty()) {
             return;
         }
         List<ReorderJournal.Reorder> entries = new ArrayList<>();
@@ -90,35 +112,58 @@ public final class ReorderJournalFile {
             entries.add(new ReorderJournal.Reorder(tp.topic(), tp.partition(), t.designatedLeader(),
                     t.expectedLeaderEpoch(), t.expectedReplicas(), order));
         });
+        ReorderJournal journal = new ReorderJournal(ReorderJournal.VERSION, clusterId, planFile, Instant.now(),
+                RunOwner.thisHost(), ProcessHandle.current().pid(), entries);
+        if (file == null) {
+            written = journal; // kept in memory: the restore still reads back what this run set
+            return;
+        }
         try {
-            ReorderJournal.write(file, new ReorderJournal(ReorderJournal.VERSION, clusterId, planFile, Instant.now(),
-                    thisHost(), ProcessHandle.current().pid(), entries));
+            if (Files.exists(file)) {
+                throw new IllegalStateException(otherRun(read(file).orElse(null)) + " holds " + file + ": it is still"
+                        + " running, or it was interrupted and the next run puts its orders back first; nothing was"
+                        + " changed");
+            }
+            ReorderJournal.write(file, journal);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record the reorders in " + file + " before making them: "
                     + e.getMessage() + "; nothing changed", e);
         }
+        written = journal;
     }
 
-    /** Every order the record names is back as it was: it is no longer needed. */
-    void restored() {
+    /**
+     * Puts back, through {@code restore}, every recorded order the cluster still shows as this record's run set it;
+     * the record is removed (durably) only when the read-back shows none is left.
+     */
+    ReplicaOrderRestore.Report restoreRecorded(ReplicaOrderRestore restore, Consumer<String> progress) {
+        ReplicaOrderRestore.Report report = restore.restore(recorded(), progress);
+        if (report.settled()) {
+            remove();
+        }
+        return report;
+    }
+
+    private void remove() {
         if (file == null) {
             return;
         }
         try {
-            Files.deleteIfExists(file);
+            DurableFiles.delete(file);
         } catch (IOException e) {
-            throw new UncheckedIOException("every replica order is restored, but " + file + " could not be removed: "
-                    + e.getMessage() + "; remove it by hand", e);
+            throw new UncheckedIOException("every recorded replica order is settled, but " + file + " could not be"
+                    + " removed: " + e.getMessage() + "; remove it by hand", e);
         }
+        written = null;
     }
 
     /** For a dry run, which changes nothing: what a real run would restore first. */
     public Optional<String> leftoverNotice() {
-        if (file == null || !Files.exists(file)) {
+        if (file == null || written == null) {
             return Optional.empty();
         }
-        return Optional.of("an earlier run did not finish and left " + file + ": a real run first restores the replica"
-                + " orders it recorded");
+        return Optional.of(otherRun(written) + " did not finish and left " + file + ": a real run first puts back the"
+                + " replica orders it recorded that are still as it left them");
     }
 
     /**
@@ -128,107 +173,63 @@ public final class ReorderJournalFile {
      * @return per partition of the record, what the interrupted run left and what was done about it
      * @throws IllegalStateException when an order could not be restored (the record stays for the next run)
      */
-    public Map<TopicPartition, String> restoreLeftover(PartitionStateReader reader, ControllerCalls controller,
+    public Map<TopicPartition, String> restoreLeftover(PartitionStateReader reader, ReplicaOrderRestore restore,
                                                        Consumer<String> progress) {
-        Optional<ReorderJournal> journal;
-        try {
-            journal = file == null ? Optional.empty() : ReorderJournal.readIfPresent(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
-        }
-        if (journal.isEmpty()) {
+        if (written == null) {
             return Map.of();
         }
-        ReorderJournal left = journal.get();
-        if (clusterId != null && !clusterId.equals(left.clusterId())) {
-            return Map.of(); // another cluster's: not ours to touch
-        }
+        ReorderJournal left = written;
         if (stillRunning(left)) {
-            progress.accept("another run (pid " + left.pid() + ", started " + left.startedAt() + ") is changing replica"
-                    + " orders right now (" + file + "); its record is left alone");
-            return Map.of();
+            throw new IllegalStateException(otherRun(left) + " is changing replica orders right now (" + file + "):"
+                    + " nothing was changed; run again once it has finished");
         }
-        progress.accept("an earlier run (pid " + left.pid() + ", started " + left.startedAt() + ") did not finish: it"
-                + " recorded reorders of " + left.partitions().size() + " partition(s) in " + file + "; checking them");
-        Set<TopicPartition> partitions = left.partitions().stream().map(ReorderJournal.Reorder::topicPartition)
-                .collect(Collectors.toSet());
-        ClusterSnapshot now = reader.read(partitions);
+        progress.accept(otherRun(left) + " did not finish: it recorded reorders of " + left.partitions().size()
+                + " partition(s) in " + file + "; checking them");
+        ClusterSnapshot leaders = reader.read(left.partitions().stream().map(ReorderJournal.Reorder::topicPartition)
+                .collect(Collectors.toSet()));
+        ReplicaOrderRestore.Report report = restoreRecorded(restore, progress);
         Map<TopicPartition, String> notes = new LinkedHashMap<>();
-        Map<TopicPartition, List<Integer>> toRestore = new LinkedHashMap<>();
         for (ReorderJournal.Reorder r : left.partitions()) {
-            TopicPartition tp = r.topicPartition();
-            Optional<TopicPartitionState> state = now.partition(tp);
-            if (state.isEmpty()) {
-                notes.put(tp, "an interrupted run had reordered it; the partition no longer exists");
-                continue;
-            }
-            String led = ledBy(r, state.get());
-            if (state.get().replicas().equals(r.reorderedReplicas()) && !r.reorderedReplicas().equals(r.originalReplicas())) {
-                toRestore.put(tp, r.originalReplicas());
-                notes.put(tp, "an interrupted run had reordered it to " + r.reorderedReplicas() + led
-                        + "; original order " + r.originalReplicas() + " restored");
-            } else if (state.get().replicas().equals(r.originalReplicas())) {
-                notes.put(tp, "an interrupted run had recorded a reorder" + led + "; the order is the original "
-                        + r.originalReplicas());
-            } else {
-                notes.put(tp, "an interrupted run had reordered it to " + r.reorderedReplicas() + led
-                        + "; the order is now " + state.get().replicas() + ", changed by someone else: left as it is");
-            }
+            ReplicaOrderRestore.Verdict v = report.of(r.topicPartition()).orElseThrow();
+            String led = leaders.partition(r.topicPartition()).map(state -> ledBy(r, state)).orElse("");
+            notes.put(r.topicPartition(), switch (v.found()) {
+                case RESTORED -> "an interrupted run had reordered it to " + r.reorderedReplicas() + led + "; "
+                        + v.describe();
+                case ORIGINAL -> "an interrupted run had recorded a reorder" + led + "; the order is the original "
+                        + r.originalReplicas();
+                default -> "an interrupted run had reordered it to " + r.reorderedReplicas() + led + "; " + v.describe();
+            });
         }
-        Map<TopicPartition, String> failures = Map.of();
-        if (!toRestore.isEmpty()) {
-            progress.accept("restoring the original replica order of " + toRestore.size()
-                    + " partition(s) the interrupted run left best-first");
-            failures = controller.reassignAll(toRestore);
-        }
-        if (!failures.isEmpty()) {
+        if (!report.settled()) {
             throw new IllegalStateException("an interrupted run left replica orders that could not be restored: "
-                    + failures.entrySet().stream().map(e -> e.getKey() + " to " + toRestore.get(e.getKey()) + " ("
-                            + e.getValue() + ")").collect(Collectors.joining(", "))
+                    + report.verdicts().values().stream().filter(v -> !v.found().settled())
+                            .map(v -> v.reorder().topicPartition() + " to " + v.reorder().originalReplicas() + " ("
+                                    + v.why() + ")").collect(Collectors.joining(", "))
                     + "; nothing else was done. " + file + " keeps the record: run again, or restore them with"
                     + " kafka-reassign-partitions.sh and remove it");
         }
-        awaitVisible(reader, toRestore);
-        restored();
         return notes;
     }
 
-    /** How long a restored order may take to reach the broker that is read next. */
-    private static final java.time.Duration RESTORE_VISIBLE = java.time.Duration.ofSeconds(10);
+    /** "the run of pid 4242 on host-a (started 2026-12-04T05:00:00Z)". */
+    private static String otherRun(ReorderJournal journal) {
+        if (journal == null) {
+            return "another run";
+        }
+        return "the run of pid " + journal.pid() + " on " + journal.host() + " (started " + journal.startedAt() + ")";
+    }
 
     /**
-     * Until a read shows every restored order: the controller has committed them, but a broker learns them from the
-     * metadata log a moment later, and a plan made from a broker that has not would carry the reordered set.
+     * Its writer runs on this host still (the JVM of another execute or recover): the same pid, alive, and started
+     * before the record was written (a pid reused by a later process is not the writer).
      */
-    private static void awaitVisible(PartitionStateReader reader, Map<TopicPartition, List<Integer>> restored) {
-        if (restored.isEmpty()) {
-            return;
-        }
-        long deadline = System.nanoTime() + RESTORE_VISIBLE.toNanos();
-        while (true) {
-            ClusterSnapshot seen = reader.read(restored.keySet());
-            boolean all = restored.entrySet().stream().allMatch(e -> seen.partition(e.getKey())
-                    .map(p -> p.replicas().equals(e.getValue())).orElse(true));
-            if (all || System.nanoTime() > deadline) {
-                // past the deadline the re-check before any election refuses a partition still seen otherwise
-                return;
-            }
-            dev.uncleanrecovery.support.Pause.millis(100, "a restored replica order reaching the brokers");
-        }
-    }
-
-    /** Its writer runs on this host still (the JVM of another execute or recover). */
     private static boolean stillRunning(ReorderJournal journal) {
-        return thisHost().equals(journal.host()) && journal.pid() != ProcessHandle.current().pid()
-                && ProcessHandle.of(journal.pid()).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    private static String thisHost() {
-        try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
-            return "unknown";
+        if (!RunOwner.thisHost().equals(journal.host()) || journal.pid() == ProcessHandle.current().pid()) {
+            return false;
         }
+        return ProcessHandle.of(journal.pid()).filter(ProcessHandle::isAlive)
+                .map(p -> p.info().startInstant().map(started -> !started.isAfter(journal.startedAt())).orElse(true))
+                .orElse(false);
     }
 
     private static String ledBy(ReorderJournal.Reorder r, TopicPartitionState state) {

@@ -6,7 +6,6 @@ import static dev.uncleanrecovery.execute.ElectionVerification.outcome;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.execute.ControllerCalls;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
@@ -34,7 +33,8 @@ import org.apache.kafka.common.TopicPartition;
  * never touched. It is not atomic:
  * a returning sole LastKnownELR member, or a designated broker fenced in between, makes the controller pick
  * someone else — so every partition is re-read just before and verified just after, and any other leader is
- * reported loudly. A reorder is never left behind silently: it is restored, or the result says it was not.
+ * reported loudly. A reorder is never left behind silently: every order is read back and the ones still as this run
+ * set them are restored ({@link ReplicaOrderRestore}), or the result says which were not and the journal keeps them.
  */
 public final class StockElector implements DesignatedElector {
 
@@ -44,6 +44,7 @@ public final class StockElector implements DesignatedElector {
     private final Consumer<String> progress;
     private final String whyStock;
     private final ReorderJournalFile journal;
+    private final ReplicaOrderRestore restore;
 
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
                         Consumer<String> progress) {
@@ -62,17 +63,19 @@ public final class StockElector implements DesignatedElector {
         this.progress = progress;
         this.whyStock = whyStock;
         this.journal = journal;
+        this.restore = new ReplicaOrderRestore(reader, controller, verifyTimeout);
     }
 
     /**
      * AlterPartitionReassignments returns once the controller committed the new order; the brokers whose
      * metadata we read learn it a moment later. Wait (bounded) until they show it, or the partition got a leader.
+     * The last read carries the reassignments in progress: the re-check right before the election refuses any.
      */
     private ClusterSnapshot awaitReorder(Set<TopicPartition> partitions, Map<TopicPartition, List<Integer>> reorders,
                                          Set<TopicPartition> failed) {
         long deadline = System.nanoTime() + verifyTimeout.toNanos();
         while (true) {
-            ClusterSnapshot snapshot = reader.read(partitions);
+            ClusterSnapshot snapshot = reader.readOrders(partitions);
             boolean visible = reorders.entrySet().stream()
                     .filter(e -> !failed.contains(e.getKey()))
                     .allMatch(e -> snapshot.partition(e.getKey())
@@ -91,73 +94,87 @@ public final class StockElector implements DesignatedElector {
     }
 
     /**
-     * @param start the partitions as read just now: it decides which need a reorder. Nothing is elected from it:
-     *              every partition is read again after the reorder, right before the election.
+     * @param validated the partitions as the run re-validated them: not trusted for the reorder, which may come
+     *                  minutes later (after the second look and the salvage): every partition is read again, with the
+     *                  reassignments in progress, right before the first change and again right before the election
      */
     @Override
-    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot start, Runnable beforeFirstChange) {
+    public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated, Runnable beforeFirstChange) {
         Map<TopicPartition, ElectionTarget> byPartition = new LinkedHashMap<>();
         targets.forEach(t -> byPartition.put(t.topicPartition(), t));
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
-        byPartition.keySet().forEach(tp -> start.partition(tp).ifPresent(p -> before.put(tp, p)));
-        // Which partitions need a reorder: those whose live replicas do not already stand best-first.
+        byPartition.keySet().forEach(tp -> validated.partition(tp).ifPresent(p -> before.put(tp, p)));
+        beforeFirstChange.run();
+
+        // 1. Right before the first change: what someone else did since the re-validation (a reassignment started
+        //    by Cruise Control or kafka-reassign-partitions.sh, a leader elected) is refused and left alone.
+        ClusterSnapshot start = reader.readOrders(byPartition.keySet());
         Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
         for (ElectionTarget t : byPartition.values()) {
-            if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), start.liveBrokers())) {
+            Optional<String> problem = ElectionVerification.notReady(t, start, false)
+                    .or(() -> orderChanged(t, start));
+            if (problem.isPresent()) {
+                outcomes.put(t.topicPartition(), outcome(t, Outcome.REFUSED, problem.get() + "; nothing changed",
+                        before.get(t.topicPartition()), start.partition(t.topicPartition()).orElse(null)));
+            } else if (!ElectionVerification.liveOrderIsBestFirst(t, t.expectedReplicas(), start.liveBrokers())) {
+                // the live replicas do not already stand best-first: reorder them
                 reorders.put(t.topicPartition(), t.replicasBestFirst());
             }
         }
-        beforeFirstChange.run();
+        List<ElectionTarget> ready = byPartition.values().stream().filter(t -> !outcomes.containsKey(t.topicPartition()))
+                .toList();
+        if (ready.isEmpty()) {
+            return byPartition.keySet().stream().map(outcomes::get).toList();
+        }
         journal.record(byPartition, reorders);
 
-        Map<TopicPartition, List<Integer>> reordered = new LinkedHashMap<>();
-        CompletableFuture<Map<TopicPartition, String>> restoring = null;
+        CompletableFuture<ReplicaOrderRestore.Report> restoring = null;
         try {
-            // 1. Reorder best-first.
+            // 2. Reorder best-first.
             if (reorders.isEmpty()) {
-                progress.accept("no replica order to change: the live replicas of all " + byPartition.size()
+                progress.accept("no replica order to change: the live replicas of all " + ready.size()
                         + " partition(s) are already best-first: not touched");
             } else {
                 progress.accept("reordering replicas of " + reorders.size() + " partition(s) best-first"
-                        + (reorders.size() < byPartition.size() ? " (" + (byPartition.size() - reorders.size())
+                        + (reorders.size() < ready.size() ? " (" + (ready.size() - reorders.size())
                                 + " already have their live replicas best-first: not touched)" : ""));
             }
             Map<TopicPartition, String> reorderFailures = reassign(reorders);
-            reorders.keySet().stream().filter(tp -> !reorderFailures.containsKey(tp))
-                    .forEach(tp -> reordered.put(tp, byPartition.get(tp).expectedReplicas()));
             reorderFailures.forEach((tp, error) -> outcomes.put(tp, outcome(byPartition.get(tp), Outcome.REFUSED,
-                    "reorder refused by the controller: " + error + "; nothing changed", before.get(tp), null)));
+                    "reorder refused by the controller: " + error, before.get(tp), null)));
 
-            // 2. Re-check right before electing: still leaderless, same epoch, designated first and unfenced.
-            ClusterSnapshot ready = awaitReorder(byPartition.keySet(), reorders, reorderFailures.keySet());
+            // 3. Re-check right before electing: still leaderless, same epoch, designated first and unfenced, no
+            //    reassignment of someone else's.
+            ClusterSnapshot reordered = awaitReorder(byPartition.keySet(), reorders, reorderFailures.keySet());
             List<TopicPartition> toElect = new ArrayList<>();
-            for (ElectionTarget t : byPartition.values()) {
+            for (ElectionTarget t : ready) {
                 if (outcomes.containsKey(t.topicPartition())) {
                     continue;
                 }
-                Optional<String> problem = ElectionVerification.notReady(t, ready, true);
+                Optional<String> problem = ElectionVerification.notReady(t, reordered, true);
                 if (problem.isPresent()) {
                     outcomes.put(t.topicPartition(), outcome(t, Outcome.REFUSED, problem.get(), before.get(t.topicPartition()),
-                            ready.partition(t.topicPartition()).orElse(null)));
+                            reordered.partition(t.topicPartition()).orElse(null)));
                 } else {
                     toElect.add(t.topicPartition());
                 }
             }
 
-            // 3. Elect.
+            // 4. Elect.
             progress.accept(toElect.isEmpty() ? "nothing left to elect after the re-check"
                     : "electing " + toElect.size() + " partition(s) (ElectLeaders UNCLEAN)");
             Map<TopicPartition, String> electionErrors = electUnclean(toElect);
 
-            // 4. Restore the original order right away: the controller has decided every election it answered, and
-            //    an order change never moves a leader that stays a replica. It runs while the leaders are read back.
-            if (!reordered.isEmpty()) {
-                progress.accept("restoring the original replica order of " + reordered.size() + " partition(s)");
+            // 5. Restore right away, every recorded order the read-back finds as this run set it: the controller has
+            //    decided every election it answered, and an order change never moves a leader that stays a replica.
+            //    It runs while the leaders are read back.
+            if (!reorders.isEmpty()) {
+                restoring = OnItsOwnThread.run("replica-order-restore",
+                        () -> journal.restoreRecorded(restore, progress));
             }
-            restoring = OnItsOwnThread.run("replica-order-restore", () -> reassign(reordered));
 
-            // 5. Verify: leader == designated and leader epoch == planned + 1.
+            // 6. Verify: leader == designated and leader epoch == planned + 1.
             Map<TopicPartition, TopicPartitionState> after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
@@ -167,55 +184,70 @@ public final class StockElector implements DesignatedElector {
                         verified.outcome(), verified.detail() + " (replicas not reordered: " + t.designatedLeader()
                         + " was already the first live replica)", verified.before(), verified.after()));
             }
-        } catch (RuntimeException e) {
-            Map<TopicPartition, String> notRestored = restoring != null ? failuresOf(restoring, reordered.keySet())
-                    : restore(reordered);
-            String restoreNote = restoreNote(reordered, notRestored);
-            if (notRestored.isEmpty()) {
-                journal.restored();
+        } catch (RuntimeException | Error e) {
+            // Whatever the failed request did or did not apply, the read-back says: never the request's own answer.
+            ReplicaOrderRestore.Report found = restoring != null ? joined(restoring) : restoreAfterFailure();
+            for (ElectionTarget t : ready) {
+                String what = found.of(t.topicPartition()).map(ReplicaOrderRestore.Verdict::describe)
+                        .orElse("its replica order was not changed");
+                outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e
+                        + "; " + what + journalNote(found), before.get(t.topicPartition()), null));
             }
-            for (ElectionTarget t : byPartition.values()) {
-                outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e.getMessage()
-                        + "; " + restoreNote, before.get(t.topicPartition()), null));
-            }
-            return List.copyOf(outcomes.values());
+            return byPartition.keySet().stream().map(outcomes::get).toList();
         }
 
-        // The restore's answers; the elected leader stays (it is valid: ISR = [leader]).
-        Map<TopicPartition, String> restoreFailures = failuresOf(restoring, reordered.keySet());
-        if (restoreFailures.isEmpty()) {
-            journal.restored();
-        }
-        restoreFailures.forEach((tp, error) -> outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k,
-                o.designatedLeader(), o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(),
-                o.detail() + "; BUT the original replica order " + reordered.get(tp) + " could not be restored ("
-                        + error + "): the assignment is left best-first; restore it with kafka-reassign-partitions.sh",
-                o.before(), o.after())));
-        // The leaders were read back while the restore was on its way: "after" shows the order the controller has
-        // now confirmed, not the best-first one the read may still have seen.
-        reordered.forEach((tp, original) -> {
-            if (!restoreFailures.containsKey(tp)) {
-                outcomes.computeIfPresent(tp, (k, o) -> new PartitionOutcome(k, o.designatedLeader(), o.outcome(),
-                        o.detail() + "; replica order " + original + " restored", o.before(),
-                        o.after() == null ? null : o.after().withReplicas(original)));
-            }
-        });
+        // The restore's read-back; the elected leader stays (it is valid: ISR = [leader]).
+        ReplicaOrderRestore.Report found = restoring == null ? new ReplicaOrderRestore.Report(Map.of()) : joined(restoring);
+        found.verdicts().forEach((tp, verdict) -> outcomes.computeIfPresent(tp, (k, o) -> switch (verdict.found()) {
+            // "after" shows the order read back, not the best-first one the leader read may still have seen
+            case RESTORED -> new PartitionOutcome(k, o.designatedLeader(), o.outcome(), o.detail() + "; "
+                    + verdict.describe(), o.before(), o.after() == null ? null : o.after().withReplicas(verdict.replicasNow()));
+            case ORIGINAL, GONE -> o;
+            case LEFT_ALONE -> o.withNote(verdict.describe());
+            case NOT_RESTORED -> new PartitionOutcome(k, o.designatedLeader(),
+                    o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(), o.detail() + "; BUT "
+                    + verdict.describe() + ": the assignment is left best-first" + journalNote(found)
+                    + ", or restore it with kafka-reassign-partitions.sh", o.before(), o.after());
+        }));
         return byPartition.keySet().stream().map(outcomes::get).toList();
+    }
+
+    /** Before the reorder the partition must stand as the plan has it: any other order is someone else's. */
+    private static Optional<String> orderChanged(ElectionTarget t, ClusterSnapshot start) {
+        return start.partition(t.topicPartition())
+                .filter(p -> !p.replicas().equals(t.expectedReplicas()))
+                .map(p -> "replica order changed to " + p.replicas() + " since the plan " + t.expectedReplicas()
+                        + " (someone else reordered it); left alone");
+    }
+
+    private ReplicaOrderRestore.Report restoreAfterFailure() {
+        try {
+            return journal.restoreRecorded(restore, progress);
+        } catch (RuntimeException e) {
+            return new ReplicaOrderRestore.Report(Map.of());
+        }
+    }
+
+    private ReplicaOrderRestore.Report joined(CompletableFuture<ReplicaOrderRestore.Report> restoring) {
+        try {
+            return OnItsOwnThread.join(restoring);
+        } catch (RuntimeException e) {
+            return restoreAfterFailure();
+        }
+    }
+
+    /** Where the unsettled orders are recorded for the next run. */
+    private String journalNote(ReplicaOrderRestore.Report found) {
+        if (found.settled()) {
+            return "";
+        }
+        return journal.file().map(f -> "; " + f + " keeps the record: running execute again puts it back").orElse("");
     }
 
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
         return controller.reassignAll(orders);
     }
 
-    /** The restore's refusals; when it failed as a whole (no broker answered), every partition it carried. */
-    private static Map<TopicPartition, String> failuresOf(CompletableFuture<Map<TopicPartition, String>> restoring,
-                                                          Set<TopicPartition> restored) {
-        try {
-            return OnItsOwnThread.join(restoring);
-        } catch (RuntimeException e) {
-            return allFailed(restored, e);
-        }
-    }
 
     private Map<TopicPartition, String> electUnclean(List<TopicPartition> partitions) {
         Map<TopicPartition, String> errors = new HashMap<>();
@@ -225,31 +257,6 @@ public final class StockElector implements DesignatedElector {
         return errors;
     }
 
-    /** Best effort after a failure midway: put back every order we changed; the ones that could not be. */
-    private Map<TopicPartition, String> restore(Map<TopicPartition, List<Integer>> reordered) {
-        try {
-            return reassign(reordered);
-        } catch (RuntimeException e) {
-            return allFailed(reordered.keySet(), e);
-        }
-    }
 
-    /** A request that failed as a whole (no broker answered): every partition it carried, with that failure. */
-    private static Map<TopicPartition, String> allFailed(Set<TopicPartition> partitions, RuntimeException e) {
-        Map<TopicPartition, String> all = new LinkedHashMap<>();
-        partitions.forEach(tp -> all.put(tp, String.valueOf(e.getMessage())));
-        return all;
-    }
 
-    private static String restoreNote(Map<TopicPartition, List<Integer>> reordered, Map<TopicPartition, String> failures) {
-        if (reordered.isEmpty()) {
-            return "no replica order was changed";
-        }
-        if (failures.isEmpty()) {
-            return "the original replica order was restored";
-        }
-        return "the original replica order could NOT be restored for " + failures.keySet()
-                + "; restore with kafka-reassign-partitions.sh: " + failures.keySet().stream()
-                .map(tp -> tp + "=" + reordered.get(tp)).collect(Collectors.joining(", "));
-    }
 }

@@ -15,17 +15,14 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.support.DurableFiles;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Collection;
@@ -136,35 +133,30 @@ final class StrictJsonFile<T> {
             throw new UserInputException(file + ": directory " + directory + " does not exist; create it or write the "
                     + kind + " elsewhere");
         }
-        if (!replaceExisting && Files.exists(target)) {
+        if (replaceExisting) {
+            DurableFiles.replace(target, json(value));
+            return;
+        }
+        if (Files.exists(target)) {
             throw alreadyExists(file, null);
         }
-        // Same directory, so that the rename below stays on one file system and is atomic.
-        Path temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp");
         try {
-            writeDurably(temporary, value);
-            if (replaceExisting) {
-                moveReplacing(temporary, target);
-            } else {
-                publishWithoutReplacing(file, temporary, target);
-            }
-        } finally {
-            Files.deleteIfExists(temporary);
+            DurableFiles.writeNew(target, json(value));
+        } catch (FileAlreadyExistsException e) {
+            throw alreadyExists(file, e);
         }
     }
 
     /**
-     * {@code value} as the file's whole content (indented JSON and a newline), flushed to the disk before this
-     * returns. Streamed in Jackson's own 8 KB chunks: a plan of thousands of partitions is megabytes, and as one byte[]
-     * it would be allocated, copied, and copied once more by the file channel into a direct buffer of its size, all
-     * before the first election.
+     * {@code value} as the file's whole content (indented JSON and a newline). Streamed in Jackson's own 8 KB chunks:
+     * a plan of thousands of partitions is megabytes, and as one byte[] it would be allocated, copied, and copied once
+     * more by the file channel into a direct buffer of its size, all before the first election.
      */
-    static void writeDurably(Path file, Object value) throws IOException {
-        try (FileOutputStream out = new FileOutputStream(file.toFile())) {
+    static DurableFiles.Content json(Object value) {
+        return out -> {
             Json.mapper().writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, value);
             out.write('\n');
-            out.getFD().sync();
-        }
+        };
     }
 
     private JsonNode readTree(String source, byte[] json) {
@@ -238,14 +230,6 @@ final class StrictJsonFile<T> {
                 + kind + " first", cause);
     }
 
-    private static void moveReplacing(Path temporary, Path target) throws IOException {
-        try {
-            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
     /**
      * {@code value}, flushed to the disk, under {@code file} or, when that name is taken, {@code <name>-2.json},
      * {@code -3}, ...: the first free one (a record of what was done is never replaced by the next run's).
@@ -254,21 +238,7 @@ final class StrictJsonFile<T> {
      */
     static Path writeUnderFreeName(Path file, Object value) throws IOException {
         Path absolute = file.toAbsolutePath();
-        Path temporary = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName() + ".", ".tmp");
-        try {
-            writeDurably(temporary, value);
-            for (int n = 1; ; n++) {
-                Path target = n == 1 ? absolute : numbered(absolute, n);
-                try {
-                    DurableFiles.publish(temporary, target);
-                    return target;
-                } catch (FileAlreadyExistsException taken) {
-                    // an earlier run's: try the next name
-                }
-            }
-        } finally {
-            Files.deleteIfExists(temporary);
-        }
+        return DurableFiles.writeUnderFreeName(n -> n == 1 ? absolute : numbered(absolute, n), json(value));
     }
 
     /** {@code plan-result.json} → {@code plan-result-2.json}. */
@@ -276,14 +246,6 @@ final class StrictJsonFile<T> {
         String name = file.getFileName().toString();
         int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
         return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
-    }
-
-    private void publishWithoutReplacing(Path file, Path temporary, Path target) throws IOException {
-        try {
-            DurableFiles.publish(temporary, target);
-        } catch (FileAlreadyExistsException e) {
-            throw alreadyExists(file, e);
-        }
     }
 
 

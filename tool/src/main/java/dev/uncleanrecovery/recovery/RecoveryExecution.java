@@ -23,7 +23,9 @@ import dev.uncleanrecovery.execute.PartitionStateReader;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.execute.ReorderJournalFile;
+import dev.uncleanrecovery.execute.ReplicaOrderRestore;
 import dev.uncleanrecovery.execute.ReplicaReprobe;
+import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlannedElection;
@@ -60,10 +62,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.internals.Topic;
 
 /** Re-validate → re-probe the designated replicas and those that did not answer → elect → verify, for a reviewed plan. */
-public final class RecoveryExecution {
+public final class RecoveryExecution implements AutoCloseable {
 
     /** How long to wait for the live brokers' ApiVersions before choosing the elector. */
     private static final Duration API_VERSIONS_TIMEOUT = Duration.ofSeconds(10);
@@ -75,9 +78,12 @@ public final class RecoveryExecution {
      * @param mode          for real or as a dry run; all or nothing
      * @param salvageDir    where the doomed ranges are copied before electing; null: beside the plan file
      * @param noSalvage     elect without copying them (--no-salvage)
+     * @param locking       the run lock: taken unless the operator runs without it, after breaking a given one
+     * @param acceptUnknownLoss an election where some replica's loss is not known does not make the run exit 3
      */
     public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
-                          PlanExecution.Mode mode, Path salvageDir, boolean noSalvage) {
+                          PlanExecution.Mode mode, Path salvageDir, boolean noSalvage, Locking locking,
+                          boolean acceptUnknownLoss) {
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
             this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, PlanExecution.Mode.APPLY);
@@ -85,14 +91,53 @@ public final class RecoveryExecution {
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
                        PlanExecution.Mode mode) {
-            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false);
+            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false, Locking.TAKE, false);
         }
     }
 
+    /**
+     * How a run that changes the cluster keeps others out (see {@link RunLock}).
+     *
+     * @param withoutLock the operator vouches that no other run is active (the lock cannot be taken here)
+     * @param breakLock   the id of an abandoned lock to remove first; null for none
+     */
+    public record Locking(boolean withoutLock, Uuid breakLock) {
+        public static final Locking TAKE = new Locking(false, null);
+    }
+
     private final ClusterDiscovery discovery;
+    private RunLock lock;
 
     public RecoveryExecution(ClusterDiscovery discovery) {
         this.discovery = discovery;
+    }
+
+    /**
+     * Takes the run lock before the first change (see {@link RunLock}), unless held already or the operator runs
+     * without it; {@link #close} releases it.
+     *
+     * @throws RunLock.Held when another run holds it: nothing was changed
+     */
+    public void lock(Locking locking, Consumer<String> progress) {
+        if (lock != null) {
+            return;
+        }
+        if (locking.withoutLock()) {
+            progress.accept("WARNING: --without-lock: nothing keeps another run from changing these partitions at the"
+                    + " same time; the operator vouches that none is active");
+            return;
+        }
+        lock = RunLock.take(ControllerCalls.through(discovery), locking.breakLock(), progress);
+    }
+
+    /** Releases the run lock, if this run took it. */
+    @Override
+    public void close() {
+        if (lock != null) {
+            RunLock held = lock;
+            lock = null;
+            held.close();
+        }
     }
 
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
@@ -120,6 +165,11 @@ public final class RecoveryExecution {
             public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
                 return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
             }
+
+            @Override
+            public ClusterSnapshot readOrders(Set<TopicPartition> partitions) {
+                return discovery.describeOrders(new PartitionSelection.Explicit(partitions));
+            }
         };
         DesignatedElector elector = new ElectorChoice(
                 () -> {
@@ -132,6 +182,9 @@ public final class RecoveryExecution {
                 via -> NativeElector.of(discovery.connections(), via, polling, options.verifyTimeout(), progress),
                 whyStock -> new StockElector(ControllerCalls.through(discovery), polling, options.verifyTimeout(), progress,
                         whyStock, journal));
+        if (!options.mode().dryRun()) {
+            lock(options.locking(), progress);
+        }
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
                 options.mode().dryRun(), progress);
@@ -374,23 +427,41 @@ public final class RecoveryExecution {
      */
     public Map<TopicPartition, String> restoreInterrupted(Path planFile, String clusterId, boolean dryRun,
                                                           Consumer<String> progress) {
-        if (!ReorderJournalFile.anyBeside(planFile)) {
+        List<ReorderJournalFile> interrupted = ReorderJournalFile.beside(planFile, clusterId);
+        if (interrupted.isEmpty()) {
             return Map.of();
         }
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
-        List<ReorderJournalFile> interrupted = new ArrayList<>();
-        interrupted.add(new ReorderJournalFile(ReorderJournal.pathFor(planFile), clusterId, planFile.toString()));
-        interrupted.addAll(ReorderJournalFile.othersBeside(planFile, clusterId));
+        ReplicaOrderRestore restore = new ReplicaOrderRestore(ordersReader(), ControllerCalls.through(discovery),
+                RESTORE_VISIBLE);
         Map<TopicPartition, String> notes = new HashMap<>();
         for (ReorderJournalFile left : interrupted) {
             if (dryRun) {
                 left.leftoverNotice().ifPresent(progress);
             } else {
-                left.restoreLeftover(reader, ControllerCalls.through(discovery), progress)
+                left.restoreLeftover(reader, restore, progress)
                         .forEach((tp, note) -> notes.merge(tp, note, (a, b) -> a + "; " + b));
             }
         }
         return notes;
+    }
+
+    /** How long a restored order of an interrupted run may take to reach the broker that is read next. */
+    private static final Duration RESTORE_VISIBLE = Duration.ofSeconds(10);
+
+    /** Partitions with their replica orders and the reassignments in progress, nothing else. */
+    private PartitionStateReader ordersReader() {
+        return new PartitionStateReader() {
+            @Override
+            public ClusterSnapshot read(Set<TopicPartition> partitions) {
+                return discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
+            }
+
+            @Override
+            public ClusterSnapshot readOrders(Set<TopicPartition> partitions) {
+                return discovery.describeOrders(new PartitionSelection.Explicit(partitions));
+            }
+        };
     }
 
     /** Probes the replicas with the plan's probe mode; a designated one with what the plan saw of its log. */

@@ -2,49 +2,144 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.support;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.nio.channels.Channels;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.function.IntFunction;
 
-/** Files that survive a crash the moment they exist: written aside, flushed, then published under their name. */
+/**
+ * Every file the tool writes and every one it removes: written aside, flushed, published under its name, and the
+ * name flushed too. On Linux a new, renamed or removed name is durable only once its directory is flushed
+ * (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step that
+ * depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
+ */
 public final class DurableFiles {
+
+    /** A file's whole content, written to a stream the caller does not close. */
+    @FunctionalInterface
+    public interface Content {
+        void writeTo(OutputStream out) throws IOException;
+    }
 
     private DurableFiles() {
     }
 
     /**
-     * Writes {@code bytes} to a temporary file in {@code target}'s directory, forces it to the disk, links it under
-     * {@code target} and flushes the directory.
+     * Writes {@code bytes} under {@code target}, durably.
      *
      * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
      */
     public static void writeNew(Path target, ByteBuffer bytes) throws IOException {
-        Path directory = target.toAbsolutePath().getParent();
-        Path temporary = Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp");
-        try {
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-                ByteBuffer remaining = bytes.duplicate();
-                while (remaining.hasRemaining()) {
-                    channel.write(remaining);
-                }
-                channel.force(true);
+        writeNew(target, out -> {
+            WritableByteChannel channel = Channels.newChannel(out);
+            ByteBuffer remaining = bytes.duplicate();
+            while (remaining.hasRemaining()) {
+                channel.write(remaining);
             }
-            publish(temporary, target);
+        });
+    }
+
+    /**
+     * Writes {@code content} to a temporary file in {@code target}'s directory, forces it to the disk, links it under
+     * {@code target} and flushes the directory.
+     *
+     * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
+     */
+    public static void writeNew(Path target, Content content) throws IOException {
+        Path absolute = target.toAbsolutePath();
+        Path temporary = writeAside(absolute, content);
+        try {
+            publish(temporary, absolute);
         } finally {
             Files.deleteIfExists(temporary);
         }
-        syncDirectory(directory);
+        syncDirectory(absolute.getParent());
+    }
+
+    /** Writes {@code content} under {@code target}, replacing a file there in one atomic rename; durably. */
+    public static void replace(Path target, Content content) throws IOException {
+        Path absolute = target.toAbsolutePath();
+        Path temporary = writeAside(absolute, content);
+        try {
+            try {
+                Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temporary, absolute, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+        syncDirectory(absolute.getParent());
+    }
+
+    /**
+     * Writes {@code content} under the first free name of {@code names} (1, 2, ...): a record of what was done is
+     * never replaced by the next run's.
+     *
+     * @return where it was written
+     */
+    public static Path writeUnderFreeName(IntFunction<Path> names, Content content) throws IOException {
+        Path first = names.apply(1).toAbsolutePath();
+        Path temporary = writeAside(first, content);
+        try {
+            for (int n = 1; ; n++) {
+                Path target = names.apply(n).toAbsolutePath();
+                try {
+                    publish(temporary, target);
+                    syncDirectory(target.getParent());
+                    return target;
+                } catch (FileAlreadyExistsException taken) {
+                    // an earlier run's: try the next name
+                }
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    /**
+     * Removes {@code file} and flushes its directory, so that a crash cannot bring back a record the tool has acted
+     * on as gone.
+     *
+     * @return whether it existed
+     */
+    public static boolean delete(Path file) throws IOException {
+        Path absolute = file.toAbsolutePath();
+        boolean existed = Files.deleteIfExists(absolute);
+        if (existed) {
+            syncDirectory(absolute.getParent());
+        }
+        return existed;
+    }
+
+    /** The content in a new temporary file beside {@code target}, forced to the disk. */
+    private static Path writeAside(Path target, Content content) throws IOException {
+        Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
+        try (FileOutputStream out = new FileOutputStream(temporary.toFile())) {
+            content.writeTo(out);
+            out.flush();
+            out.getFD().sync();
+        } catch (IOException | RuntimeException | Error e) {
+            Files.deleteIfExists(temporary);
+            throw e;
+        }
+        return temporary;
     }
 
     /**
      * Puts the finished {@code temporary} under {@code target}, never over an existing file. A hard link appears whole
      * or not at all and fails when the name is taken, even by a file created a moment ago; a rename (atomic on one
-     * file system) where links are not supported, after checking the name is free.
+     * file system) where links are not supported, after checking the name is free. The caller flushes the directory.
      *
      * @throws FileAlreadyExistsException when {@code target} exists
      */
@@ -57,7 +152,7 @@ public final class DurableFiles {
             if (Files.exists(target)) {
                 throw new FileAlreadyExistsException(target.toString());
             }
-            Files.move(temporary, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
         }
     }
 
@@ -80,7 +175,7 @@ public final class DurableFiles {
 
     /** On Linux a new name is durable only once its directory is flushed too (fsync(2) on the directory). */
     public static void syncDirectory(Path directory) throws IOException {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+        try (var channel = java.nio.channels.FileChannel.open(directory, StandardOpenOption.READ)) {
             channel.force(true);
         } catch (IOException e) {
             // Some platforms cannot open a directory for reading; there the rename is as durable as it gets.

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.architecture;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaConstructor.CONSTRUCTOR_NAME;
 import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.equivalentTo;
@@ -15,12 +16,16 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.support.DurableFiles;
+import java.io.FileOutputStream;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.InstantSource;
 import java.util.Calendar;
@@ -98,6 +103,24 @@ class LayeringTest {
                             .or(equivalentTo(TopicPartitionState.class))
                             .or(equivalentTo(TopicPartition.class)))
             .because("the policy must replay in a unit test: the caller passes the time and the evidence");
+
+    /** What creates, replaces or removes a file's name, or opens one for writing. */
+    private static final DescribedPredicate<JavaCall<?>> WRITES_A_FILE = target(owner(equivalentTo(Files.class)))
+            .and(target(name("write").or(name("writeString")).or(name("newOutputStream")).or(name("newBufferedWriter"))
+                    .or(name("move")).or(name("copy")).or(name("createLink")).or(name("createFile"))
+                    .or(name("delete")).or(name("deleteIfExists")).or(name("createDirectory"))
+                    .or(name("createDirectories"))))
+            .or(target(owner(assignableTo(FileOutputStream.class))).and(target(name(CONSTRUCTOR_NAME))))
+            .as("a call that writes, moves or removes a file");
+
+    @ArchTest
+    static final ArchRule every_file_is_written_durably_in_one_place = noClasses()
+            .that().doNotHaveFullyQualifiedName(DurableFiles.class.getName())
+            // the test harness (the local cluster) ships in the jar for demo only; its node files are scratch
+            .and().resideOutsideOfPackages(ROOT + ".localcluster..", ROOT + ".harness..")
+            .should().callCodeUnitWhere(WRITES_A_FILE)
+            .because("a name is durable only once its directory is flushed: DurableFiles does it for every file the"
+                    + " next step depends on (journal, plan, result, evidence, salvage)");
 
     @ArchTest
     static final ArchRule election_asks_no_clock_for_the_time = noClasses()

@@ -1,0 +1,211 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.execute;
+
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.support.Pause;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One run at a time changes a cluster's replica orders and leaders, from any host: a marker the controller keeps.
+ * Two runs that reorder, elect and restore the same partitions at once can undo each other: a restore puts back the
+ * other run's live reorder, whose unclean election then takes the first live replica in the original order.
+ *
+ * <p>The lock is a topic, {@value #LOCK_TOPIC}: CreateTopics is the compare-and-set Kafka offers every client (of two
+ * creations of one name exactly one succeeds). Who holds it is a second topic whose name says it,
+ * {@code __kafka_unclean_recovery_lock.<lock topic id>.<pid>.<process start ms>.<host>}, created right after; tied to
+ * the lock by its id, so an owner topic a killed run left is never read as the owner of a newer lock. Both are deleted
+ * by id when the run ends. The controller quorum and one unfenced broker are all it needs, which is what an election
+ * needs anyway: where the lock cannot be taken (controller unreachable, CREATE or DELETE not granted, a
+ * CreateTopicPolicy that refuses it) the run stops before changing anything, unless the operator runs without it.
+ *
+ * <p>A lock whose owner ran on this host and has ended (kill -9, a lost SSH session) is taken over. One held from
+ * another host, or with no owner topic, is named and left: only the operator can tell that run has ended, and
+ * {@code --break-lock <id>} then removes exactly that lock.
+ */
+public final class RunLock implements AutoCloseable {
+
+    public static final String LOCK_TOPIC = ClusterDiscovery.RUN_LOCK_TOPIC;
+    private static final String OWNER_PREFIX = LOCK_TOPIC + ".";
+    /** Kafka's limit on a topic name's length. */
+    private static final int MAX_TOPIC_NAME = 249;
+    /** How long a lock without an owner topic may be another run between its two creations. */
+    private static final Duration OWNER_GRACE = Duration.ofSeconds(3);
+    private static final int ATTEMPTS = 5;
+
+    /** The lock is held by another run: nothing was changed. */
+    public static final class Held extends RuntimeException {
+        Held(String message) {
+            super(message);
+        }
+    }
+
+    /** The lock as found: its id, and the run that holds it when its owner topic says. */
+    record Holder(Uuid lockId, RunOwner owner, Uuid ownerTopicId) {
+        String describe() {
+            return owner == null ? "a run that did not say who it is (the lock has no owner topic)" : owner.describe();
+        }
+    }
+
+    private final ControllerCalls controller;
+    private final Uuid lockId;
+    private final Uuid ownerTopicId;
+    private final Consumer<String> progress;
+
+    private RunLock(ControllerCalls controller, Uuid lockId, Uuid ownerTopicId, Consumer<String> progress) {
+        this.controller = controller;
+        this.lockId = lockId;
+        this.ownerTopicId = ownerTopicId;
+        this.progress = progress;
+    }
+
+    /**
+     * Takes the lock for this process.
+     *
+     * @param breakLock the id of a lock the operator knows is abandoned: removed first, and only that one
+     * @throws Held when another run holds it
+     * @throws IllegalStateException when the lock cannot be taken at all (the controller refused it)
+     */
+    public static RunLock take(ControllerCalls controller, Uuid breakLock, Consumer<String> progress) {
+        if (breakLock != null) {
+            Optional<Errors> refused = controller.deleteTopic(breakLock);
+            if (refused.isPresent() && refused.get() != Errors.UNKNOWN_TOPIC_ID) {
+                throw new IllegalStateException("cannot break the run lock " + breakLock + ": " + refused.get().name()
+                        + "; nothing was changed");
+            }
+            progress.accept(refused.isEmpty() ? "run lock " + breakLock + " broken (--break-lock)"
+                    : "run lock " + breakLock + " is gone already");
+        }
+        RunOwner self = RunOwner.current();
+        for (int attempt = 1; ; attempt++) {
+            ControllerCalls.TopicCreation created = controller.createTopic(LOCK_TOPIC);
+            if (created.error() == Errors.NONE) {
+                Uuid ownerTopic = announce(controller, created.topicId(), self);
+                removeOrphans(controller, created.topicId());
+                return new RunLock(controller, created.topicId(), ownerTopic, progress);
+            }
+            if (created.error() != Errors.TOPIC_ALREADY_EXISTS) {
+                throw new IllegalStateException("cannot take the run lock (topic " + LOCK_TOPIC + "): "
+                        + created.refusal() + "; nothing was changed. It keeps two runs from undoing each other's"
+                        + " reorders: fix that, or run with --without-lock if no other run can be active");
+            }
+            Optional<Holder> holder = holder(controller);
+            if (holder.isEmpty()) {
+                continue; // released in between: try again
+            }
+            Holder held = holder.get();
+            if (held.owner() != null && held.owner().endedOnThisHost() && attempt < ATTEMPTS) {
+                progress.accept("the run lock " + held.lockId() + " was left by " + held.describe() + ", which has"
+                        + " ended: taking it over (if that run reordered replicas, its journal beside its plan lists"
+                        + " them, and the next run of that plan puts them back)");
+                controller.deleteTopic(held.lockId());
+                if (held.ownerTopicId() != null) {
+                    controller.deleteTopic(held.ownerTopicId());
+                }
+                continue;
+            }
+            throw new Held("another run is changing this cluster: " + held.describe() + " holds the run lock "
+                    + held.lockId() + " (topic " + LOCK_TOPIC + "). Nothing was changed. Wait for it to finish; if that"
+                    + " run is gone (check on its host), run again with --break-lock " + held.lockId());
+        }
+    }
+
+    /** The owner topic that says who holds the lock; null when it could not be created (the lock still holds). */
+    private static Uuid announce(ControllerCalls controller, Uuid lockId, RunOwner self) {
+        String name = OWNER_PREFIX + lockId + "." + self.pid() + "."
+                + (self.started() == null ? 0 : self.started().toEpochMilli()) + "." + topicSafe(self.host());
+        ControllerCalls.TopicCreation created = controller.createTopic(name.substring(0, Math.min(name.length(),
+                MAX_TOPIC_NAME)));
+        return created.error() == Errors.NONE ? created.topicId() : null;
+    }
+
+    /** Owner topics of locks that no longer exist (a run killed between removing its lock and its owner topic). */
+    private static void removeOrphans(ControllerCalls controller, Uuid lockId) {
+        try {
+            controller.topicsNamed(OWNER_PREFIX).forEach((name, id) -> {
+                if (!name.startsWith(OWNER_PREFIX + lockId + ".")) {
+                    controller.deleteTopic(id);
+                }
+            });
+        } catch (RuntimeException e) {
+            // left for the next run: an orphan names no live lock, so it is never read as an owner
+        }
+    }
+
+    /**
+     * Who holds the lock: its id, and the owner topic that names its id. A run creates that topic right after the
+     * lock, so a lock without one is given {@link #OWNER_GRACE} to get it. Empty when the lock is gone.
+     */
+    static Optional<Holder> holder(ControllerCalls controller) {
+        long deadline = System.nanoTime() + OWNER_GRACE.toNanos();
+        while (true) {
+            Map<String, Uuid> topics = controller.topicsNamed(LOCK_TOPIC);
+            Uuid lockId = topics.get(LOCK_TOPIC);
+            if (lockId == null) {
+                return Optional.empty();
+            }
+            String prefix = OWNER_PREFIX + lockId + ".";
+            for (Map.Entry<String, Uuid> topic : topics.entrySet()) {
+                if (topic.getKey().startsWith(prefix)) {
+                    RunOwner owner = parseOwner(topic.getKey().substring(prefix.length()));
+                    if (owner != null) {
+                        return Optional.of(new Holder(lockId, owner, topic.getValue()));
+                    }
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                return Optional.of(new Holder(lockId, null, null));
+            }
+            Pause.millis(200, "the run lock's owner topic");
+        }
+    }
+
+    /** "4242.1764824400123.host-a" → the owner. */
+    static RunOwner parseOwner(String tail) {
+        String[] parts = tail.split("\\.", 3);
+        if (parts.length < 3) {
+            return null;
+        }
+        try {
+            long started = Long.parseLong(parts[1]);
+            return new RunOwner(parts[2], Long.parseLong(parts[0]), started == 0 ? null : Instant.ofEpochMilli(started));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** A host name as a topic name may carry it: Kafka allows only ASCII letters, digits, '.', '_' and '-'. */
+    static String topicSafe(String host) {
+        return host.replaceAll("[^a-zA-Z0-9._-]", "-");
+    }
+
+    public Uuid lockId() {
+        return lockId;
+    }
+
+    /** Removes the lock, then its owner topic (the other order could leave a lock nobody can name). */
+    @Override
+    public void close() {
+        try {
+            Optional<Errors> refused = controller.deleteTopic(lockId);
+            if (refused.isPresent() && refused.get() != Errors.UNKNOWN_TOPIC_ID) {
+                progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + refused.get().name()
+                        + "): the next run on this host takes it over; from another host, run with --break-lock "
+                        + lockId);
+                return;
+            }
+            if (ownerTopicId != null) {
+                controller.deleteTopic(ownerTopicId);
+            }
+        } catch (RuntimeException e) {
+            progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + e.getMessage() + "): the"
+                    + " next run on this host takes it over; from another host, run with --break-lock " + lockId);
+        }
+    }
+}
