@@ -18,38 +18,58 @@ import org.apache.kafka.common.TopicPartition;
  * @param salvageDir where doomed ranges were copied; null with --no-salvage or when salvage was not asked for
  * @param salvageNote what the operator must know of the salvage as a whole ("--no-salvage: nothing was kept"); or null
  * @param salvaged per partition whose doomed ranges were copied before electing, the files
+ * @param unknownLoss per partition that was (or in a dry run would be) elected, the replicas whose loss is not known,
+ *                    with why
+ * @param unknownLossAccepted --accept-unknown-loss: such a loss does not need the operator's attention
  */
 public record ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed,
                               String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging,
                               Map<TopicPartition, List<MeasuredTruncation>> truncations, String salvageDir,
-                              String salvageNote, Map<TopicPartition, List<SalvagedFile>> salvaged) {
+                              String salvageNote, Map<TopicPartition, List<SalvagedFile>> salvaged,
+                              Map<TopicPartition, Map<Integer, String>> unknownLoss, boolean unknownLossAccepted) {
 
     public ExecutionResult {
         partitions = List.copyOf(partitions);
         truncations = Map.copyOf(truncations);
         salvaged = Map.copyOf(salvaged);
+        unknownLoss = Map.copyOf(unknownLoss);
     }
 
     public ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed, String elector,
                            List<PartitionOutcome> partitions) {
-        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of(), null, null, Map.of());
+        this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of(), null, null, Map.of(), Map.of(),
+                false);
     }
 
     public ExecutionResult withHanging(HangingTransactions.Result found) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found, truncations,
-                salvageDir, salvageNote, salvaged);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted);
     }
 
     /** What the other replicas of each elected partition lose, planned and measured after the election. */
     public ExecutionResult withTruncations(Map<TopicPartition, List<MeasuredTruncation>> measured) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured,
-                salvageDir, salvageNote, salvaged);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted);
     }
 
     /** Where the doomed ranges were copied before electing, and what was. */
     public ExecutionResult withSalvage(String directory, String note, Map<TopicPartition, List<SalvagedFile>> files) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
-                directory, note, files);
+                directory, note, files, unknownLoss, unknownLossAccepted);
+    }
+
+    /** The replicas whose loss is not known, per partition that proceeded to the election. */
+    public ExecutionResult withUnknownLoss(Map<TopicPartition, Map<Integer, String>> unknown, boolean accepted) {
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
+                salvageDir, salvageNote, salvaged, unknown, accepted);
+    }
+
+    /** The partitions elected (or, in a dry run, that would be) with a replica whose loss is not known. */
+    public List<TopicPartition> electedWithUnknownLoss() {
+        return partitions.stream().filter(p -> unknownLoss.containsKey(p.topicPartition()))
+                .filter(p -> p.outcome() == Outcome.ELECTED || p.outcome() == Outcome.ELECTED_OTHER
+                        || p.outcome() == Outcome.WOULD_ELECT)
+                .map(PartitionOutcome::topicPartition).toList();
     }
 
     public long count(Outcome outcome) {
@@ -60,8 +80,10 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
         return count(Outcome.ELECTED) + count(Outcome.ELECTED_OTHER) > 0;
     }
 
+    /** Some partition was refused, or an election's loss is not known and that was not accepted. */
     public boolean needsAttention() {
-        return partitions.stream().anyMatch(p -> p.outcome().needsAttention());
+        return partitions.stream().anyMatch(p -> p.outcome().needsAttention())
+                || (!unknownLossAccepted && !electedWithUnknownLoss().isEmpty());
     }
 
     /** What the operator must act on after this run. */
@@ -80,6 +102,18 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
             warnings.add("Unclean elections happened: transactions whose markers were lost may hang and block"
                     + " read_committed consumers. Check with: kafka-transactions.sh --bootstrap-server " + bootstrapServer
                     + " find-hanging --broker-id <each broker id>");
+        }
+        List<TopicPartition> unknown = electedWithUnknownLoss();
+        if (!unknown.isEmpty()) {
+            warnings.add(unknown.size() + " partition(s) " + (count(Outcome.WOULD_ELECT) > 0 ? "would be" : "were")
+                    + " elected while what some replica loses is NOT KNOWN: " + unknown.stream().limit(5)
+                    .map(tp -> tp + " (broker(s) " + unknownLoss.get(tp).keySet().stream().sorted().map(String::valueOf)
+                            .collect(java.util.stream.Collectors.joining(", ")) + ")")
+                    .collect(java.util.stream.Collectors.joining(", ")) + (unknown.size() > 5 ? ", ..." : "")
+                    + ". Their brokers were down or did not answer, and no 'inspect' evidence says what they hold:"
+                    + " before they restart and follow the new leaders, copy what they would lose with 'inspect"
+                    + " --salvage-beyond <plan>' on their hosts" + (unknownLossAccepted
+                            ? " (--accept-unknown-loss)" : "; exit 3 unless --accept-unknown-loss"));
         }
         if (anyElectedOther()) {
             warnings.add("The controller elected a replica other than the designated one for some partitions"
@@ -103,7 +137,9 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                                         t.isMeasured() ? t.measuredFrom() : null, t.logEnd()))
                                 .toList() : null,
                         salvaged.containsKey(p.topicPartition()) ? salvaged.get(p.topicPartition()).stream()
-                                .map(ExecutionResult::salvaged).toList() : null)).toList(),
+                                .map(ExecutionResult::salvaged).toList() : null,
+                        unknownLoss.containsKey(p.topicPartition())
+                                ? unknownLoss.get(p.topicPartition()).keySet().stream().sorted().toList() : null)).toList(),
                 warnings(bootstrapServer),
                 hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),

@@ -51,6 +51,8 @@ public final class PlanExecution {
     private Map<TopicPartition, String> earlierNotes = Map.of();
     private Salvage salvage;
     private boolean noSalvage;
+    private CutLookUp cutLookUp = CutLookUp.NONE;
+    private boolean acceptUnknownLoss;
 
     public PlanExecution(PartitionStateReader reader, ReplicaReprobe reprobe, DesignatedElector elector,
                          boolean allowUnprobedLeader, Consumer<String> progress) {
@@ -82,6 +84,18 @@ public final class PlanExecution {
     public PlanExecution withSalvage(Salvage copier) {
         this.salvage = copier;
         this.noSalvage = false;
+        return this;
+    }
+
+    /** How the cuts of followers whose last written epoch differs from the leader's are asked of the brokers. */
+    public PlanExecution withCutLookUp(CutLookUp lookUp) {
+        this.cutLookUp = lookUp;
+        return this;
+    }
+
+    /** --accept-unknown-loss: an election where some replica's loss is not known does not need attention. */
+    public PlanExecution acceptingUnknownLoss(boolean accept) {
+        this.acceptUnknownLoss = accept;
         return this;
     }
 
@@ -126,6 +140,31 @@ public final class PlanExecution {
         }
 
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
+        Map<TopicPartition, String> notes = new HashMap<>(earlierNotes);
+        boolean[] changing = new boolean[1];
+        Runnable gate = () -> {
+            beforeElecting.run();
+            changing[0] = true;
+        };
+        try {
+            return decideSalvageAndElect(plan, planFile, gate, planned, now, early, earlyReprobe, outcomes, notes,
+                    startedAt, start);
+        } catch (RuntimeException | Error e) {
+            if (!changing[0]) {
+                throw e; // nothing was changed: the failure is the answer
+            }
+            // A run that may have changed something always leaves its record: the outcomes known so far, and what the
+            // cluster shows of the rest.
+            return stoppedMidway(planFile, planned, now, outcomes, notes, startedAt, start, e);
+        }
+    }
+
+    private ExecutionResult decideSalvageAndElect(Plan plan, String planFile, Runnable beforeElecting,
+            Map<TopicPartition, PlannedElection> planned, ClusterSnapshot now,
+            Map<TopicPartitionState, List<Integer>> early,
+            CompletableFuture<Map<TopicPartition, List<ReplicaEvidence>>> earlyReprobe,
+            Map<TopicPartition, PartitionOutcome> outcomes, Map<TopicPartition, String> notes, Instant startedAt,
+            long start) {
         Map<TopicPartition, ElectionTarget> proceed = new LinkedHashMap<>();
         for (PlannedElection p : planned.values()) {
             ElectionTarget target = toTarget(p);
@@ -149,14 +188,14 @@ public final class PlanExecution {
             }
         }
 
-        Map<TopicPartition, String> notes = new HashMap<>(earlierNotes);
         // the plan entry of the leader each partition will really get: recover may decide again
         Map<TopicPartition, PlannedElection> electing = new HashMap<>(planned);
+        Map<TopicPartition, List<ReplicaEvidence>> reprobed = Map.of();
         if (!proceed.isEmpty()) {
             if (!mode.dryRun()) {
                 elector.prepare();
             }
-            Map<TopicPartition, List<ReplicaEvidence>> reprobed = secondLook(planned, proceed, now, early, earlyReprobe);
+            reprobed = secondLook(planned, proceed, now, early, earlyReprobe);
             for (ElectionTarget t : List.copyOf(proceed.values())) {
                 TopicPartitionState state = now.partition(t.topicPartition()).orElse(null);
                 List<ReplicaEvidence> answers = reprobed.getOrDefault(t.topicPartition(), List.of());
@@ -223,7 +262,10 @@ public final class PlanExecution {
             }
         }
 
-        Map<TopicPartition, List<SalvagedFile>> salvaged = salvageBeforeElecting(proceed, electing, now, outcomes, notes);
+        Map<TopicPartition, Map<Integer, String>> unknownLoss = new LinkedHashMap<>();
+        Map<TopicPartition, DoomedRanges> doomed = measureLosses(proceed, electing, now, reprobed, outcomes, notes,
+                unknownLoss);
+        Map<TopicPartition, List<SalvagedFile>> salvaged = salvageBeforeElecting(proceed, doomed, now, outcomes, notes);
 
         if (mode.allOrNothing() && !proceed.isEmpty()) {
             long refused = outcomes.values().stream().filter(o -> o.outcome() == Outcome.REFUSED).count();
@@ -255,11 +297,16 @@ public final class PlanExecution {
             elector.elect(new ArrayList<>(proceed.values()), now, beforeElecting)
                     .forEach(o -> outcomes.put(o.topicPartition(), o));
         }
+        // said of the partitions elected (or that would be) only: a refused one loses nothing
+        unknownLoss.keySet().retainAll(proceed.keySet());
+        unknownLoss.forEach((tp, unknown) -> new java.util.TreeMap<>(unknown).forEach((broker, why) -> notes.merge(tp,
+                "broker " + broker + ": loss NOT KNOWN (" + why + ")", PlanExecution::both)));
         List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get)
                 .map(o -> notes.containsKey(o.topicPartition()) ? o.withNote(notes.get(o.topicPartition())) : o)
                 .toList();
         ExecutionResult result = new ExecutionResult(now.clusterId(), planFile, startedAt,
-                Duration.ofNanos(System.nanoTime() - start), electedBy, ordered);
+                Duration.ofNanos(System.nanoTime() - start), electedBy, ordered)
+                .withUnknownLoss(unknownLoss, acceptUnknownLoss);
         if (noSalvage) {
             return result.withSalvage(null, "--no-salvage: nothing was kept", Map.of());
         }
@@ -267,15 +314,102 @@ public final class PlanExecution {
     }
 
     /**
+     * The result of a run that stopped on an exception or an error (out of memory, say) after the re-read: every
+     * partition with an outcome keeps it, each other one is FAILED with what the cluster shows of it now.
+     */
+    private ExecutionResult stoppedMidway(String planFile, Map<TopicPartition, PlannedElection> planned,
+                                          ClusterSnapshot now, Map<TopicPartition, PartitionOutcome> outcomes,
+                                          Map<TopicPartition, String> notes, Instant startedAt, long start, Throwable e) {
+        progress.accept("the run stopped: " + e);
+        ClusterSnapshot seen = null;
+        try {
+            seen = reader.read(planned.keySet());
+        } catch (RuntimeException | Error unread) {
+            // the outcomes say the state is not known
+        }
+        List<PartitionOutcome> ordered = new ArrayList<>();
+        for (PlannedElection p : planned.values()) {
+            TopicPartition tp = p.topicPartition();
+            PartitionOutcome o = outcomes.get(tp);
+            if (o == null) {
+                TopicPartitionState after = seen == null ? null : seen.partition(tp).orElse(null);
+                String state = after == null ? "its state could not be read"
+                        : after.isOffline() ? "it is still offline, replicas " + after.replicas()
+                        : "it is led by " + after.leader() + " at leader epoch " + after.leaderEpoch() + ", replicas "
+                                + after.replicas();
+                o = new PartitionOutcome(tp, p.designatedLeader(), Outcome.FAILED, "the run stopped before it was done"
+                        + " with this partition (" + e + "); " + state, now.partition(tp).orElse(null), after);
+            }
+            ordered.add(notes.containsKey(tp) ? o.withNote(notes.get(tp)) : o);
+        }
+        return new ExecutionResult(now.clusterId(), planFile, startedAt, Duration.ofNanos(System.nanoTime() - start),
+                "stopped: " + e, ordered);
+    }
+
+    /**
+     * What each election will truncate, measured from the replicas' answers to the second look (see
+     * {@link DoomedRanges}): never the plan's figures, which a reviewer may have edited. A replica that loses more
+     * than the plan states refuses its partition; other differences are said; a replica whose loss cannot be known
+     * is noted and collected for the run's warning.
+     *
+     * @return per partition that proceeds, its measured losses
+     */
+    private Map<TopicPartition, DoomedRanges> measureLosses(Map<TopicPartition, ElectionTarget> proceed,
+            Map<TopicPartition, PlannedElection> electing, ClusterSnapshot now,
+            Map<TopicPartition, List<ReplicaEvidence>> reprobed, Map<TopicPartition, PartitionOutcome> outcomes,
+            Map<TopicPartition, String> notes, Map<TopicPartition, Map<Integer, String>> unknownLoss) {
+        Map<TopicPartition, DoomedRanges> measured = new LinkedHashMap<>();
+        if (proceed.isEmpty()) {
+            return measured;
+        }
+        // Followers of another last written epoch than the leader's: only their brokers' look-ups say where they cut.
+        Map<TopicPartition, CutLookUp.Ask> asks = new LinkedHashMap<>();
+        for (ElectionTarget t : proceed.values()) {
+            List<ReplicaEvidence> answers = reprobed.getOrDefault(t.topicPartition(), List.of());
+            ReplicaEvidence leader = answers.stream().filter(e -> e.broker() == t.designatedLeader() && e.isAnswered())
+                    .findFirst().orElse(null);
+            TopicPartitionState state = now.partition(t.topicPartition()).orElse(null);
+            if (leader == null || state == null) {
+                continue;
+            }
+            List<ReplicaEvidence> diverging = answers.stream().filter(e -> e.broker() != t.designatedLeader()
+                    && e.isAnswered() && e.lastWrittenLeaderEpoch() != leader.lastWrittenLeaderEpoch()
+                    && e.logEndOffset() > 0).toList();
+            if (!diverging.isEmpty()) {
+                asks.put(t.topicPartition(), new CutLookUp.Ask(state, leader, diverging));
+            }
+        }
+        Map<TopicPartition, Map<Integer, Long>> cuts = asks.isEmpty() ? Map.of() : cutLookUp.cuts(asks);
+        for (ElectionTarget t : List.copyOf(proceed.values())) {
+            TopicPartition tp = t.topicPartition();
+            TopicPartitionState state = now.partition(tp).orElse(null);
+            DoomedRanges d = DoomedRanges.measure(electing.get(tp), t.designatedLeader(), state, now,
+                    reprobed.getOrDefault(tp, List.of()), cuts.getOrDefault(tp, Map.of()));
+            if (d.refusal().isPresent()) {
+                proceed.remove(tp);
+                outcomes.put(tp, refuse(t, d.refusal().get(), state));
+                continue;
+            }
+            d.differences().forEach(difference -> notes.merge(tp, difference, PlanExecution::both));
+            if (!d.unknown().isEmpty()) {
+                unknownLoss.put(tp, d.unknown());
+            }
+            measured.put(tp, d);
+        }
+        return measured;
+    }
+
+    /**
      * Before the first change to the cluster, every range the elections will truncate is copied out: an exact loss is
      * copied (a partition whose copy fails is refused); a loss only known as a lower bound refuses the partition (its
-     * start is not known, so it cannot be copied whole); a replica whose log is unknown is said to keep its suffix on
-     * disk. With --no-salvage nothing is copied and each partition says what was not kept.
+     * start is not known, so it cannot be copied whole). With --no-salvage nothing is copied and each partition says
+     * what was not kept.
      *
+     * @param measured the losses measured for the partitions that proceed
      * @return per partition whose ranges were copied, the files
      */
     private Map<TopicPartition, List<SalvagedFile>> salvageBeforeElecting(Map<TopicPartition, ElectionTarget> proceed,
-            Map<TopicPartition, PlannedElection> electing, ClusterSnapshot now, Map<TopicPartition, PartitionOutcome> outcomes,
+            Map<TopicPartition, DoomedRanges> measured, ClusterSnapshot now, Map<TopicPartition, PartitionOutcome> outcomes,
             Map<TopicPartition, String> notes) {
         Map<TopicPartition, List<SalvagedFile>> salvaged = new LinkedHashMap<>();
         if (proceed.isEmpty() || (salvage == null && !noSalvage)) {
@@ -285,21 +419,16 @@ public final class PlanExecution {
         for (ElectionTarget t : List.copyOf(proceed.values())) {
             TopicPartition tp = t.topicPartition();
             TopicPartitionState state = now.partition(tp).orElse(null);
-            DoomedRanges d = DoomedRanges.of(electing.get(tp), t.designatedLeader(), state == null ? null : state.topicId());
+            DoomedRanges d = measured.get(tp);
+            if (d == null) {
+                continue;
+            }
             if (!d.inexact().isEmpty() && !noSalvage) {
                 proceed.remove(tp);
                 outcomes.put(tp, refuse(t, "the truncation start on broker(s) " + d.inexact().stream().map(String::valueOf)
                         .collect(Collectors.joining(", ")) + " is not known exactly; cannot salvage it whole (plan again, or"
                         + " --no-salvage to elect without a copy)", state));
                 continue;
-            }
-            for (int broker : d.unknown()) {
-                notes.merge(tp, "broker " + broker + " did not answer: its suffix, if any, stays on its disk and must be"
-                        + " copied with `inspect --salvage-beyond` before it is restarted", PlanExecution::both);
-            }
-            if (!d.stated()) {
-                notes.merge(tp, "the plan states no truncation for designated leader " + t.designatedLeader()
-                        + ": nothing salvaged", PlanExecution::both);
             }
             if (!d.ranges().isEmpty()) {
                 doomed.put(tp, d);
@@ -426,9 +555,9 @@ public final class PlanExecution {
             }
         }
         if (!toReprobe.isEmpty()) {
-            long late = toReprobe.entrySet().stream().mapToLong(e -> e.getValue().size()).sum() - toReprobe.size();
-            progress.accept("probing the " + toReprobe.size() + " designated replica(s) once more"
-                    + (late > 0 ? ", and " + late + " replica(s) that did not answer the plan" : ""));
+            long replicas = toReprobe.values().stream().mapToLong(List::size).sum();
+            progress.accept("probing once more the " + replicas + " live replica(s) of " + toReprobe.size()
+                    + " partition(s): the designated leader, and what each other replica will lose");
             reprobe.reprobe(toReprobe).forEach((tp, answers) -> reprobed.merge(tp, answers,
                     (a, b) -> java.util.stream.Stream.concat(a.stream(), b.stream()).toList()));
         }
@@ -436,16 +565,16 @@ public final class PlanExecution {
     }
 
     /**
-     * The designated replica, and every replica with no live answer in the plan whose broker is registered and
-     * unfenced now: it may have come back with more than the designated one holds. A fenced broker serves no
-     * request, so it keeps its plan status.
+     * The designated replica, and every other replica whose broker is registered and unfenced now: what each will
+     * lose is measured from these answers, and one with no live answer in the plan may have come back with more than
+     * the designated one holds. A fenced broker serves no request, so it keeps its plan status.
      */
     static List<Integer> replicasToProbe(PlannedElection p, TopicPartitionState state, ClusterSnapshot cluster) {
         List<Integer> brokers = new ArrayList<>();
         brokers.add(p.designatedLeader());
         for (int replica : state.replicas()) {
             var broker = cluster.brokersById().get(replica);
-            if (replica != p.designatedLeader() && !answeredInPlan(p, replica) && broker != null && !broker.fenced()) {
+            if (replica != p.designatedLeader() && broker != null && !broker.fenced()) {
                 brokers.add(replica);
             }
         }

@@ -125,7 +125,8 @@ public record PlannedElection(
     /**
      * What the plan says electing {@code leader} truncates: an alternative's own figures first (a plan edited to
      * designate it still carries the old leader's expectedTruncation), else expectedTruncation when it is the
-     * designated leader; empty for a replica the plan did not weigh as a leader.
+     * designated leader and was written for it (it lists every replica but its leader: one that lists the leader was
+     * written for another, the designation edited since); empty for a replica the plan did not weigh as a leader.
      */
     public Optional<List<PlanTruncation>> truncationsUnder(int leader) {
         for (PlanAlternative a : alternatives) {
@@ -133,7 +134,8 @@ public record PlannedElection(
                 return Optional.of(a.expectedTruncation());
             }
         }
-        return leader == designatedLeader ? Optional.of(expectedTruncation) : Optional.empty();
+        boolean writtenForIt = expectedTruncation.stream().noneMatch(t -> t.broker() == leader);
+        return leader == designatedLeader && writtenForIt ? Optional.of(expectedTruncation) : Optional.empty();
     }
 
     /** A topic id as the plan writes it (Kafka's base64 form); null when the cluster gave none. */

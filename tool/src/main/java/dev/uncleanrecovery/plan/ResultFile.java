@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +24,8 @@ public record ResultFile(int version, String clusterId, String planFile, String 
                          List<String> warnings, List<HangingTransaction> hangingTransactions, String salvageDir,
                          String salvage) {
 
-    /** 2 adds the hanging transactions and the measured truncations; 3 the salvage. */
-    public static final int VERSION = 3;
+    /** 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss. */
+    public static final int VERSION = 4;
 
     /**
      * One doomed range copied before the election: offsets {@code [fromOffset, toOffset)} of {@code broker}.
@@ -56,9 +57,12 @@ public record ResultFile(int version, String clusterId, String planFile, String 
      * @param outcome     ELECTED, ALREADY_RECOVERED, REFUSED, ELECTED_OTHER, FAILED or (dry run) WOULD_ELECT
      * @param truncations elected partitions only: what each other replica loses, planned and measured (version 2)
      * @param salvaged    the doomed ranges copied before electing; null when nothing was (version 3)
+     * @param unknownLoss the replicas whose loss the run could not know (their brokers down, no evidence of their log),
+     *                    of a partition it elected; null when none (version 4)
      */
     public record Partition(String topic, int partition, int designatedLeader, String outcome, String detail,
-                            State before, State after, List<Truncation> truncations, List<Salvaged> salvaged) {
+                            State before, State after, List<Truncation> truncations, List<Salvaged> salvaged,
+                            @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> unknownLoss) {
     }
 
     /**

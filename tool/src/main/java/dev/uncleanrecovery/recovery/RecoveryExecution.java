@@ -15,6 +15,7 @@ import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.ControllerCalls;
+import dev.uncleanrecovery.execute.CutLookUp;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
 import dev.uncleanrecovery.execute.ExecutionResult;
@@ -59,6 +60,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
@@ -188,18 +190,14 @@ public final class RecoveryExecution implements AutoCloseable {
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
                 options.mode().dryRun(), progress);
-        Map<TopicPartition, TruncationPoints> lookUps = new HashMap<>();
-        Runnable lookUpThenElect = () -> {
-            if (!options.mode().dryRun()) {
-                lookUps.putAll(followerLookUps(plan, options.reprobe()));
-            }
-            beforeElecting.run();
-        };
+        Map<TopicPartition, TruncationPoints> lookUps = new ConcurrentHashMap<>();
         PlanExecution execution = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
                 options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
-                .withEarlierNotes(leftover);
+                .withEarlierNotes(leftover)
+                .withCutLookUp(cutLookUp(options.reprobe(), lookUps))
+                .acceptingUnknownLoss(options.acceptUnknownLoss());
         if (options.noSalvage()) {
             execution.withoutSalvage();
         } else {
@@ -208,50 +206,44 @@ public final class RecoveryExecution implements AutoCloseable {
                     new SalvageStore.PlanReference(planFile, plan.clusterId(), plan.createdAt()), discovery::connections,
                     LiveReplicaReader.Settings.defaults(), progress));
         }
-        ExecutionResult result = execution.run(plan, planFile, lookUpThenElect, asPlanned);
+        ExecutionResult result = execution.run(plan, planFile, beforeElecting, asPlanned);
         if (options.mode().dryRun() || !result.anyUncleanElection()) {
             return result;
         }
-        return result.withHanging(hangingTransactions(result, progress))
-                .withTruncations(measuredTruncations(plan, result, lookUps, options.reprobe()));
+        ExecutionResult withHanging = result.withHanging(hangingTransactions(result, progress));
+        try {
+            return withHanging.withTruncations(measuredTruncations(plan, result, lookUps, options.reprobe()));
+        } catch (RuntimeException | Error e) {
+            // the elections are done and recorded: a read-back that fails leaves the truncations unmeasured
+            progress.accept("the truncations could not be read back after the election: " + e);
+            return withHanging;
+        }
     }
 
     /**
-     * Right before electing, the look-ups where a replica's last written epoch differs from the designated leader's:
-     * a follower cuts using its own epoch cache too, and once it has truncated and caught up that cache no longer
-     * shows where it cut. Usually no partition needs them, and nothing is asked.
+     * The look-ups of followers whose last written epoch differs from the leader's, asked before the salvage: where they
+     * cut says what to copy. Kept for after the election too: a follower cuts using its own epoch cache, and once it
+     * has truncated and caught up that cache no longer shows where it cut. Usually no partition needs them.
      */
-    private Map<TopicPartition, TruncationPoints> followerLookUps(Plan plan, ProbeSettings settings) {
-        Map<TopicPartition, PlannedElection> diverging = new HashMap<>();
-        for (PlannedElection p : plan.partitions()) {
-            PlanEvidence leader = knownLog(p, p.designatedLeader());
-            if (leader == null) {
-                continue;
-            }
-            for (int broker : p.expected().replicas()) {
-                PlanEvidence replica = knownLog(p, broker);
-                if (replica != null && !replica.lastWrittenLeaderEpoch().equals(leader.lastWrittenLeaderEpoch())) {
-                    diverging.put(p.topicPartition(), p);
-                    break;
+    private CutLookUp cutLookUp(ProbeSettings settings, Map<TopicPartition, TruncationPoints> lookUps) {
+        return asks -> {
+            Map<TopicPartition, Map<Integer, Long>> cuts = new ConcurrentHashMap<>();
+            List<CompletableFuture<?>> asked = new ArrayList<>();
+            asks.forEach((tp, ask) -> {
+                TruncationPoints points = TruncationPoints.over(discovery.connections(), ask.partition(),
+                        settings.requestTimeout());
+                lookUps.put(tp, points);
+                for (ReplicaEvidence follower : ask.followers()) {
+                    asked.add(points.truncateTo(ask.leader(), follower).thenAccept(cut -> cut.ifPresent(offset ->
+                            cuts.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(follower.broker(), offset))));
                 }
-            }
-        }
-        if (diverging.isEmpty()) {
-            return Map.of();
-        }
-        ClusterSnapshot now = discovery.describePartitionsOnly(new PartitionSelection.Explicit(diverging.keySet()));
-        Map<TopicPartition, TruncationPoints> lookUps = new HashMap<>();
-        List<CompletableFuture<?>> asked = new ArrayList<>();
-        diverging.forEach((tp, p) -> now.partition(tp).ifPresent(state -> {
-            TruncationPoints points = TruncationPoints.over(discovery.connections(), state, settings.requestTimeout());
-            lookUps.put(tp, points);
-            ReplicaEvidence leader = known(p, p.designatedLeader()).orElseThrow();
-            p.expected().replicas().stream().filter(b -> b != p.designatedLeader()).map(b -> known(p, b))
-                    .flatMap(Optional::stream).forEach(follower -> asked.add(points.truncateTo(leader, follower)));
-        }));
-        // what was not answered is asked again after the election
-        Futures.awaitAll(asked, settings.timeout());
-        return lookUps;
+            });
+            // what was not answered stays a bound, and the partition is refused its salvage
+            Futures.awaitAll(asked, settings.timeout());
+            Map<TopicPartition, Map<Integer, Long>> answered = new HashMap<>();
+            cuts.forEach((tp, byFollower) -> answered.put(tp, Map.copyOf(byFollower)));
+            return answered;
+        };
     }
 
     /**

@@ -140,6 +140,38 @@ class PlanExecutionTest {
     }
 
     @Test
+    void a_run_that_dies_on_an_error_after_its_first_change_still_returns_what_it_knows() {
+        TopicPartitionState ledNow = new TopicPartitionState("orders", ORDERS_ID, 1, 2, EPOCH + 1, List.of(1, 3, 2),
+                List.of(2), List.of(), List.of(), List.of());
+        ClusterSnapshot before = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
+        ClusterSnapshot after = cluster(offline(ORDERS_0, ORDERS_ID), ledNow);
+        int[] reads = new int[1];
+        DesignatedElector dying = new DesignatedElector() {
+            @Override
+            public String describe() {
+                return "dying elector";
+            }
+
+            @Override
+            public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                                Runnable beforeFirstChange) {
+                beforeFirstChange.run();
+                throw new OutOfMemoryError("Java heap space");
+            }
+        };
+
+        ExecutionResult result = new PlanExecution(partitions -> reads[0]++ == 0 ? before : after,
+                reprobe(new CountDownLatch(1)), dying, false, steps::add).run(plan(ORDERS_0, ORDERS_1), "plan.json");
+
+        assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.FAILED, Outcome.FAILED);
+        assertThat(result.partitions().get(0).detail()).startsWith("the run stopped before it was done with this"
+                + " partition (java.lang.OutOfMemoryError: Java heap space); it is still offline, replicas [1, 3, 2]");
+        assertThat(result.partitions().get(1).detail()).contains("it is led by 2 at leader epoch 5");
+        assertThat(result.partitions().get(1).after()).isEqualTo(ledNow);
+        assertThat(steps).contains("the run stopped: java.lang.OutOfMemoryError: Java heap space");
+    }
+
+    @Test
     void a_partition_the_re_read_finds_otherwise_than_the_probe_saw_it_is_probed_again() {
         // Same name, epoch and replicas, another topic id: the topic was deleted and made again meanwhile.
         ClusterSnapshot asPlanned = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
@@ -151,7 +183,8 @@ class PlanExecutionTest {
         assertThat(reprobes).hasSize(2);
         assertThat(reprobes.get(1).asked()).containsExactly(new PartitionToProbe(ORDERS_1, RECREATED_ID, EPOCH));
         assertThat(reprobes.get(1).thread()).isEqualTo(Thread.currentThread().getName());
-        assertThat(steps).contains("probing the 1 designated replica(s) once more, and 1 replica(s) that did not answer the plan");
+        assertThat(steps).contains("probing once more the 2 live replica(s) of 1 partition(s): the designated leader, and"
+                + " what each other replica will lose");
         assertThat(elected).hasSize(2);
     }
 
@@ -203,8 +236,8 @@ class PlanExecutionTest {
         assertThat(order).containsExactly("read", "reprobe");
         assertThat(reprobes).singleElement().satisfies(r -> assertThat(r.asked())
                 .containsExactly(new PartitionToProbe(ORDERS_0, ORDERS_ID, EPOCH)));
-        assertThat(steps).startsWith("re-reading 1 partition(s) of the plan", "probing the 1 designated replica(s) once more,"
-                + " and 1 replica(s) that did not answer the plan");
+        assertThat(steps).startsWith("re-reading 1 partition(s) of the plan", "probing once more the 2 live replica(s) of"
+                + " 1 partition(s): the designated leader, and what each other replica will lose");
     }
 
     @Test
@@ -234,7 +267,8 @@ class PlanExecutionTest {
 
         assertThat(elected).extracting(ElectionTarget::designatedLeader).containsExactly(2);
         assertThat(result.partitions().get(0).detail()).isEqualTo("elected; broker 3 answered after the plan: epoch 4,"
-                + " LEO 60 (not more than designated 2: epoch 4, LEO 100)");
+                + " LEO 60 (not more than designated 2: epoch 4, LEO 100); broker 1: loss NOT KNOWN (down, and no"
+                + " evidence says what its log holds)");
     }
 
     @Test
@@ -278,7 +312,9 @@ class PlanExecutionTest {
         assertThat(elected).isEmpty();
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.WOULD_ELECT,
                 Outcome.REFUSED);
-        assertThat(result.partitions().get(0).detail()).isEqualTo("would elect 2 (epoch 4, LEO 100); nothing changed");
+        assertThat(result.partitions().get(0).detail()).isEqualTo("would elect 2 (epoch 4, LEO 100); nothing changed;"
+                + " broker 1: loss NOT KNOWN (down, and no evidence says what its log holds); broker 3: loss NOT KNOWN"
+                + " (it did not answer the second look)");
         assertThat(result.elector()).isEqualTo("none (dry run)");
     }
 

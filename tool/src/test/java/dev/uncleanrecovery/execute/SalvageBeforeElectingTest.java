@@ -103,7 +103,7 @@ class SalvageBeforeElectingTest {
     /** 2 (epoch 3, LEO 15) designated; 3 holds 30 of epoch 0 and loses [10, 30) as {@code onThree} says. */
     private static PlannedElection planned(TopicPartition tp, PlanTruncation onThree, PlanAlternative... alternatives) {
         return new PlannedElection(tp.topic(), tp.partition(), 2, new ExpectedState(EPOCH, List.of(2, 3, 1)), List.of(answered(2, 15, 3), answered(3, 30, 0)), "newest epoch",
-                List.of(new PlanTruncation(2, 0L, 15L, 15L, TruncationEstimate.EXACT), onThree),
+                List.of(onThree),
                 List.of(alternatives), null, null);
     }
 
@@ -116,18 +116,35 @@ class SalvageBeforeElectingTest {
                 List.of());
     }
 
+    /** What each live replica answers the second look: log end offset and last written epoch; absent: silent. */
+    private final Map<Integer, long[]> logs = new HashMap<>(Map.of(2, new long[] {15, 3}, 3, new long[] {30, 0}));
+    /** Where a follower cuts under a leader, as the brokers' look-ups answer: "leader>follower" to offset. */
+    private final Map<String, Long> cuts = new HashMap<>(Map.of("2>3", 10L, "3>2", 10L));
+
     private ReplicaReprobe reprobe() {
         return replicas -> {
             Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();
             replicas.forEach((state, brokers) -> answers.put(state.topicPartition(), brokers.stream()
-                    .filter(b -> b == 2).map(b -> ReplicaEvidence.answered(state.topicPartition(), b, EvidenceSource.NATIVE,
-                            15L, 3, EPOCH, 7L, Instant.now())).toList()));
+                    .filter(logs::containsKey).map(b -> ReplicaEvidence.answered(state.topicPartition(), b,
+                            EvidenceSource.NATIVE, logs.get(b)[0], (int) logs.get(b)[1], EPOCH, 7L, Instant.now()))
+                    .toList()));
             return answers;
         };
     }
 
+    private final CutLookUp lookUp = asks -> {
+        Map<TopicPartition, Map<Integer, Long>> answered = new HashMap<>();
+        asks.forEach((tp, ask) -> ask.followers().forEach(f -> {
+            Long cut = cuts.get(ask.leader().broker() + ">" + f.broker());
+            if (cut != null) {
+                answered.computeIfAbsent(tp, k -> new HashMap<>()).put(f.broker(), cut);
+            }
+        }));
+        return answered;
+    };
+
     private PlanExecution execution(ClusterSnapshot now) {
-        return new PlanExecution(partitions -> now, reprobe(), elector, false, steps::add);
+        return new PlanExecution(partitions -> now, reprobe(), elector, false, steps::add).withCutLookUp(lookUp);
     }
 
     @Test
@@ -141,7 +158,7 @@ class SalvageBeforeElectingTest {
         assertThat(steps).containsSubsequence("salvage", "elect");
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED);
         ResultFile file = result.toResultFile("test", "b:9092");
-        assertThat(file.version()).isEqualTo(3);
+        assertThat(file.version()).isEqualTo(ResultFile.VERSION);
         assertThat(file.salvageDir()).isEqualTo("plan-salvage");
         assertThat(file.salvage()).isNull();
         assertThat(file.partitions().get(0).salvaged()).containsExactly(new ResultFile.Salvaged(3, 10, 30, 20, 3, 1234,
@@ -168,6 +185,7 @@ class SalvageBeforeElectingTest {
     @Test
     void a_loss_known_only_as_a_lower_bound_refuses_the_partition_unless_no_salvage() {
         PlanTruncation atLeast = new PlanTruncation(3, 20L, 10L, 30L, TruncationEstimate.AT_LEAST);
+        cuts.clear(); // broker 3's look-ups go unanswered: its cut under 2 (another epoch) is only bounded
 
         ExecutionResult refused = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
                 .run(plan(planned(ORDERS_0, atLeast)), "plan.json");
@@ -196,20 +214,70 @@ class SalvageBeforeElectingTest {
     }
 
     @Test
-    void an_unknown_log_is_not_refused_but_said_to_stay_on_its_disk() {
+    void a_loss_that_cannot_be_known_is_elected_with_a_warning_and_needs_attention_unless_accepted() {
         PlanTruncation unknown = new PlanTruncation(3, null, null, null, TruncationEstimate.UNKNOWN);
+        logs.remove(3); // broker 3 is live but does not answer the second look: nothing measures its log
 
         ExecutionResult result = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
                 .run(plan(planned(ORDERS_0, unknown)), "plan.json");
 
         assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.ELECTED);
-        assertThat(result.partitions().get(0).detail()).contains("broker 3 did not answer: its suffix, if any, stays on"
-                + " its disk and must be copied with `inspect --salvage-beyond` before it is restarted");
+        assertThat(result.partitions().get(0).detail()).contains("broker 3: loss NOT KNOWN (it did not answer the second"
+                + " look)");
         assertThat(asked).isEmpty();
+        assertThat(result.electedWithUnknownLoss()).containsExactly(ORDERS_0);
+        assertThat(result.needsAttention()).as("exit 3").isTrue();
+        ResultFile file = result.toResultFile("test", "b:9092");
+        assertThat(file.warnings()).anySatisfy(w -> assertThat(w).startsWith("1 partition(s) were elected while what"
+                + " some replica loses is NOT KNOWN: orders-0 (broker(s) 1, 3)").endsWith("exit 3 unless"
+                + " --accept-unknown-loss"));
+        assertThat(file.partitions().get(0).unknownLoss()).containsExactly(1, 3);
+
+        ExecutionResult accepted = execution(cluster(offline(ORDERS_0))).withSalvage(salvage).acceptingUnknownLoss(true)
+                .run(plan(planned(ORDERS_0, unknown)), "plan.json");
+        assertThat(accepted.needsAttention()).as("exit 0").isFalse();
+        assertThat(accepted.warnings("b:9092")).anySatisfy(w -> assertThat(w).endsWith("(--accept-unknown-loss)"));
+    }
+
+    @Test
+    void the_loss_is_measured_at_execute_and_a_plan_that_states_less_is_refused() {
+        // the plan file edited: "records": 0 for the range broker 3 really loses, or its end lowered
+        for (PlanTruncation edited : List.of(new PlanTruncation(3, 0L, 10L, 30L, TruncationEstimate.EXACT),
+                exact(3, 10, 20))) {
+            asked.clear();
+            elected.clear();
+
+            ExecutionResult result = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
+                    .run(plan(planned(ORDERS_0, edited)), "plan.json");
+
+            assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.REFUSED);
+            assertThat(result.partitions().get(0).detail()).startsWith("broker 3 loses 20 [10..30) as measured now, the"
+                    + " plan says " + edited.records() + " [10.." + edited.toOffset() + ")").endsWith("the logs changed"
+                    + " since the plan, or the plan was edited; plan again");
+            assertThat(asked).isEmpty();
+            assertThat(elected).isEmpty();
+        }
+    }
+
+    @Test
+    void a_designated_leader_the_plan_states_no_loss_for_is_measured_and_salvaged() {
+        // edited to designate 3, which the plan lists as no alternative
+        PlannedElection asPlanned = planned(ORDERS_0, exact(3, 10, 30));
+        PlannedElection edited = new PlannedElection(asPlanned.topic(), asPlanned.partition(), 3, asPlanned.expected(),
+                asPlanned.evidence(), asPlanned.reason(), asPlanned.expectedTruncation(), List.of(), null, null);
+
+        ExecutionResult result = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
+                .run(plan(edited), "plan.json");
+
+        assertThat(asked).containsExactly(new DoomedRange(ORDERS_0, ORDERS_ID, 2, 10, 15, 3));
+        assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.ELECTED);
+        assertThat(result.partitions().get(0).detail()).contains("the plan states no loss for leader 3",
+                "broker 2 loses 5 [10..15) as measured now; the plan states nothing for it");
     }
 
     @Test
     void a_run_that_truncates_nothing_does_no_salvage_work() {
+        logs.put(3, new long[] {15, 3}); // 3 holds what 2 holds
         Salvage untouchable = new Salvage() {
             @Override
             public Path directory() {
@@ -242,16 +310,7 @@ class SalvageBeforeElectingTest {
         PlannedElection edited = new PlannedElection(asPlanned.topic(), asPlanned.partition(), 3, asPlanned.expected(),
                 asPlanned.evidence(), asPlanned.reason(), asPlanned.expectedTruncation(), asPlanned.alternatives(), null,
                 null);
-        ReplicaReprobe bothAnswer = replicas -> {
-            Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();
-            replicas.forEach((state, brokers) -> answers.put(state.topicPartition(), brokers.stream()
-                    .map(b -> ReplicaEvidence.answered(state.topicPartition(), b, EvidenceSource.NATIVE, b == 3 ? 30L : 15L,
-                            b == 3 ? 0 : 3, EPOCH, 7L, Instant.now())).toList()));
-            return answers;
-        };
-
-        new PlanExecution(partitions -> cluster(offline(ORDERS_0)), bothAnswer, elector, false, steps::add)
-                .withSalvage(salvage).run(plan(edited), "plan.json");
+        execution(cluster(offline(ORDERS_0))).withSalvage(salvage).run(plan(edited), "plan.json");
 
         assertThat(asked).containsExactly(new DoomedRange(ORDERS_0, ORDERS_ID, 2, 10, 15, 3));
     }
@@ -268,6 +327,7 @@ class SalvageBeforeElectingTest {
 
     @Test
     void a_doomed_range_on_a_fenced_broker_refuses_the_partition_until_its_disk_was_copied() {
+        logs.put(3, new long[] {15, 3}); // 3 holds what 2 holds: only fenced 1 loses records
         // broker 1 is fenced: no Fetch reaches it, so its records can only come off its disk
         ExecutionResult refused = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
                 .run(plan(planned(ORDERS_0, exact(1, 10, 30))), "plan.json");
