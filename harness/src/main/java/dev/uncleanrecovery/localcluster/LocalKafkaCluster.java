@@ -553,6 +553,25 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Freezes controller {@code controllerId} with SIGSTOP, as {@link #pauseBroker} does a broker: requests the brokers
+     * forward to it (reassignments, elections, topic creation) go unanswered until {@link #resumeController}.
+     */
+    public synchronized void pauseController(int controllerId) {
+        KafkaNode node = controllerNode(controllerId);
+        signal(node, "STOP");
+        node.paused(true);
+        awaitThreads(node, true);
+    }
+
+    /** Thaws a controller frozen by {@link #pauseController} (SIGCONT). */
+    public synchronized void resumeController(int controllerId) {
+        KafkaNode node = controllerNode(controllerId);
+        signal(node, "CONT");
+        node.paused(false);
+        awaitThreads(node, false);
+    }
+
     /** Whether the broker is frozen by {@link #pauseBroker}. */
     public boolean isPaused(int brokerId) {
         return broker(brokerId).isPaused();

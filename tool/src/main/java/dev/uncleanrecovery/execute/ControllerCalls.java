@@ -58,9 +58,13 @@ public final class ControllerCalls {
      * A reorder and an election each write one PartitionChangeRecord per partition, and the controller refuses a
      * request that writes more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP) — a designated
      * election (ElectLeaders v3) as well as a stock one. The controller works through requests one at a time, and
-     * each broker forwards one at a time, so fewer, larger requests finish sooner.
+     * each broker forwards one at a time, so fewer, larger requests finish sooner. Smaller requests on demand
+     * ({@value #PARTITIONS_PER_REQUEST_PROPERTY}), for a controller that struggles with large ones.
      */
-    public static final int MAX_PARTITIONS_PER_REQUEST = 10_000;
+    public static final int MAX_PARTITIONS_PER_REQUEST = Math.max(1, Math.min(10_000,
+            Integer.getInteger(ControllerCalls.PARTITIONS_PER_REQUEST_PROPERTY, 10_000)));
+
+    public static final String PARTITIONS_PER_REQUEST_PROPERTY = "kafka.unclean.recovery.partitions.per.controller.request";
 
     private static final String REORDER = "reorder replicas";
     private static final String ELECT = "elect leaders";

@@ -137,8 +137,17 @@ public final class ReorderJournalFile {
      * the record is removed (durably) only when the read-back shows none is left.
      */
     ReplicaOrderRestore.Report restoreRecorded(ReplicaOrderRestore restore, Consumer<String> progress) {
+        return restoreRecorded(restore, progress, false);
+    }
+
+    /**
+     * @param keep the record stays whatever the read-back shows: after a controller write that failed without an
+     *             answer, the controller may still apply it (a request waiting in a frozen controller's socket is
+     *             read when it resumes), and only a later read can tell
+     */
+    ReplicaOrderRestore.Report restoreRecorded(ReplicaOrderRestore restore, Consumer<String> progress, boolean keep) {
         ReplicaOrderRestore.Report report = restore.restore(recorded(), progress);
-        if (report.settled()) {
+        if (report.settled() && !keep) {
             remove();
         }
         return report;

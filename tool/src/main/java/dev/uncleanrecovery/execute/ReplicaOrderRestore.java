@@ -104,9 +104,10 @@ public final class ReplicaOrderRestore {
         try {
             now = reader.readOrders(byPartition.keySet());
         } catch (RuntimeException e) {
-            byPartition.values().forEach(r -> verdicts.put(r.topicPartition(), new Verdict(r, Found.NOT_RESTORED, null,
-                    "the replica orders could not be read back: " + e.getMessage())));
-            return new Report(verdicts);
+            // The reassignments in progress are the controller's to list: without them nothing is put back, but the
+            // brokers' metadata still says what the orders are.
+            return unrestorable(byPartition, "the reassignments in progress could not be listed (" + e.getMessage()
+                    + ")");
         }
         Map<TopicPartition, List<Integer>> toRestore = new LinkedHashMap<>();
         for (ReorderJournal.Reorder r : byPartition.values()) {
@@ -136,6 +137,30 @@ public final class ReplicaOrderRestore {
         Map<TopicPartition, List<Integer>> sent = new LinkedHashMap<>(toRestore);
         sent.keySet().removeAll(refused.keySet());
         verdicts.putAll(readBack(sent, byPartition, failure == null ? visibleWithin : Duration.ZERO, failure));
+        return new Report(verdicts);
+    }
+
+    /** Each recorded order as the brokers' metadata shows it, none put back: {@code why} stands in the way. */
+    private Report unrestorable(Map<TopicPartition, ReorderJournal.Reorder> recorded, String why) {
+        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
+        ClusterSnapshot seen = null;
+        try {
+            seen = reader.read(recorded.keySet());
+        } catch (RuntimeException e) {
+            // not even the orders: every one counts as not restored
+        }
+        for (ReorderJournal.Reorder r : recorded.values()) {
+            Verdict found = seen == null ? null : compare(r, seen);
+            if (seen == null) {
+                verdicts.put(r.topicPartition(), new Verdict(r, Found.NOT_RESTORED, null, why + "; the orders could not"
+                        + " be read either"));
+            } else if (found == null) {
+                verdicts.put(r.topicPartition(), new Verdict(r, Found.NOT_RESTORED, r.reorderedReplicas(), "found as "
+                        + r.reorderedReplicas() + ", the order this run set; " + why));
+            } else {
+                verdicts.put(r.topicPartition(), found);
+            }
+        }
         return new Report(verdicts);
     }
 

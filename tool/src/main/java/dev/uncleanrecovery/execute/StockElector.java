@@ -191,7 +191,7 @@ public final class StockElector implements DesignatedElector {
                 String what = found.of(t.topicPartition()).map(ReplicaOrderRestore.Verdict::describe)
                         .orElse("its replica order was not changed");
                 outcomes.putIfAbsent(t.topicPartition(), outcome(t, Outcome.FAILED, "stopped midway: " + e
-                        + "; " + what + journalNote(found), before.get(t.topicPartition()), null));
+                        + "; " + what + journalNote(found, true), before.get(t.topicPartition()), null));
             }
             return byPartition.keySet().stream().map(outcomes::get).toList();
         }
@@ -220,9 +220,10 @@ public final class StockElector implements DesignatedElector {
                         + " (someone else reordered it); left alone");
     }
 
+    /** The restore after a failure midway: the record stays for the next run, which reads the orders again. */
     private ReplicaOrderRestore.Report restoreAfterFailure() {
         try {
-            return journal.restoreRecorded(restore, progress);
+            return journal.restoreRecorded(restore, progress, true);
         } catch (RuntimeException e) {
             return new ReplicaOrderRestore.Report(Map.of());
         }
@@ -238,10 +239,15 @@ public final class StockElector implements DesignatedElector {
 
     /** Where the unsettled orders are recorded for the next run. */
     private String journalNote(ReplicaOrderRestore.Report found) {
-        if (found.settled()) {
+        return journalNote(found, false);
+    }
+
+    private String journalNote(ReplicaOrderRestore.Report found, boolean kept) {
+        if (found.settled() && !kept) {
             return "";
         }
-        return journal.file().map(f -> "; " + f + " keeps the record: running execute again puts it back").orElse("");
+        return journal.file().map(f -> "; " + f + " keeps the record: run execute again, it reads the orders back and"
+                + " puts back what is still as this run set it").orElse("");
     }
 
     private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {

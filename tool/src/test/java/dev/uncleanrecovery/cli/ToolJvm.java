@@ -22,8 +22,11 @@ final class ToolJvm {
     record Run(boolean triggered, int exitCode, String output) {
     }
 
-    /** What to do when the trigger shows. */
-    enum AtTrigger { KILL_THE_TOOL, LET_IT_RUN }
+    /**
+     * What to do when the trigger shows: kill the tool after the action, let it run on while the action runs, or freeze
+     * it (SIGSTOP) while the action runs and let it go on after (SIGCONT), so the action lands at that very step.
+     */
+    enum AtTrigger { KILL_THE_TOOL, LET_IT_RUN, PAUSE_THE_TOOL }
 
     private ToolJvm() {
     }
@@ -34,23 +37,40 @@ final class ToolJvm {
      */
     static Run run(Path dir, String trigger, Runnable action, AtTrigger then, String... args)
             throws IOException, InterruptedException {
+        return run(dir, List.of(), trigger, action, then, args);
+    }
+
+    /**
+     * @param jvmArgs  options of the tool's JVM ("-Xmx256m", "-Dkafka.unclean.recovery...")
+     * @param trigger  a fragment of a request log line or of the tool's own output ("salvaging 1 doomed range")
+     */
+    static Run run(Path dir, List<String> jvmArgs, String trigger, Runnable action, AtTrigger then, String... args)
+            throws IOException, InterruptedException {
         Path requestLog = Files.createTempFile(dir, "requests-", ".log");
         Path output = Files.createTempFile(dir, "tool-", ".out");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp", System.getProperty("java.class.path"),
-                "dev.uncleanrecovery.cli.Main"));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp",
+                System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main"));
         command.addAll(List.of(args));
         Process tool = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         boolean triggered = false;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (!triggered && tool.isAlive() && System.nanoTime() < deadline) {
-                triggered = Files.readString(requestLog).contains(trigger);
+                triggered = Files.readString(requestLog).contains(trigger) || Files.readString(output).contains(trigger);
                 if (!triggered) {
                     Thread.onSpinWait();
                 }
             }
-            if (triggered) {
+            if (triggered && then == AtTrigger.PAUSE_THE_TOOL) {
+                signal(tool, "STOP");
+                try {
+                    action.run();
+                } finally {
+                    signal(tool, "CONT");
+                }
+            } else if (triggered) {
                 action.run();
             }
             if (then == AtTrigger.KILL_THE_TOOL || !triggered) {
@@ -68,5 +88,20 @@ final class ToolJvm {
         }
         boolean killed = then == AtTrigger.KILL_THE_TOOL || !triggered;
         return new Run(triggered, killed ? -1 : tool.exitValue(), Files.readString(output));
+    }
+
+    /** kill(1): SIGSTOP holds every thread of the tool where it is, SIGCONT lets it go on. */
+    private static void signal(Process tool, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(tool.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + tool.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 }
