@@ -1,0 +1,133 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static dev.uncleanrecovery.versions.EveryIsrMemberKilled.DIVERGE;
+import static dev.uncleanrecovery.versions.EveryIsrMemberKilled.DIVERGE_ALTERNATIVE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.harness.KafkaToolProcess;
+import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.versions.EveryIsrMemberKilled;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.PartitionReassignment;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An operator (or Cruise Control's self-healing) moves a replica off the dead broker with Kafka's own
+ * kafka-reassign-partitions.sh while the tool is at work: while it copies the doomed records, or right after its own
+ * reorder. AlterPartitionReassignments has no compare-and-set, so the tool reads the reassignments in progress right
+ * before it reorders, elects and restores: a partition with one it did not start is refused and left to it, never
+ * overwritten and then "restored" to the plan's replicas.
+ */
+@KafkaClusterTest(brokers = 4)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReassignmentDuringExecuteClusterTest {
+
+    /** The fourth broker, which no replica of the outage is on: the operator moves the dead broker's replica there. */
+    private static final int SPARE = 4;
+
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void divergentEpochs(LocalKafkaCluster cluster) {
+        // diverge-0 and -1: replicas [3,2,1], 1 dead for good; 2 (newer epoch) is designated, 3 loses [10, 30)
+        EveryIsrMemberKilled.build(cluster, 2);
+    }
+
+    @Test
+    @Order(1)
+    void a_reassignment_started_while_the_tool_salvages_is_left_to_run_and_the_partition_refused(
+            LocalKafkaCluster cluster) throws Exception {
+        Path plan = plan(cluster, "during-salvage.json", DIVERGE);
+
+        ToolJvm.Run run = ToolJvm.run(dir, List.of(), "salvaging 1 doomed range", () -> reassign(cluster, DIVERGE,
+                List.of(3, 2, SPARE)), ToolJvm.AtTrigger.PAUSE_THE_TOOL, "--bootstrap-server",
+                cluster.bootstrapServers(), "execute", "--plan", plan.toString(), "--accept-unknown-loss");
+
+        assertThat(run.triggered()).as(run.output()).isTrue();
+        assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.ATTENTION);
+        ResultFile.Partition refused = ResultFile.read(dir.resolve("during-salvage-result.json")).partitions().get(0);
+        assertThat(refused.outcome()).isEqualTo("REFUSED");
+        assertThat(refused.detail()).startsWith("a reassignment this tool did not start is in progress").contains("left alone");
+        // the operator's reassignment is as Kafka's tool started it: never overwritten, never cancelled
+        assertThat(inProgress(cluster).get(DIVERGE)).satisfies(r -> {
+            assertThat(r.addingReplicas()).containsExactly(SPARE);
+            assertThat(r.removingReplicas()).containsExactly(LastReplicaStandingOutage.LAST_LEADER);
+        });
+        assertThat(cluster.describePartition(DIVERGE).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(ReorderJournal.pathFor(plan)).doesNotExist();
+    }
+
+    @Test
+    @Order(2)
+    void a_reassignment_started_after_the_tools_reorder_is_neither_elected_over_nor_restored_away(
+            LocalKafkaCluster cluster) throws Exception {
+        Path plan = plan(cluster, "after-reorder.json", DIVERGE_ALTERNATIVE);
+
+        // the tool reorders [3,2,1] to [2,3,1]; the operator then moves 1's replica to 4
+        ToolJvm.Run run = ToolJvm.run(dir, List.of(), "Received ALTER_PARTITION_REASSIGNMENTS response",
+                () -> reassign(cluster, DIVERGE_ALTERNATIVE, List.of(2, 3, SPARE)), ToolJvm.AtTrigger.PAUSE_THE_TOOL,
+                "--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--accept-unknown-loss");
+
+        assertThat(run.triggered()).as(run.output()).isTrue();
+        assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.ATTENTION);
+        ResultFile.Partition refused = ResultFile.read(dir.resolve("after-reorder-result.json")).partitions().get(0);
+        assertThat(refused.outcome()).isEqualTo("REFUSED");
+        assertThat(refused.detail()).startsWith("a reassignment this tool did not start is in progress")
+                .contains("replica order NOT restored: a reassignment this tool did not start is in progress",
+                        "before this tool's reorder it was [3, 2, 1]");
+        assertThat(inProgress(cluster).get(DIVERGE_ALTERNATIVE)).satisfies(r -> {
+            assertThat(r.addingReplicas()).containsExactly(SPARE);
+            assertThat(r.replicas()).startsWith(2, 3, SPARE);
+        });
+        assertThat(cluster.describePartition(DIVERGE_ALTERNATIVE).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(ReorderJournal.pathFor(plan)).as("nothing left that is the tool's to put back").doesNotExist();
+    }
+
+    private static Path plan(LocalKafkaCluster cluster, String name, TopicPartition tp) {
+        Path file = dir.resolve(name);
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--topic", tp.topic(), "--partition", String.valueOf(tp.partition()),
+                "--output-file", file.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        return file;
+    }
+
+    /** kafka-reassign-partitions.sh --execute, as an operator runs it. */
+    private static void reassign(LocalKafkaCluster cluster, TopicPartition tp, List<Integer> replicas) {
+        try {
+            Path json = Files.writeString(dir.resolve("move-" + tp + ".json"), "{\"version\":1,\"partitions\":[{\"topic\":\""
+                    + tp.topic() + "\",\"partition\":" + tp.partition() + ",\"replicas\":" + replicas + "}]}");
+            KafkaToolProcess.Run kafka = KafkaToolProcess.runAsPrinted("kafka-reassign-partitions.sh --bootstrap-server "
+                    + cluster.bootstrapServers() + " --execute --reassignment-json-file " + json);
+            assertThat(kafka.exitCode()).as(kafka.output()).isZero();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<TopicPartition, PartitionReassignment> inProgress(LocalKafkaCluster cluster) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            return admin.listPartitionReassignments().reassignments().get(30, TimeUnit.SECONDS);
+        }
+    }
+}
