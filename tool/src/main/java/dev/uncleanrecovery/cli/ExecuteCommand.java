@@ -70,13 +70,13 @@ public class ExecuteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Plan plan = PlanFile.read(planFile);
-        ExecutionResult result;
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              RecoveryExecution recovery = new RecoveryExecution(discovery)) {
-            result = recovery.execute(plan, planFile.toString(),
+            ExecutionResult result = recovery.execute(plan, planFile.toString(),
                     execution.options(PlanOptions.probeMode(probeMode), dryRun), ProgressLine.steps(spec.commandLine().getErr()));
+            // the run lock is released meanwhile
+            return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut());
         }
-        return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut());
     }
 
     /**

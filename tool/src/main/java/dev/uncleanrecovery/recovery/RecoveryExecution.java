@@ -108,37 +108,63 @@ public final class RecoveryExecution implements AutoCloseable {
     }
 
     private final ClusterDiscovery discovery;
-    private RunLock lock;
+    /** The run lock, taken on a thread of its own while the run reads: every change waits for it. */
+    private CompletableFuture<RunLock> locking;
+    private CompletableFuture<Void> releasing;
 
     public RecoveryExecution(ClusterDiscovery discovery) {
         this.discovery = discovery;
     }
 
     /**
-     * Takes the run lock before the first change (see {@link RunLock}), unless held already or the operator runs
-     * without it; {@link #close} releases it.
-     *
-     * @throws RunLock.Held when another run holds it: nothing was changed
+     * Starts taking the run lock (see {@link RunLock}), unless started already or the operator runs without it. It is
+     * taken on a thread of its own, beside the reads that come first (the re-read, the probes, the plan): every change
+     * waits for it ({@link #awaitLock}), and {@link #close} releases it.
      */
     public void lock(Locking locking, Consumer<String> progress) {
-        if (lock != null) {
+        if (this.locking != null) {
             return;
         }
         if (locking.withoutLock()) {
             progress.accept("WARNING: --without-lock: nothing keeps another run from changing these partitions at the"
                     + " same time; the operator vouches that none is active");
+            this.locking = CompletableFuture.completedFuture(null);
             return;
         }
-        lock = RunLock.take(ControllerCalls.through(discovery), locking.breakLock(), progress);
+        ControllerCalls controller = ControllerCalls.through(discovery);
+        this.locking = OnItsOwnThread.run("run-lock", () -> RunLock.take(controller, locking.breakLock(), progress));
     }
 
-    /** Releases the run lock, if this run took it. */
+    /**
+     * Before a change: the run lock, once taken.
+     *
+     * @throws RunLock.Held when another run holds it: nothing was changed
+     */
+    private void awaitLock() {
+        if (locking != null) {
+            OnItsOwnThread.join(locking);
+        }
+    }
+
+    /** Releases the run lock once this run changes nothing more, beside what is left to read and print. */
+    private void releaseInBackground() {
+        CompletableFuture<RunLock> taken = locking;
+        locking = null;
+        if (taken != null && releasing == null) {
+            releasing = taken.handle((held, failure) -> held).thenAcceptAsync(held -> {
+                if (held != null) {
+                    held.close();
+                }
+            });
+        }
+    }
+
+    /** Releases the run lock, if this run took it, and waits until it is. */
     @Override
     public void close() {
-        if (lock != null) {
-            RunLock held = lock;
-            lock = null;
-            held.close();
+        releaseInBackground();
+        if (releasing != null) {
+            releasing.join();
         }
     }
 
@@ -187,6 +213,10 @@ public final class RecoveryExecution implements AutoCloseable {
         if (!options.mode().dryRun()) {
             lock(options.locking(), progress);
         }
+        Runnable gate = () -> {
+            awaitLock();
+            beforeElecting.run();
+        };
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
                 options.mode().dryRun(), progress);
@@ -206,7 +236,12 @@ public final class RecoveryExecution implements AutoCloseable {
                     new SalvageStore.PlanReference(planFile, plan.clusterId(), plan.createdAt()), discovery::connections,
                     LiveReplicaReader.Settings.defaults(), progress));
         }
-        ExecutionResult result = execution.run(plan, planFile, beforeElecting, asPlanned);
+        ExecutionResult result;
+        try {
+            result = execution.run(plan, planFile, gate, asPlanned);
+        } finally {
+            releaseInBackground(); // what is left only reads
+        }
         if (options.mode().dryRun() || !result.anyUncleanElection()) {
             return result;
         }
@@ -431,6 +466,7 @@ public final class RecoveryExecution implements AutoCloseable {
             if (dryRun) {
                 left.leftoverNotice().ifPresent(progress);
             } else {
+                awaitLock();
                 left.restoreLeftover(reader, restore, progress)
                         .forEach((tp, note) -> notes.merge(tp, note, (a, b) -> a + "; " + b));
             }

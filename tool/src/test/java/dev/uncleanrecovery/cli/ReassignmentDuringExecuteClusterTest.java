@@ -13,6 +13,7 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.plan.ReorderJournal;
 import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.versions.EveryIsrMemberKilled;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * kafka-reassign-partitions.sh while the tool is at work: while it copies the doomed records, or right after its own
  * reorder. AlterPartitionReassignments has no compare-and-set, so the tool reads the reassignments in progress right
  * before it reorders, elects and restores: a partition with one it did not start is refused and left to it, never
- * overwritten and then "restored" to the plan's replicas.
+ * overwritten and then "restored" to the plan's replicas. And the plan itself is an editable file: what a partition's
+ * election truncates is measured from the replicas at execute time, never taken from the plan.
  */
 @KafkaClusterTest(brokers = 4)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -48,8 +50,8 @@ class ReassignmentDuringExecuteClusterTest {
 
     @BeforeAll
     static void divergentEpochs(LocalKafkaCluster cluster) {
-        // diverge-0 and -1: replicas [3,2,1], 1 dead for good; 2 (newer epoch) is designated, 3 loses [10, 30)
-        EveryIsrMemberKilled.build(cluster, 2);
+        // diverge-0 to -2: replicas [3,2,1], 1 dead for good; 2 (newer epoch) is designated, 3 loses [10, 30)
+        EveryIsrMemberKilled.build(cluster, 3);
     }
 
     @Test
@@ -101,6 +103,50 @@ class ReassignmentDuringExecuteClusterTest {
         });
         assertThat(cluster.describePartition(DIVERGE_ALTERNATIVE).leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(ReorderJournal.pathFor(plan)).as("nothing left that is the tool's to put back").doesNotExist();
+    }
+
+    @Test
+    @Order(3)
+    void a_plan_edited_to_state_less_loss_is_refused_and_the_measured_range_is_what_is_salvaged(
+            LocalKafkaCluster cluster) throws Exception {
+        TopicPartition tp = new TopicPartition("diverge", 2);
+        Path plan = plan(cluster, "edited.json", tp);
+        String asPlanned = Files.readString(plan);
+        assertThat(asPlanned).contains("\"records\" : 20");
+
+        // when: a reviewer's edit says broker 3 loses nothing, or less than it holds
+        List<String> editedPlans = List.of(
+                asPlanned.replaceFirst("\"records\" : 20", "\"records\" : 0")
+                        .replaceFirst("\"neverCommittedRecords\" : 20", "\"neverCommittedRecords\" : 0"),
+                asPlanned.replaceFirst("\"toOffset\" : 30", "\"toOffset\" : 20"));
+        for (String content : editedPlans) {
+            assertThat(content).isNotEqualTo(asPlanned);
+            Path edited = Files.writeString(dir.resolve("edited-" + editedPlans.indexOf(content) + ".json"), content);
+            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", edited.toString(),
+                    "--accept-unknown-loss");
+
+            // then: refused on what the replicas hold now, nothing copied, nothing changed
+            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+            assertThat(run.out().replaceAll("\\s+", " ")).contains("broker 3 loses 20 [10..30) as measured now, the plan"
+                    + " says");
+            assertThat(SalvageStore.besidePlan(edited)).doesNotExist();
+            PartitionView untouched = cluster.describePartition(tp);
+            assertThat(untouched.leader()).isEqualTo(PartitionView.NO_LEADER);
+            assertThat(untouched.replicas()).containsExactly(3, 2, 1);
+        }
+
+        // and: the plan as written is elected, with the measured range copied first
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--accept-unknown-loss");
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        ResultFile.Partition elected = ResultFile.read(dir.resolve("edited-result.json")).partitions().get(0);
+        assertThat(elected.outcome()).isEqualTo("ELECTED");
+        assertThat(elected.salvaged()).singleElement().satisfies(k -> {
+            assertThat(k.broker()).isEqualTo(EveryIsrMemberKilled.OLDER_EPOCH_LONGER_LOG);
+            assertThat(k.fromOffset()).isEqualTo(10);
+            assertThat(k.toOffset()).isEqualTo(30);
+        });
+        assertThat(elected.unknownLoss()).containsExactly(LastReplicaStandingOutage.LAST_LEADER);
     }
 
     private static Path plan(LocalKafkaCluster cluster, String name, TopicPartition tp) {
