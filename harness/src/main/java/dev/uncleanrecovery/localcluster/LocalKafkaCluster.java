@@ -349,9 +349,15 @@ public final class LocalKafkaCluster implements AutoCloseable {
      * ACLs; brokers authorize with them a moment later, when they have replayed the records.
      */
     public void allow(String user, ResourceType resourceType, String resourceName, AclOperation... operations) {
+        allow(user, resourceType, resourceName, PatternType.LITERAL, operations);
+    }
+
+    /** {@link #allow} on every resource whose name matches {@code resourceName} as {@code patternType} says. */
+    public void allow(String user, ResourceType resourceType, String resourceName, PatternType patternType,
+                      AclOperation... operations) {
         requireSasl("grant ACLs to " + user);
         List<AclBinding> acls = Arrays.stream(operations)
-                .map(operation -> new AclBinding(new ResourcePattern(resourceType, resourceName, PatternType.LITERAL),
+                .map(operation -> new AclBinding(new ResourcePattern(resourceType, resourceName, patternType),
                         new AccessControlEntry("User:" + user, "*", operation, AclPermissionType.ALLOW)))
                 .toList();
         try {

@@ -43,10 +43,10 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             code = ExitCode.USAGE;
             line = "authentication failed: " + withoutKafkaPrefix(authenticationFailure(cause).getMessage())
                     + " — check sasl.jaas.config (user name, password), sasl.mechanism and security.protocol in --command-config";
-        } else if (cause instanceof RunLock.Held held) {
-            // another run is at work: nothing was changed, and the message names it
+        } else if (cause instanceof RunLock.NotTaken notTaken) {
+            // nothing was changed, and the message names the other run or what to fix
             code = ExitCode.FAILURE;
-            line = held.getMessage();
+            line = notTaken.getMessage();
         } else if (cause instanceof TimeoutException) {
             code = ExitCode.USAGE;
             line = "timed out: " + cause.getMessage() + " — is --bootstrap-server reachable?";
@@ -57,7 +57,7 @@ final class ErrorReporter implements IExecutionExceptionHandler {
         err.println("error: " + line);
         if (isVerbose(parseResult)) {
             ex.printStackTrace(err);
-        } else if (code == ExitCode.FAILURE && !(cause instanceof RunLock.Held)) {
+        } else if (code == ExitCode.FAILURE && !(cause instanceof RunLock.NotTaken)) {
             err.println("(rerun with --verbose for the stack trace)");
         }
         err.flush();

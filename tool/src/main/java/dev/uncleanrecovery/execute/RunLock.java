@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -39,8 +41,15 @@ public final class RunLock implements AutoCloseable {
     private static final Duration OWNER_GRACE = Duration.ofSeconds(3);
     private static final int ATTEMPTS = 5;
 
-    /** The lock is held by another run: nothing was changed. */
-    public static final class Held extends RuntimeException {
+    /** The lock could not be taken: nothing was changed, and the message says why and what to do. */
+    public static class NotTaken extends RuntimeException {
+        NotTaken(String message) {
+            super(message);
+        }
+    }
+
+    /** The lock is held by another run, which the message names. */
+    public static final class Held extends NotTaken {
         Held(String message) {
             super(message);
         }
@@ -70,13 +79,14 @@ public final class RunLock implements AutoCloseable {
      *
      * @param breakLock the id of a lock the operator knows is abandoned: removed first, and only that one
      * @throws Held when another run holds it
-     * @throws IllegalStateException when the lock cannot be taken at all (the controller refused it)
+     * @throws NotTaken when the lock cannot be taken at all (the controller refused it)
+     * @throws UserInputException when this principal may not create the lock topic
      */
     public static RunLock take(ControllerCalls controller, Uuid breakLock, Consumer<String> progress) {
         if (breakLock != null) {
             Optional<Errors> refused = controller.deleteTopic(breakLock);
             if (refused.isPresent() && refused.get() != Errors.UNKNOWN_TOPIC_ID) {
-                throw new IllegalStateException("cannot break the run lock " + breakLock + ": " + refused.get().name()
+                throw new NotTaken("cannot break the run lock " + breakLock + ": " + refused.get().name()
                         + "; nothing was changed");
             }
             progress.accept(refused.isEmpty() ? "run lock " + breakLock + " broken (--break-lock)"
@@ -91,9 +101,12 @@ public final class RunLock implements AutoCloseable {
                 return new RunLock(controller, created.topicId(), ownerTopic, progress);
             }
             if (created.error() != Errors.TOPIC_ALREADY_EXISTS) {
-                throw new IllegalStateException("cannot take the run lock (topic " + LOCK_TOPIC + "): "
-                        + created.refusal() + "; nothing was changed. It keeps two runs from undoing each other's"
-                        + " reorders: fix that, or run with --without-lock if no other run can be active");
+                String why = "cannot take the run lock (topic " + LOCK_TOPIC + "): " + created.refusal() + "; nothing was"
+                        + " changed. It keeps two runs from undoing each other's reorders: fix that, or run with"
+                        + " --without-lock if no other run can be active";
+                // a missing ACL is bad input like any other (exit 2); a refusal of the controller's is a failure
+                throw created.error().exception() instanceof AuthorizationException ? new UserInputException(why)
+                        : new NotTaken(why);
             }
             Optional<Holder> holder = holder(controller);
             if (holder.isEmpty()) {

@@ -103,7 +103,7 @@ class ConsumerGroupImpactClusterTest {
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         PlanConsumerGroup billing = PlanFile.read(file).partitions().get(0).consumerGroupsAhead().get(0);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         cluster.awaitPartition(PAID, v -> v.leader() == SURVIVOR, STEP);

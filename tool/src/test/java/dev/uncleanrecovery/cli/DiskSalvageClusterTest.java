@@ -107,7 +107,7 @@ class DiskSalvageClusterTest {
         });
 
         // what was copied is what Kafka destroys: elected 2 leads, and restarted 1 cuts its log exactly there
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
                 plan.toString(), "--result-file", dir.resolve("result.json").toString());
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
         cluster.startBroker(dead);

@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import static org.apache.kafka.common.acl.AclOperation.ALTER;
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DELETE;
 import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
 import static org.apache.kafka.common.acl.AclOperation.DESCRIBE_CONFIGS;
 import static org.apache.kafka.common.acl.AclOperation.READ;
@@ -14,6 +17,7 @@ import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
@@ -30,6 +34,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -45,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * plan that probes brokers 2 and 3 proves that Admin and the per-broker connections both log in.
  */
 @KafkaClusterTest(security = ClusterSecurity.SASL_PLAIN_WITH_ACLS,
-        saslUsers = {SecuredClusterTest.DESCRIBER, SecuredClusterTest.CONFIGLESS, SecuredClusterTest.CLUSTERLESS})
+        saslUsers = {SecuredClusterTest.DESCRIBER, SecuredClusterTest.CONFIGLESS, SecuredClusterTest.CLUSTERLESS,
+                SecuredClusterTest.LOCKLESS})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SecuredClusterTest {
 
@@ -55,6 +61,8 @@ class SecuredClusterTest {
     static final String CONFIGLESS = "configless";
     /** The README ACLs but DESCRIBE on the cluster. */
     static final String CLUSTERLESS = "clusterless";
+    /** The README ACLs for execute (ALTER on the cluster included) but those on the run lock's topics. */
+    static final String LOCKLESS = "lockless";
     private static final String TOPIC = "orders";
     private static final String KAFKA_CLUSTER = "kafka-cluster";
     private static final TopicPartition ORDERS_0 = new TopicPartition(TOPIC, 0);
@@ -71,7 +79,12 @@ class SecuredClusterTest {
         cluster.allow(CONFIGLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, READ);
         cluster.allow(CONFIGLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         cluster.allow(CLUSTERLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
-        // README "Permissions" for status and plan, exactly; granted last, so awaitAclsServed covers every grant.
+        cluster.allow(LOCKLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        cluster.allow(LOCKLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE, ALTER);
+        // README "Permissions" for status and plan, exactly, and the run lock's (but not ALTER on the cluster);
+        // granted last, so awaitAclsServed covers every grant.
+        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED,
+                CREATE, DELETE, DESCRIBE);
         cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
         cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         awaitAclsServed(cluster);
@@ -207,7 +220,7 @@ class SecuredClusterTest {
         List<Integer> replicasBefore = cluster.describePartition(ORDERS_0).replicas();
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
-                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+                "--accept-unknown-loss", "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
 
         assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out()).containsPattern("orders-0 +2 +REFUSED +reorder refused by the controller");
@@ -216,6 +229,25 @@ class SecuredClusterTest {
         PartitionView after = cluster.describePartition(ORDERS_0);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(after.replicas()).isEqualTo(replicasBefore).containsExactly(1, 3, 2);
+    }
+
+    @Test
+    @Order(9)
+    void without_the_run_locks_acls_execute_changes_nothing_and_names_them(LocalKafkaCluster cluster) throws Exception {
+        Path plan = dir.resolve("without-lock-acls.json");
+        CliRun planned = planAsTheRecoveryUser(cluster, plan);
+        assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--accept-unknown-loss", "--command-config", commandConfig(cluster, LOCKLESS));
+
+        assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().replaceAll("\\s+", " ")).contains("error: cannot take the run lock (topic "
+                + RunLock.LOCK_TOPIC + "): TOPIC_AUTHORIZATION_FAILED: the tool's principal needs CREATE, DELETE and"
+                + " DESCRIBE on the topics prefixed " + RunLock.LOCK_TOPIC, "nothing was changed", "--without-lock");
+        PartitionView after = cluster.describePartition(ORDERS_0);
+        assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(after.replicas()).containsExactly(1, 3, 2);
     }
 
     private static String commandConfig(LocalKafkaCluster cluster, String user) {

@@ -3,6 +3,8 @@
 package dev.uncleanrecovery.cli;
 
 import static org.apache.kafka.common.acl.AclOperation.ALTER;
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DELETE;
 import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
 import static org.apache.kafka.common.acl.AclOperation.DESCRIBE_CONFIGS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,6 +17,7 @@ import dev.uncleanrecovery.connect.ClientProperties;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
@@ -35,6 +38,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -73,6 +77,9 @@ class SecuredPatchedClusterTest {
             cluster.allow(user, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         }
         cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, ALTER);
+        for (String user : List.of(PLANNER, LocalKafkaCluster.RECOVERY_USER)) {
+            cluster.allow(user, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED, CREATE, DELETE, DESCRIBE);
+        }
         // ACLs are metadata records: wait until the brokers authorize with them.
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC, "--command-config",
@@ -112,7 +119,8 @@ class SecuredPatchedClusterTest {
         PlannedElection election = PlanFile.read(plan).partitions().get(0);
         assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
 
-        CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+                "--plan", plan.toString(),
                 "--result-file", dir.resolve("refused.json").toString(),
                 "--command-config", cluster.writeCommandConfig(PLANNER).toString());
 
@@ -120,7 +128,8 @@ class SecuredPatchedClusterTest {
         assertThat(refused.out().replaceAll("\\s+", " ")).contains("CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER on the cluster");
         assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
 
-        CliRun elected = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun elected = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+                "--plan", plan.toString(),
                 "--result-file", dir.resolve("elected.json").toString(),
                 "--command-config", cluster.writeCommandConfig(LocalKafkaCluster.RECOVERY_USER).toString());
 

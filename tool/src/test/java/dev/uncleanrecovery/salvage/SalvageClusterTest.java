@@ -78,7 +78,7 @@ class SalvageClusterTest {
         cluster.stopBroker(OLDER_EPOCH_LONGER_LOG, StopMode.ABRUPT);
         try {
             cluster.awaitBrokerFenced(OLDER_EPOCH_LONGER_LOG);
-            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
+            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
 
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
             ResultFile result = ResultFile.read(dir.resolve("killed-result.json"));
@@ -108,14 +108,15 @@ class SalvageClusterTest {
         Path file = dir.resolve("salvage.json");
         plan(cluster, file, "--partition", "0");
         Path salvageDir = SalvageStore.besidePlan(file);
-        CliRun dry = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString(),
+        CliRun dry = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString(),
                 "--dry-run");
-        assertThat(dry.out()).as(dry.out() + dry.err()).contains("would salvage broker 3 [10..30) (20 offsets)");
+        assertThat(dry.out().replaceAll("\\s+", " ")).as(dry.out() + dry.err())
+                .contains("would salvage broker 3 [10..30) (20 offsets)");
         assertThat(salvageDir).doesNotExist();
         // the batches broker 3 stores from the one holding offset 10, read from its segment before the election
         byte[] onDisk = batchesFrom(cluster.replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), CUT);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.err()).contains("Fetch ReplicaId -3");
@@ -164,7 +165,7 @@ class SalvageClusterTest {
         Path file = dir.resolve("unsalvaged.json");
         plan(cluster, file, "--partition", "1");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", file.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString(),
                 "--no-salvage");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
@@ -185,7 +186,7 @@ class SalvageClusterTest {
     void recover_salvages_what_its_own_plan_truncates(LocalKafkaCluster cluster) throws Exception {
         Path file = dir.resolve("recovered.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "diverge", "--partition", "2",
                 "--output-file", file.toString());
 
