@@ -76,7 +76,7 @@ class DurableFilesSyscallTest {
     private static Map<String, List<String>> steps(List<String> trace, String files) {
         Map<String, List<String>> steps = new LinkedHashMap<>();
         List<String> current = null;
-        for (String line : trace) {
+        for (String line : whole(trace)) {
             Matcher m = MARKER.matcher(line);
             if (m.find() && line.contains(files)) {
                 current = m.group(1).equals("end") ? null : steps.computeIfAbsent(m.group(1), k -> new ArrayList<>());
@@ -87,6 +87,28 @@ class DurableFilesSyscallTest {
             }
         }
         return steps;
+    }
+
+    /**
+     * The trace with each call on one line: a call another thread interrupts is printed as "... <unfinished ...>" and
+     * finished later as "PID <... NAME resumed>...", and is put back together at the place it began.
+     */
+    private static List<String> whole(List<String> trace) {
+        List<String> lines = new ArrayList<>();
+        Map<String, Integer> unfinished = new java.util.HashMap<>();
+        for (String line : trace) {
+            String pid = line.split("\\s+", 2)[0];
+            if (line.endsWith("<unfinished ...>")) {
+                unfinished.put(pid, lines.size());
+                lines.add(line.substring(0, line.length() - "<unfinished ...>".length()).stripTrailing());
+            } else if (line.contains(" resumed>") && unfinished.containsKey(pid)) {
+                int at = unfinished.remove(pid);
+                lines.set(at, lines.get(at) + line.substring(line.indexOf(" resumed>") + " resumed>".length()));
+            } else {
+                lines.add(line);
+            }
+        }
+        return lines;
     }
 
     private static int indexOf(List<String> calls, String name) {
