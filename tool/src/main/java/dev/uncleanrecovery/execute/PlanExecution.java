@@ -299,8 +299,13 @@ public final class PlanExecution {
         }
         // said of the partitions elected (or that would be) only: a refused one loses nothing
         unknownLoss.keySet().retainAll(proceed.keySet());
-        unknownLoss.forEach((tp, unknown) -> new java.util.TreeMap<>(unknown).forEach((broker, why) -> notes.merge(tp,
-                "broker " + broker + ": loss NOT KNOWN (" + why + ")", PlanExecution::both)));
+        unknownLoss.forEach((tp, unknown) -> {
+            Outcome outcome = outcomes.get(tp).outcome();
+            if (outcome == Outcome.ELECTED || outcome == Outcome.ELECTED_OTHER || outcome == Outcome.WOULD_ELECT) {
+                new java.util.TreeMap<>(unknown).forEach((broker, why) -> notes.merge(tp, "broker " + broker
+                        + ": loss NOT KNOWN (" + why + ")", PlanExecution::both));
+            }
+        });
         List<PartitionOutcome> ordered = planned.keySet().stream().map(outcomes::get)
                 .map(o -> notes.containsKey(o.topicPartition()) ? o.withNote(notes.get(o.topicPartition())) : o)
                 .toList();

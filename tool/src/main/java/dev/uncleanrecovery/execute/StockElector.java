@@ -202,7 +202,9 @@ public final class StockElector implements DesignatedElector {
             // "after" shows the order read back, not the best-first one the leader read may still have seen
             case RESTORED -> new PartitionOutcome(k, o.designatedLeader(), o.outcome(), o.detail() + "; "
                     + verdict.describe(), o.before(), o.after() == null ? null : o.after().withReplicas(verdict.replicasNow()));
-            case ORIGINAL, GONE -> o;
+            // a refusal read back as the original order: nothing of this partition was changed
+            case ORIGINAL -> o.outcome() == Outcome.REFUSED ? o.withNote("nothing changed") : o;
+            case GONE -> o;
             case LEFT_ALONE -> o.withNote(verdict.describe());
             case NOT_RESTORED -> new PartitionOutcome(k, o.designatedLeader(),
                     o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(), o.detail() + "; BUT "

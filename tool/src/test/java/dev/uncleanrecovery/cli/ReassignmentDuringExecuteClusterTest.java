@@ -158,13 +158,13 @@ class ReassignmentDuringExecuteClusterTest {
         return file;
     }
 
-    /** kafka-reassign-partitions.sh --execute, as an operator runs it. */
+    /** kafka-reassign-partitions.sh --execute, as an operator runs it (--additional: another one may be in progress). */
     private static void reassign(LocalKafkaCluster cluster, TopicPartition tp, List<Integer> replicas) {
         try {
             Path json = Files.writeString(dir.resolve("move-" + tp + ".json"), "{\"version\":1,\"partitions\":[{\"topic\":\""
                     + tp.topic() + "\",\"partition\":" + tp.partition() + ",\"replicas\":" + replicas + "}]}");
             KafkaToolProcess.Run kafka = KafkaToolProcess.runAsPrinted("kafka-reassign-partitions.sh --bootstrap-server "
-                    + cluster.bootstrapServers() + " --execute --reassignment-json-file " + json);
+                    + cluster.bootstrapServers() + " --execute --additional --reassignment-json-file " + json);
             assertThat(kafka.exitCode()).as(kafka.output()).isZero();
         } catch (Exception e) {
             throw new IllegalStateException(e);
