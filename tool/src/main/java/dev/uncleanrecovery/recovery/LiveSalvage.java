@@ -8,7 +8,6 @@ import dev.uncleanrecovery.execute.Salvage;
 import dev.uncleanrecovery.salvage.DoomedRange;
 import dev.uncleanrecovery.salvage.LiveReplicaReader;
 import dev.uncleanrecovery.salvage.SalvageDirectory;
-import dev.uncleanrecovery.salvage.SalvageException;
 import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.nio.file.Files;
@@ -18,7 +17,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-/** {@link Salvage} from the live replicas: each range read with Fetch, then written into the plan's salvage store. */
+/** {@link Salvage} from the live replicas: each range read with Fetch into the plan's salvage store as it arrives. */
 final class LiveSalvage implements Salvage {
 
     private final Path directory;
@@ -50,19 +49,9 @@ final class LiveSalvage implements Salvage {
     public List<Kept> keep(List<DoomedRange> ranges) {
         List<Kept> kept = new ArrayList<>();
         SalvageStore store = SalvageStore.open(directory, plan);
-        for (LiveReplicaReader.Read read : new LiveReplicaReader(connections.get(), settings, progress).read(ranges)) {
-            if (!read.isWhole()) {
-                kept.add(new Kept(read.range(), null, read.failure().getMessage()));
-                continue;
-            }
-            try {
-                kept.add(new Kept(read.range(), store.write(read.copied()), null));
-            } catch (SalvageException e) {
-                kept.add(new Kept(read.range(), null, e.getMessage()));
-            } catch (RuntimeException e) {
-                kept.add(new Kept(read.range(), null, "could not write " + read.range().partition() + " of broker "
-                        + read.range().broker() + " into " + store.directory() + ": " + e));
-            }
+        for (LiveReplicaReader.Read read : new LiveReplicaReader(connections.get(), settings, progress)
+                .read(ranges, store)) {
+            kept.add(new Kept(read.range(), read.file(), read.isWhole() ? null : read.failure().getMessage()));
         }
         return kept;
     }
