@@ -58,8 +58,12 @@ public final class RangeWriter implements AutoCloseable {
     private final Path directory;
     private final long maxFileBytes;
     private final CheckedCopy checks;
-    private final MessageDigest whole = CheckedCopy.digest();
     private final List<Part> parts = new ArrayList<>();
+    /**
+     * The SHA-256 of all files joined, from the second file on: the first file's digest carried on. Each byte is hashed
+     * once while the copy fits one file (SHA-256 costs seconds a GiB under the launcher's client compiler).
+     */
+    private MessageDigest whole;
     /** Files this writer linked under their names: removed again when the copy fails before its manifest. */
     private final List<Path> published = new ArrayList<>();
 
@@ -179,7 +183,11 @@ public final class RangeWriter implements AutoCloseable {
         if (parts.isEmpty()) {
             DurableFiles.createDirectories(directory);
         } else {
-            parts.get(parts.size() - 1).file.complete();
+            Part previous = parts.get(parts.size() - 1);
+            previous.file.complete();
+            if (whole == null) {
+                whole = carriedOn(previous.digest);
+            }
         }
         parts.add(new Part(baseOffset, DurableFiles.create(directory.resolve(Part.fileName(baseOffset)))));
     }
@@ -192,11 +200,21 @@ public final class RangeWriter implements AutoCloseable {
         Part current = parts.get(parts.size() - 1);
         current.file.write(run);
         current.digest.update(run.duplicate());
-        whole.update(run);
+        if (whole != null) {
+            whole.update(run);
+        }
+    }
+
+    private static MessageDigest carriedOn(MessageDigest digest) {
+        try {
+            return (MessageDigest) digest.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the JDK's SHA-256 can be cloned", e);
+        }
     }
 
     private SalvagedFile salvaged(List<SalvageSource> sources, Path manifestFile) {
-        String sha256 = HexFormat.of().formatHex(whole.digest());
+        String sha256 = whole == null ? parts.get(0).sha256 : HexFormat.of().formatHex(whole.digest());
         return new SalvagedFile(range, sources, directory.resolve(parts.get(0).fileName()), manifestFile,
                 checks.firstOffset, checks.lastOffset, checks.records, checks.batches, checks.bytes, sha256);
     }

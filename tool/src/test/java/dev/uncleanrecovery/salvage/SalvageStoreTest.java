@@ -231,6 +231,8 @@ class SalvageStoreTest {
         assertThat(manifest.files()).hasSizeGreaterThan(1);
         assertThat(manifest.files().get(0).name()).isEqualTo("00000000000000000000.log");
         assertThat(manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum()).isEqualTo(file.bytes());
+        assertThat(file.sha256()).as("of the files joined").isEqualTo(HexFormat.of().formatHex(MessageDigest
+                .getInstance("SHA-256").digest(SalvageFixture.bytes(SalvageFixture.concat(SalvageFixture.batches())))));
         SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 0).get(0);
         assertThat(counts.replay()).isEqualTo(6);
         assertThat(counts.control() + counts.aborted() + counts.noMarker() + counts.beforeRange()).isEqualTo(7);
