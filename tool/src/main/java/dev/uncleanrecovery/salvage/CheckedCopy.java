@@ -86,8 +86,8 @@ final class CheckedCopy {
             return;
         }
         if (batches == 0) {
-            throw new SalvageException(who + "the copy holds no whole batch (" + leftoverBytes + " bytes); the log holds"
-                    + " [" + range.fromOffset() + ", " + range.toOffset() + ")");
+            throw new SalvageException(who + "the copy holds no whole batch (" + leftoverBytes + " bytes); the log"
+                    + " holds [" + range.fromOffset() + ", " + range.toOffset() + ")");
         }
         throw new SalvageException(who + "the copy ends in a partial batch (" + leftoverBytes + " bytes after offset "
                 + lastOffset + "); the log holds [" + range.fromOffset() + ", " + range.toOffset() + ")");

@@ -312,8 +312,9 @@ public final class LiveReplicaReader {
             }
             if (start >= 0) {
                 ByteBuffer buffer = fetched.buffer();
+                int at = buffer.position();
                 try {
-                    c.writer.append(buffer.duplicate().position(buffer.position() + start).limit(buffer.position() + end));
+                    c.writer.append(buffer.duplicate().position(at + start).limit(at + end));
                 } catch (SalvageException e) {
                     fail(c, e);
                     return;

@@ -97,7 +97,7 @@ public final class RangeWriter implements AutoCloseable {
                 int size = batch.sizeInBytes();
                 Part current = parts.isEmpty() ? null : parts.get(parts.size() - 1);
                 long currentSize = current == null ? 0 : current.file.size() + (position - runStart);
-                // a file of one batch may be larger: Kafka's own segments are at most 1 GiB, FileRecords reads int positions
+                // a file of one batch may be larger: Kafka's segments are at most 1 GiB, FileRecords reads int positions
                 if (current == null || (currentSize > 0 && currentSize + size > maxFileBytes)) {
                     write(bytes, runStart, position);
                     startPart(batch.baseOffset());
@@ -259,6 +259,7 @@ public final class RangeWriter implements AutoCloseable {
     }
 
     private SalvageException cannotWrite(Exception e) {
-        return new SalvageException(checks.who() + "cannot write the copy into " + directory + ": " + e.getMessage(), e);
+        return new SalvageException(checks.who() + "cannot write the copy into " + directory + ": " + e.getMessage(),
+                e);
     }
 }

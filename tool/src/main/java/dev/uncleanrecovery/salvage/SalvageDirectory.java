@@ -75,7 +75,8 @@ public final class SalvageDirectory {
             if (!Objects.equals(copyCluster, clusterId)) {
                 return Optional.of(copyCluster == null ? "names no cluster, this plan's is " + clusterId
                         + ": it cannot be told from another cluster's"
-                        : "was made in cluster " + copyCluster + ", this plan's is " + clusterId + ": another cluster's log");
+                        : "was made in cluster " + copyCluster + ", this plan's is " + clusterId
+                        + ": another cluster's log");
             }
             if (!Uuid.ZERO_UUID.equals(range.topicId())) {
                 if (manifest.topicId() == null) {

@@ -150,28 +150,21 @@ class SegmentRangeCopyTest {
 
     @Test
     void a_range_larger_than_a_read_is_handed_over_a_megabyte_at_a_time() throws IOException {
-        Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition("big", 0).leaderEpochs("0 0");
-        Segment segment = p.segment(0);
-        for (int b = 0; b < 40; b++) {
-            segment.append(Batches.large(0, b * 4L, 4, 25_000));
-        }
+        Segment segment = largeBatches("big", 40);
         byte[] all = Files.readAllBytes(segment.log);
 
-        Copied copy = read(p.dir, 0, 160, (b, r) -> { });
+        Copied copy = read(segment.log.getParent(), 0, 160, (b, r) -> { });
 
         assertThat(copy.copy().stoppedBy()).isNull();
         assertThat(copy.bytes()).isEqualTo(all);
-        assertThat(copy.reads()).hasSizeGreaterThan(3).allSatisfy(read -> assertThat(read.length).isLessThanOrEqualTo(1 << 20));
+        assertThat(copy.reads()).hasSizeGreaterThan(3)
+                .allSatisfy(read -> assertThat(read.length).isLessThanOrEqualTo(1 << 20));
     }
 
     @Test
     void a_segment_truncated_under_the_copy_ends_it_with_an_io_error_not_a_fault() throws IOException {
         // a broker restarted mid-copy recovers its log and truncates the segment: a mapped copy would fault (SIGBUS)
-        Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition("restarted", 0).leaderEpochs("0 0");
-        Segment segment = p.segment(0);
-        for (int b = 0; b < 8; b++) {
-            segment.append(Batches.large(0, b * 4L, 4, 25_000));
-        }
+        Segment segment = largeBatches("restarted", 8);
         SegmentRangeCopy.Progress truncateAtTheLastBatch = (bytes, records) -> {
             if (records == 32) {
                 try (FileChannel log = FileChannel.open(segment.log, StandardOpenOption.WRITE)) {
@@ -182,9 +175,19 @@ class SegmentRangeCopyTest {
             }
         };
 
-        assertThatThrownBy(() -> read(p.dir, 0, 32, truncateAtTheLastBatch))
+        assertThatThrownBy(() -> read(segment.log.getParent(), 0, 32, truncateAtTheLastBatch))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("file ended at position");
+    }
+
+    /** One segment of {@code batches} batches of 4 records of 25 kB, 100 kB a batch. */
+    private Segment largeBatches(String topic, int batches) {
+        Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition(topic, 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        for (int b = 0; b < batches; b++) {
+            segment.append(Batches.large(0, b * 4L, 4, 25_000));
+        }
+        return segment;
     }
 
     /** A copy and its reads, each as it was handed over. */
