@@ -67,6 +67,16 @@ public final class LastReplicaStandingOutage {
 
     public static Result reproduce(LocalKafkaCluster cluster, String topic, int partitions, long ackedByAll,
                                    long ackedByLeaderOnly, Consumer<String> progress) {
+        return reproduce(cluster, topic, partitions, ackedByAll, 0, ackedByLeaderOnly, progress);
+    }
+
+    /**
+     * @param missedValueBytes the values of the second acks=all round, the records only brokers 1 and 2 hold, padded
+     *                         to this many bytes (0: short texts): broker 2's log then lies far beyond 3's, while the
+     *                         round all three hold stays small
+     */
+    public static Result reproduce(LocalKafkaCluster cluster, String topic, int partitions, long ackedByAll,
+                                   int missedValueBytes, long ackedByLeaderOnly, Consumer<String> progress) {
         if (!cluster.brokerIds().containsAll(ASSIGNMENT)) {
             throw new LocalClusterException("the outage needs brokers 1, 2 and 3; the cluster has " + cluster.brokerIds());
         }
@@ -86,7 +96,11 @@ public final class LastReplicaStandingOutage {
         }
         progress.accept("producing " + ackedByAll + " more records per partition with acks=all (broker "
                 + SHORTEST_SURVIVOR + " misses them)");
-        produce(cluster, tps, ackedByAll, "all", "round-2");
+        if (missedValueBytes > 0) {
+            RoundProducer.produceLarge(cluster, tps, ackedByAll, missedValueBytes, "all", "round-2", STEP_TIMEOUT);
+        } else {
+            produce(cluster, tps, ackedByAll, "all", "round-2");
+        }
 
         progress.accept("kill -9 broker " + LONGEST_SURVIVOR + "; the ISR shrinks below min.insync.replicas");
         killAndAwaitFence(cluster, LONGEST_SURVIVOR);

@@ -37,6 +37,22 @@ public final class RoundProducer {
      */
     public static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round,
                                Duration deliveryTimeout, Runnable beforeSending) {
+        produce(cluster, tps, count, 0, acks, round, deliveryTimeout, beforeSending);
+    }
+
+    /**
+     * As {@link #produce(LocalKafkaCluster, List, long, String, String, Duration)}, each value padded to
+     * {@code valueBytes} bytes (uncompressed, a batch of its own): a large log in few records, quick to write.
+     *
+     * @param valueBytes at most about 1 MB: the producer's max.request.size and the broker's message.max.bytes
+     */
+    public static void produceLarge(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, int valueBytes,
+                                    String acks, String round, Duration deliveryTimeout) {
+        produce(cluster, tps, count, valueBytes, acks, round, deliveryTimeout, () -> { });
+    }
+
+    private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, int valueBytes,
+                                String acks, String round, Duration deliveryTimeout, Runnable beforeSending) {
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
         props.put(ProducerConfig.ACKS_CONFIG, acks);
@@ -62,8 +78,9 @@ public final class RoundProducer {
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (TopicPartition tp : tps) {
                 for (long i = 0; i < count; i++) {
+                    String value = "record " + i + " of " + round + " (acks=" + acks + ")";
                     sends.add(producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), round + "-" + i,
-                            "record " + i + " of " + round + " (acks=" + acks + ")")));
+                            value.length() >= valueBytes ? value : value + "x".repeat(valueBytes - value.length()))));
                 }
             }
             for (Future<RecordMetadata> send : sends) {

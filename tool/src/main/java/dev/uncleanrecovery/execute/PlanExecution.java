@@ -458,7 +458,8 @@ public final class PlanExecution {
                     live.computeIfAbsent(tp, x -> new ArrayList<>()).add(r);
                     continue;
                 }
-                SalvagedFile kept = salvage.alreadyKept(r);
+                Salvage.EarlierCopy earlier = salvage.alreadyKept(r);
+                SalvagedFile kept = earlier.file();
                 if (kept != null) {
                     fromDisk.computeIfAbsent(tp, x -> new ArrayList<>()).add(kept);
                     notes.merge(tp, "broker " + r.broker() + " is down; its doomed records " + ranges(List.of(r))
@@ -466,9 +467,10 @@ public final class PlanExecution {
                 } else {
                     unreadable.computeIfAbsent(tp, x -> new ArrayList<>()).add("broker " + r.broker() + " did not serve "
                             + tp + " [" + r.fromOffset() + ".." + r.toOffset() + "): it is " + (broker == null
-                            ? "not registered" : "fenced") + ", so nothing can be read from it online; copy its records"
-                            + " off its disk with 'inspect --salvage-beyond' on its host into " + salvage.directory()
-                            + ", then execute again (or --no-salvage)");
+                            ? "not registered" : "fenced") + ", so nothing can be read from it online; "
+                            + earlier.notUsed().stream().map(why -> why + "; ").collect(Collectors.joining())
+                            + "copy its records off its disk with 'inspect --salvage-beyond' on its host into "
+                            + salvage.directory() + ", then execute again (or --no-salvage)");
                 }
             }
         });

@@ -27,8 +27,23 @@ public interface Salvage {
     List<Kept> keep(List<DoomedRange> ranges);
 
     /**
-     * A copy of {@code range} already in the directory (made from a stopped broker's disk by {@code inspect
-     * --salvage-beyond}, or by an earlier run), checked against its manifest; null when there is none.
+     * A copy already in the directory that stands for a range, or why none there does.
+     *
+     * @param file    the copy, checked against its manifest; null when none stands for the range
+     * @param notUsed why each copy found under the range's topic name, partition and broker is not of the same log
      */
-    SalvagedFile alreadyKept(DoomedRange range);
+    record EarlierCopy(SalvagedFile file, List<String> notUsed) {
+        public static final EarlierCopy NONE = new EarlierCopy(null, List.of());
+
+        public EarlierCopy {
+            notUsed = List.copyOf(notUsed);
+        }
+    }
+
+    /**
+     * A copy of {@code range} already in the directory (made from a stopped broker's disk by {@code inspect
+     * --salvage-beyond}, or by an earlier run), checked against its manifest and of the same log: the same cluster,
+     * topic id and epochs (see {@code SalvageDirectory.SalvagedRange.mismatch}).
+     */
+    EarlierCopy alreadyKept(DoomedRange range);
 }

@@ -14,15 +14,17 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * The record batches of one partition directory that cover offsets {@code [fromOffset, toOffset)}, byte for byte as
- * the segment files hold them: whole batches, the first the one holding {@code fromOffset} (or the first after it
- * where compaction left a gap), across segment boundaries, one chunk per segment file.
+ * What a copy of the record batches of one partition directory that cover offsets {@code [fromOffset, toOffset)}
+ * read: whole batches, byte for byte as the segment files hold them, the first the one holding {@code fromOffset} (or
+ * the first after it where compaction left a gap), across segment boundaries. The batches are handed over as they are
+ * read, a few at a time ({@link Reads}), never the range at once.
  *
  * <p>Every batch is checked as Kafka's log recovery checks it (length, magic, CRC-32C, offsets increasing), so a
  * copy never carries a batch the broker would throw away. Files are opened with {@link StandardOpenOption#READ}
- * only and mapped read-only: nothing in the log dir is written, locked or renamed.
+ * only: nothing in the log dir is written, locked or renamed. They are read with positional reads, not mapped: a
+ * segment a broker truncates under the copy (it restarted and recovered its log) ends a read early, an
+ * {@link IOException}, where a mapped file would fault (SIGBUS, an InternalError) the moment its lost pages are read.
  *
- * @param chunks          one read-only buffer per segment file the range touches, each a run of whole batches
  * @param firstOffset     the first batch's base offset; -1 when no batch was copied
  * @param lastOffset      the last batch's last offset; -1 when no batch was copied
  * @param records         records in the copied batches (control records included), from their headers
@@ -31,43 +33,53 @@ import java.util.regex.Pattern;
  * @param segments        base offsets of the segment files read
  * @param stoppedBy       why the copy ends before {@code toOffset - 1}; null when it reaches it
  */
-public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long lastOffset, long records, int batches,
-                               long bytes, int firstBatchEpoch, int lastBatchEpoch, List<Long> segments,
-                               String stoppedBy) {
+public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, int batches, long bytes,
+                               int firstBatchEpoch, int lastBatchEpoch, List<Long> segments, String stoppedBy) {
 
     private static final Pattern SEGMENT_FILE = Pattern.compile("\\d{20}\\.log");
+    /** Bytes handed over at a time, unless one batch is larger. */
+    private static final int READ_BYTES = 1 << 20;
 
     public SegmentRangeCopy {
-        chunks = List.copyOf(chunks);
         segments = List.copyOf(segments);
     }
 
-    /** Called after every batch with the totals so far. */
+    /** Called after every batch is checked, with the totals so far. */
     @FunctionalInterface
     public interface Progress {
         void copied(long bytes, long records);
     }
 
+    /** Takes the copy a read at a time, in offset order. */
+    @FunctionalInterface
+    public interface Reads<E extends Exception> {
+        /** @param batches whole batches, following those of the read before; reused once this returns */
+        void take(ByteBuffer batches) throws E;
+    }
+
     /**
      * @param partitionDir a partition's directory in a log dir of a stopped broker
      * @throws LogDirReadException when a segment uses message format v0/v1
+     * @throws IOException         when a segment cannot be read, or ends before the size it had when the copy began
+     * @throws E                   when {@code reads} refuses a read
      */
-    public static SegmentRangeCopy read(Path partitionDir, long fromOffset, long toOffset, Progress progress)
-            throws IOException {
+    public static <E extends Exception> SegmentRangeCopy read(Path partitionDir, long fromOffset, long toOffset,
+                                                              Progress progress, Reads<E> reads) throws IOException, E {
         if (toOffset <= fromOffset) {
             throw new IllegalArgumentException("[" + fromOffset + ", " + toOffset + ") is empty");
         }
-        return new Walk(partitionDir, fromOffset, toOffset, progress).run();
+        return new Walk<>(partitionDir, fromOffset, toOffset, progress, reads).run();
     }
 
-    private static final class Walk {
+    private static final class Walk<E extends Exception> {
         private final Path dir;
         private final long fromOffset;
         private final long toOffset;
         private final Progress progress;
+        private final Reads<E> reads;
         private final SegmentTailReader checker = new SegmentTailReader();
-        private final List<ByteBuffer> chunks = new ArrayList<>();
         private final List<Long> segmentsRead = new ArrayList<>();
+        private ByteBuffer buffer = ByteBuffer.allocate(0);
         private RecordBatchHeader first;
         private RecordBatchHeader last;
         private RecordBatchHeader previous;
@@ -75,14 +87,15 @@ public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long l
         private int batches;
         private long bytes;
 
-        Walk(Path dir, long fromOffset, long toOffset, Progress progress) {
+        Walk(Path dir, long fromOffset, long toOffset, Progress progress, Reads<E> reads) {
             this.dir = dir;
             this.fromOffset = fromOffset;
             this.toOffset = toOffset;
             this.progress = progress;
+            this.reads = reads;
         }
 
-        SegmentRangeCopy run() throws IOException {
+        SegmentRangeCopy run() throws IOException, E {
             List<Long> bases = segmentBaseOffsets();
             if (bases.isEmpty()) {
                 return result("the partition directory " + dir + " has no segment file");
@@ -109,12 +122,12 @@ public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long l
         }
 
         /** Copies this segment's part of the range; returns why the copy must stop, or null to go on. */
-        private String copySegment(long base, boolean holdsFrom, boolean lastSegment) throws IOException {
+        private String copySegment(long base, boolean holdsFrom, boolean lastSegment) throws IOException, E {
             Path file = dir.resolve(String.format("%020d.log", base));
             try (FileChannel log = FileChannel.open(file, StandardOpenOption.READ)) {
                 long size = log.size();
                 long position = holdsFrom ? startPosition(log, base, size) : 0;
-                long chunkStart = -1;
+                long readStart = -1;
                 segmentsRead.add(base);
                 String stopped = null;
                 while (position < size && !reachedEnd()) {
@@ -141,8 +154,11 @@ public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long l
                         break;
                     }
                     if (batch.lastOffset() >= fromOffset) {
-                        if (chunkStart < 0) {
-                            chunkStart = position;
+                        if (readStart < 0) {
+                            readStart = position;
+                        } else if (position + batch.sizeInBytes() - readStart > READ_BYTES) {
+                            handOver(log, readStart, position);
+                            readStart = position;
                         }
                         if (first == null) {
                             first = batch;
@@ -156,12 +172,23 @@ public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long l
                     previous = batch;
                     position += batch.sizeInBytes();
                 }
-                if (chunkStart >= 0) {
-                    // the walk stops right after the last copied batch, so the chunk ends at its position
-                    chunks.add(log.map(FileChannel.MapMode.READ_ONLY, chunkStart, position - chunkStart));
+                if (readStart >= 0) {
+                    // the walk stops right after the last copied batch, so the read ends at its position
+                    handOver(log, readStart, position);
                 }
                 return stopped;
             }
+        }
+
+        /** Reads the checked batches in {@code [from, to)} again and hands them over. */
+        private void handOver(FileChannel log, long from, long to) throws IOException, E {
+            int length = Math.toIntExact(to - from);
+            if (buffer.capacity() < length) {
+                buffer = ByteBuffer.allocate(Math.max(length, READ_BYTES));
+            }
+            buffer.clear().limit(length);
+            checker.readFully(log, buffer, from);
+            reads.take(buffer.flip());
         }
 
         /** The offset index's floor entry for fromOffset when it points at a valid batch at or before it; else 0. */
@@ -203,7 +230,7 @@ public record SegmentRangeCopy(List<ByteBuffer> chunks, long firstOffset, long l
             if (why == null && !reachedEnd()) {
                 why = "the log on disk ends before offset " + (toOffset - 1);
             }
-            return new SegmentRangeCopy(chunks, first == null ? -1 : first.baseOffset(),
+            return new SegmentRangeCopy(first == null ? -1 : first.baseOffset(),
                     last == null ? -1 : last.lastOffset(), records, batches, bytes,
                     first == null ? -1 : first.partitionLeaderEpoch(), last == null ? -1 : last.partitionLeaderEpoch(),
                     segmentsRead, reachedEnd() ? null : why);

@@ -8,17 +8,16 @@ import dev.uncleanrecovery.execute.Salvage;
 import dev.uncleanrecovery.salvage.DoomedRange;
 import dev.uncleanrecovery.salvage.LiveReplicaReader;
 import dev.uncleanrecovery.salvage.SalvageDirectory;
-import dev.uncleanrecovery.salvage.SalvageException;
 import dev.uncleanrecovery.salvage.SalvageStore;
-import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-/** {@link Salvage} from the live replicas: each range read with Fetch, then written into the plan's salvage store. */
+/** {@link Salvage} from the live replicas: each range read with Fetch into the plan's salvage store as it arrives. */
 final class LiveSalvage implements Salvage {
 
     private final Path directory;
@@ -50,42 +49,40 @@ final class LiveSalvage implements Salvage {
     public List<Kept> keep(List<DoomedRange> ranges) {
         List<Kept> kept = new ArrayList<>();
         SalvageStore store = SalvageStore.open(directory, plan);
-        for (LiveReplicaReader.Read read : new LiveReplicaReader(connections.get(), settings, progress).read(ranges)) {
-            if (!read.isWhole()) {
-                kept.add(new Kept(read.range(), null, read.failure().getMessage()));
-                continue;
-            }
-            try {
-                kept.add(new Kept(read.range(), store.write(read.copied()), null));
-            } catch (SalvageException e) {
-                kept.add(new Kept(read.range(), null, e.getMessage()));
-            } catch (RuntimeException e) {
-                kept.add(new Kept(read.range(), null, "could not write " + read.range().partition() + " of broker "
-                        + read.range().broker() + " into " + store.directory() + ": " + e));
-            }
+        for (LiveReplicaReader.Read read : new LiveReplicaReader(connections.get(), settings, progress)
+                .read(ranges, store)) {
+            kept.add(new Kept(read.range(), read.file(), read.isWhole() ? null : read.failure().getMessage()));
         }
         return kept;
     }
 
     @Override
-    public SalvagedFile alreadyKept(DoomedRange range) {
+    public EarlierCopy alreadyKept(DoomedRange range) {
         if (!Files.isDirectory(directory)) {
-            return null;
+            return EarlierCopy.NONE;
         }
         if (existing == null) {
             try {
                 existing = SalvageDirectory.read(directory);
             } catch (UserInputException e) {
                 // a copy that does not match its manifest keeps nothing: the partition is refused with why
-                progress.accept("salvage directory " + directory + " cannot be trusted: " + e.getMessage());
-                return null;
+                String why = "salvage directory " + directory + " cannot be trusted: " + e.getMessage();
+                progress.accept(why);
+                return new EarlierCopy(null, List.of(why));
             }
         }
-        return existing.ranges().stream()
-                .filter(r -> r.range().partition().equals(range.partition()) && r.range().broker() == range.broker()
-                        && r.range().fromOffset() <= range.fromOffset() && r.range().toOffset() >= range.toOffset())
-                .findFirst()
-                .map(SalvageDirectory.SalvagedRange::asSalvagedFile)
-                .orElse(null);
+        List<String> notUsed = new ArrayList<>();
+        for (SalvageDirectory.SalvagedRange copy : existing.ranges()) {
+            if (!copy.range().partition().equals(range.partition()) || copy.range().broker() != range.broker()) {
+                continue;
+            }
+            Optional<String> mismatch = copy.mismatch(range, plan.clusterId());
+            if (mismatch.isEmpty()) {
+                return new EarlierCopy(copy.asSalvagedFile(), List.of());
+            }
+            notUsed.add("a copy of " + range.partition() + " broker " + range.broker() + " in "
+                    + copy.manifestFile().getParent() + " " + mismatch.get() + "; not used");
+        }
+        return new EarlierCopy(null, notUsed);
     }
 }

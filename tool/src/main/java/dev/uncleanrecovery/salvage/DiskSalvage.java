@@ -23,7 +23,7 @@ import org.apache.kafka.common.Uuid;
  * Copies, off a stopped broker's disk, the records each partition of a plan will truncate there: when that broker
  * restarts and follows the new leader it cuts its log at the leader's end (KIP-101/KIP-320), so whatever it holds
  * beyond is gone unless copied first. Reads the log dirs through {@link SegmentRangeCopy}, strictly read-only, and
- * writes each range with {@link SalvageStore}.
+ * writes each range as it is read through the store's {@link RangeWriter}, the one live salvage uses.
  */
 public final class DiskSalvage {
 
@@ -160,18 +160,18 @@ public final class DiskSalvage {
         DoomedRange range = new DoomedRange(tp, topicIdOf(election, log), broker, start, leo,
                 log.lastBatchLeaderEpoch());
         SegmentRangeCopy copy;
-        try {
-            copy = SegmentRangeCopy.read(log.logDir().resolve(tp.topic() + "-" + tp.partition()), start, leo,
-                    (bytes, records) -> progress.copied(tp, bytes, records));
-        } catch (IOException | LogDirReadException e) {
-            return attention(tp, source, from, leo, "cannot read the segments: " + e.getMessage(), notes);
-        }
-        if (copy.stoppedBy() != null) {
-            return attention(tp, source, from, leo, "the copy stops at offset " + copy.lastOffset() + ", not "
-                    + (leo - 1) + ": " + copy.stoppedBy(), notes);
-        }
-        try {
-            SalvagedFile file = store.write(new CopiedBatches(range, List.of(SalvageSource.DISK), copy.chunks()));
+        try (RangeWriter writer = store.writer(range)) {
+            try {
+                copy = SegmentRangeCopy.read(log.logDir().resolve(tp.topic() + "-" + tp.partition()), start, leo,
+                        (bytes, records) -> progress.copied(tp, bytes, records), writer::append);
+            } catch (IOException | LogDirReadException e) {
+                return attention(tp, source, from, leo, "cannot read the segments: " + e.getMessage(), notes);
+            }
+            if (copy.stoppedBy() != null) {
+                return attention(tp, source, from, leo, "the copy stops at offset " + copy.lastOffset() + ", not "
+                        + (leo - 1) + ": " + copy.stoppedBy(), notes);
+            }
+            SalvagedFile file = writer.finish(List.of(SalvageSource.DISK));
             return new Outcome(tp, Status.COPIED, "copied " + file.records() + " records in " + file.batches()
                     + " batches", source, from, leo, file, notes);
         } catch (SalvageException e) {

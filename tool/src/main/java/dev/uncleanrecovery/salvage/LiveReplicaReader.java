@@ -19,6 +19,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -37,6 +39,10 @@ import org.apache.kafka.common.requests.FetchResponse;
  * watermark. Above it ReplicaId -3, the id of a broker's own future replica: Kafka reads it with isolation LOG_END from
  * any replica with only topic READ. Undocumented, so every use of it is said. Sessionless Fetches, MaxWaitMs 0, many
  * partitions of one broker per request; the brokers are read at the same time.
+ *
+ * <p>Each answer is written into the salvage store as it arrives ({@link RangeWriter}), on a thread of the broker's
+ * own: the network thread never waits for a disk, and memory holds at most the two Fetch answers in flight per broker
+ * ({@link Settings}), however large a range is.
  */
 public final class LiveReplicaReader {
 
@@ -62,10 +68,10 @@ public final class LiveReplicaReader {
         }
     }
 
-    /** One range: copied whole, or why not. */
-    public record Read(DoomedRange range, CopiedBatches copied, SalvageException failure) {
+    /** One range: where its copy now lies, or why it could not be copied whole. */
+    public record Read(DoomedRange range, SalvagedFile file, SalvageException failure) {
         public boolean isWhole() {
-            return copied != null;
+            return file != null;
         }
     }
 
@@ -79,12 +85,15 @@ public final class LiveReplicaReader {
         this.progress = progress;
     }
 
-    /** Reads every range from the broker that holds it; one broker's failure fails only its ranges. */
-    public List<Read> read(Collection<DoomedRange> ranges) {
+    /**
+     * Reads every range from the broker that holds it into {@code store}; one broker's failure fails only its ranges.
+     * A range that fails leaves nothing in the store.
+     */
+    public List<Read> read(Collection<DoomedRange> ranges, SalvageStore store) {
         Map<Integer, List<Copy>> byBroker = new TreeMap<>();
         List<Copy> all = new ArrayList<>();
         for (DoomedRange range : ranges) {
-            Copy copy = new Copy(range);
+            Copy copy = new Copy(store.writer(range));
             all.add(copy);
             byBroker.computeIfAbsent(range.broker(), b -> new ArrayList<>()).add(copy);
         }
@@ -94,12 +103,12 @@ public final class LiveReplicaReader {
         List<Read> reads = new ArrayList<>();
         for (Copy c : all) {
             synchronized (c) {
-                if (c.failure == null && !c.done) {
+                if (c.failure == null && c.file == null) {
                     c.failure = new SalvageException("broker " + c.range.broker() + " did not serve " + describe(c.range)
                             + " within " + settings.deadline().toSeconds() + " s (copied up to offset " + c.next + ")");
                 }
-                reads.add(c.failure != null ? new Read(c.range, null, c.failure)
-                        : new Read(c.range, new CopiedBatches(c.range, c.sources, c.chunks), null));
+                c.writer.close();
+                reads.add(new Read(c.range, c.file, c.failure));
             }
         }
         return reads;
@@ -109,27 +118,27 @@ public final class LiveReplicaReader {
         return r.partition() + " [" + r.fromOffset() + ".." + r.toOffset() + ")";
     }
 
-    /** The state of one range's copy. */
+    /** The state of one range's copy; guarded by itself (a broker's thread writes it, the caller reads it). */
     private static final class Copy {
         final DoomedRange range;
+        final RangeWriter writer;
         final List<SalvageSource> sources = new ArrayList<>();
-        final List<ByteBuffer> chunks = new ArrayList<>();
         long next;
         long highWatermark = -1;
         boolean aboveHighWatermark;
         /** Fetches in a row that returned it nothing: it goes first in the next one. */
         int emptyAnswers;
-        int lastEpoch = -1;
-        boolean done;
+        SalvagedFile file;
         SalvageException failure;
 
-        Copy(DoomedRange range) {
-            this.range = range;
+        Copy(RangeWriter writer) {
+            this.range = writer.range();
+            this.writer = writer;
             this.next = range.fromOffset();
         }
 
         boolean active() {
-            return !done && failure == null;
+            return file == null && failure == null;
         }
     }
 
@@ -137,6 +146,8 @@ public final class LiveReplicaReader {
     private final class BrokerCopy {
         private final int broker;
         private final List<Copy> copies;
+        /** Where this broker's answers are checked and written, one at a time. */
+        private final ExecutorService writing;
         private final long startedAt = System.currentTimeMillis();
         private long lastProgress = startedAt;
         private long bytes;
@@ -145,10 +156,16 @@ public final class LiveReplicaReader {
         BrokerCopy(int broker, List<Copy> copies) {
             this.broker = broker;
             this.copies = copies;
+            this.writing = Executors.newSingleThreadExecutor(task -> {
+                Thread thread = new Thread(task, "salvage-broker-" + broker);
+                thread.setDaemon(true);
+                return thread;
+            });
         }
 
         CompletableFuture<Void> run() {
             return round().whenComplete((v, t) -> {
+                writing.shutdown();
                 if (System.currentTimeMillis() - startedAt >= PROGRESS_EVERY_MS) {
                     say("done");
                 }
@@ -209,17 +226,23 @@ public final class LiveReplicaReader {
             FetchRequest.Builder request = new FetchRequest.Builder(FIRST_VERSION, last, replicaId, -1L, 0, 1, data)
                     .setMaxBytes(settings.requestMaxBytes());
             return connections.send(broker, request, FetchResponse.class, settings.requestTimeout())
-                    .handle((response, failure) -> {
+                    .handleAsync((response, failure) -> {
                         if (failure != null) {
                             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                                     ? failure.getCause() : failure;
                             batch.forEach(c -> fail(c, "broker " + broker + " did not serve " + describe(c.range)
                                     + ": " + cause.getMessage(), cause));
                         } else {
-                            answer(replicaId, batch, response);
+                            try {
+                                answer(replicaId, batch, response);
+                            } catch (RuntimeException e) {
+                                // an answer that cannot be read fails its ranges now, not at the deadline
+                                batch.forEach(c -> fail(c, "broker " + broker + "'s answer for " + describe(c.range)
+                                        + " could not be read: " + e, e));
+                            }
                         }
                         return null;
-                    });
+                    }, writing);
         }
 
         private void answer(int replicaId, List<Copy> batch, FetchResponse response) {
@@ -254,6 +277,9 @@ public final class LiveReplicaReader {
 
         /** @param first the first partition of its Fetch: Kafka returns it a batch, however large, if there is one */
         private void take(int replicaId, Copy c, FetchResponseData.PartitionData p, boolean first) {
+            if (!c.active()) {
+                return; // failed meanwhile, at the deadline or by an earlier answer
+            }
             DoomedRange r = c.range;
             Errors error = Errors.forCode(p.errorCode());
             if (error != Errors.NONE) {
@@ -263,31 +289,43 @@ public final class LiveReplicaReader {
             }
             c.highWatermark = p.highWatermark();
             MemoryRecords fetched = (MemoryRecords) FetchResponse.recordsOrFail(p);
-            ByteBuffer buffer = fetched.buffer();
-            int wholeBytes = 0;
+            // the whole batches from the one holding c.next to the last that starts in the range; a batch cut short at
+            // the end of the answer is not among them (Kafka's iterator stops before it)
+            int start = -1;
+            int end = 0;
+            int position = 0;
             long next = c.next;
+            long taken = 0;
             for (MutableRecordBatch batch : fetched.batches()) {
                 if (batch.baseOffset() >= r.toOffset()) {
                     break;
                 }
-                if (batch.lastOffset() < c.next) {
+                if (start < 0 && batch.lastOffset() < c.next) {
+                    position += batch.sizeInBytes();
                     continue;
                 }
-                wholeBytes += batch.sizeInBytes();
+                start = start < 0 ? position : start;
+                position += batch.sizeInBytes();
+                end = position;
                 next = batch.nextOffset();
-                c.lastEpoch = batch.partitionLeaderEpoch();
-                records += count(batch);
+                taken += count(batch);
             }
-            if (wholeBytes > 0) {
-                ByteBuffer chunk = buffer.duplicate();
-                chunk.limit(chunk.position() + wholeBytes);
-                c.chunks.add(chunk.slice());
+            if (start >= 0) {
+                ByteBuffer buffer = fetched.buffer();
+                int at = buffer.position();
+                try {
+                    c.writer.append(buffer.duplicate().position(at + start).limit(at + end));
+                } catch (SalvageException e) {
+                    fail(c, e);
+                    return;
+                }
                 SalvageSource source = replicaId == FUTURE_REPLICA_ID ? SalvageSource.FETCH_FUTURE_REPLICA
                         : SalvageSource.FETCH_DEBUG_REPLICA;
                 if (c.sources.isEmpty() || c.sources.get(c.sources.size() - 1) != source) {
                     c.sources.add(source);
                 }
-                bytes += wholeBytes;
+                bytes += end - start;
+                records += taken;
                 c.next = next;
                 c.emptyAnswers = 0;
             } else {
@@ -295,7 +333,7 @@ public final class LiveReplicaReader {
             }
             if (c.next >= r.toOffset()) {
                 finish(c);
-            } else if (!c.aboveHighWatermark && wholeBytes == 0 && c.next >= c.highWatermark) {
+            } else if (!c.aboveHighWatermark && start < 0 && c.next >= c.highWatermark) {
                 // ReplicaId -2 serves no further than this replica's high watermark
                 c.aboveHighWatermark = true;
                 c.emptyAnswers = 0;
@@ -303,31 +341,34 @@ public final class LiveReplicaReader {
                         + r.toOffset() + ") lie above its high watermark " + c.highWatermark + "; reading them with Fetch"
                         + " ReplicaId -3 (the id of a broker's own future replica, served up to the log end offset;"
                         + " undocumented Kafka behaviour)");
-            } else if (first && wholeBytes == 0) {
+            } else if (first && start < 0) {
                 fail(c, "broker " + broker + " returned no whole batch of " + describe(r) + " at offset " + c.next
                         + " (high watermark " + c.highWatermark + ", log start " + p.logStartOffset() + ")", null);
             }
         }
 
+        /** Publishes the copy; the writer checks it ends at the range's end in an epoch the probe saw. */
         private void finish(Copy c) {
-            DoomedRange r = c.range;
-            if (c.next != r.toOffset()) {
-                fail(c, "broker " + broker + " holds more than " + describe(r) + ": its last batch ends at offset "
-                        + (c.next - 1) + ", so the log is not the one the plan was made from", null);
-            } else if (r.lastWrittenLeaderEpoch() >= 0 && c.lastEpoch > r.lastWrittenLeaderEpoch()) {
-                // an older epoch is what a replica shows that was made leader and wrote nothing since (see CheckedCopy)
-                fail(c, "the last batch of " + describe(r) + " on broker " + broker + " carries leader epoch " + c.lastEpoch
-                        + ", newer than " + r.lastWrittenLeaderEpoch() + " as probed: the log changed since", null);
-            } else {
-                c.done = true;
+            try {
+                c.file = c.writer.finish(c.sources);
+            } catch (SalvageException e) {
+                fail(c, e);
+            } finally {
+                c.writer.close();
             }
         }
 
         private void fail(Copy c, String why, Throwable cause) {
+            fail(c, cause == null ? new SalvageException(why) : new SalvageException(why, cause));
+        }
+
+        /** The first failure is the one reported; what the copy wrote so far is removed at once. */
+        private void fail(Copy c, SalvageException failure) {
             synchronized (c) {
-                if (c.failure == null) {
-                    c.failure = cause == null ? new SalvageException(why) : new SalvageException(why, cause);
+                if (c.active()) {
+                    c.failure = failure;
                 }
+                c.writer.close();
             }
         }
     }

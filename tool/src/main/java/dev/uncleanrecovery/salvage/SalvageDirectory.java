@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
@@ -50,6 +52,56 @@ public final class SalvageDirectory {
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
+        }
+
+        /**
+         * Why this copy cannot stand for {@code range} of the cluster {@code clusterId}, or empty when it can. A copy
+         * found by topic name, partition and broker may be of another incident; it stands for the range only when it
+         * is of the same log:
+         * <ul>
+         *   <li>made in the same cluster (the manifest's plan names the cluster id);</li>
+         *   <li>of the same topic id, when the range has one: a topic deleted and re-created under its name has
+         *       another, and a manifest without one cannot be told from it;</li>
+         *   <li>its offsets cover the range's;</li>
+         *   <li>when the range's last written epoch E is known: the copy's last batch is of no newer epoch than E, as
+         *       {@link RangeWriter} requires of a copy it writes (a replica made leader caches its epoch before it
+         *       writes a batch of it, KIP-101, so the last batch may be older than E, never newer); and the epoch the
+         *       copy recorded as the replica's latest is not newer than E either: a replica's epoch cache only grows
+         *       until its log is truncated, so a newer one there means the log was cut and written again since.</li>
+         * </ul>
+         */
+        public Optional<String> mismatch(DoomedRange range, String clusterId) {
+            String copyCluster = manifest.plan().clusterId();
+            if (!Objects.equals(copyCluster, clusterId)) {
+                return Optional.of(copyCluster == null ? "names no cluster, this plan's is " + clusterId
+                        + ": it cannot be told from another cluster's"
+                        : "was made in cluster " + copyCluster + ", this plan's is " + clusterId
+                        + ": another cluster's log");
+            }
+            if (!Uuid.ZERO_UUID.equals(range.topicId())) {
+                if (manifest.topicId() == null) {
+                    return Optional.of("names no topic id, this plan's topic has " + range.topicId() + ": it cannot be"
+                            + " told from a topic deleted and re-created under its name");
+                }
+                if (!manifest.topicId().equals(range.topicId().toString())) {
+                    return Optional.of("is of topic id " + manifest.topicId() + ", this plan's topic has "
+                            + range.topicId() + ": a topic deleted and re-created under its name");
+                }
+            }
+            if (manifest.fromOffset() > range.fromOffset() || manifest.toOffset() < range.toOffset()) {
+                return Optional.of("holds [" + manifest.fromOffset() + ".." + manifest.toOffset() + "), not all of ["
+                        + range.fromOffset() + ".." + range.toOffset() + ")");
+            }
+            int planned = range.lastWrittenLeaderEpoch();
+            if (planned >= 0 && manifest.lastBatchLeaderEpoch() > planned) {
+                return Optional.of("ends in a batch of leader epoch " + manifest.lastBatchLeaderEpoch() + ", newer than"
+                        + " the epoch " + planned + " the plan saw on the replica: written after the plan's probe");
+            }
+            if (planned >= 0 && manifest.lastWrittenLeaderEpoch() > planned) {
+                return Optional.of("was made when the replica's latest epoch was " + manifest.lastWrittenLeaderEpoch()
+                        + ", the plan saw " + planned + ": the log was truncated and written again since");
+            }
+            return Optional.empty();
         }
 
         /** "orders-3 broker 2 [1042, 1059)", for people. */

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -136,6 +137,90 @@ public final class DurableFiles {
         return temporary;
     }
 
+    /** A file for {@code target} whose content arrives in parts, written under a temporary name beside it. */
+    public static NewFile create(Path target) throws IOException {
+        Path absolute = target.toAbsolutePath();
+        Path temporary = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName() + ".", ".tmp");
+        try {
+            return new NewFile(absolute, temporary, FileChannel.open(temporary, StandardOpenOption.WRITE));
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temporary);
+            throw e;
+        }
+    }
+
+    /**
+     * A file being written under a temporary name in its target's directory: {@link #publish} puts it under its name
+     * whole, {@link #close} removes the temporary name, so a write that fails leaves nothing behind. The temporary name
+     * starts with a dot and ends in {@code .tmp}: no reader that lists its directory takes it for the file.
+     */
+    public static final class NewFile implements AutoCloseable {
+
+        private final Path target;
+        private final Path temporary;
+        private FileChannel channel;
+        private long size;
+
+        private NewFile(Path target, Path temporary, FileChannel channel) {
+            this.target = target;
+            this.temporary = temporary;
+            this.channel = channel;
+        }
+
+        public Path target() {
+            return target;
+        }
+
+        /** Bytes written so far. */
+        public long size() {
+            return size;
+        }
+
+        /** Appends {@code bytes} (from its position to its limit, which are left as they were). */
+        public void write(ByteBuffer bytes) throws IOException {
+            if (channel == null) {
+                throw new IllegalStateException(target + " is already complete");
+            }
+            ByteBuffer remaining = bytes.duplicate();
+            while (remaining.hasRemaining()) {
+                size += channel.write(remaining);
+            }
+        }
+
+        /** Forces the content to the disk and closes the file: nothing more is written to it. */
+        public void complete() throws IOException {
+            if (channel != null) {
+                channel.force(true);
+                channel.close();
+                channel = null;
+            }
+        }
+
+        /**
+         * Completes the file and links it under its target, never over an existing file; the directory is not
+         * flushed here (one {@link #syncDirectory} covers every file published into it).
+         *
+         * @throws FileAlreadyExistsException when the target exists
+         */
+        public void publish() throws IOException {
+            complete();
+            DurableFiles.publish(temporary, target);
+        }
+
+        /** Removes the temporary name; a published file stays under its target. */
+        @Override
+        public void close() throws IOException {
+            try {
+                if (channel != null) {
+                    channel.close();
+                    channel = null;
+                }
+            } finally {
+                Files.deleteIfExists(temporary);
+            }
+        }
+    }
+
     /**
      * Puts the finished {@code temporary} under {@code target}, never over an existing file. A hard link appears whole
      * or not at all and fails when the name is taken, even by a file created a moment ago; a rename (atomic on one
@@ -175,7 +260,7 @@ public final class DurableFiles {
 
     /** On Linux a new name is durable only once its directory is flushed too (fsync(2) on the directory). */
     public static void syncDirectory(Path directory) throws IOException {
-        try (var channel = java.nio.channels.FileChannel.open(directory, StandardOpenOption.READ)) {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
             channel.force(true);
         } catch (IOException e) {
             // Some platforms cannot open a directory for reading; there the rename is as durable as it gets.

@@ -100,9 +100,9 @@ class ReplayClusterTest {
         assertThat(last.lastOffset() + 1).as("the segment holds the whole log").isEqualTo(logEnd);
         DoomedRange range = new DoomedRange(SOURCE, topicId, BROKER, FROM, logEnd, last.partitionLeaderEpoch());
         salvageDir = work.resolve("plan-salvage");
-        salvaged = SalvageStore.open(salvageDir, new SalvageStore.PlanReference(work.resolve("plan.json").toString(),
-                        cluster.clusterId(), Instant.now()), ToolVersion.describe())
-                .write(new CopiedBatches(range, List.of(SalvageSource.DISK), List.of(doomed)));
+        salvaged = new CopiedBatches(range, List.of(SalvageSource.DISK), List.of(doomed)).writeTo(SalvageStore.open(
+                salvageDir, new SalvageStore.PlanReference(work.resolve("plan.json").toString(), cluster.clusterId(),
+                        Instant.now()), ToolVersion.describe()));
     }
 
     @Test

@@ -19,7 +19,7 @@ class ReplayCommandTest {
 
     @BeforeEach
     void salvaged() throws Exception {
-        SalvageStore.open(dir, SalvageFixture.PLAN).write(SalvageFixture.copied());
+        SalvageFixture.copied().writeTo(SalvageStore.open(dir, SalvageFixture.PLAN));
     }
 
     @Test

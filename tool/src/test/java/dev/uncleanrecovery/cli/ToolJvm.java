@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -48,12 +49,7 @@ final class ToolJvm {
             throws IOException, InterruptedException {
         Path requestLog = Files.createTempFile(dir, "requests-", ".log");
         Path output = Files.createTempFile(dir, "tool-", ".out");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(jvmArgs);
-        command.addAll(List.of("-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp",
-                System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main"));
-        command.addAll(List.of(args));
-        Process tool = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        Process tool = start(requestLog, output, jvmArgs, args);
         boolean triggered = false;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -103,5 +99,38 @@ final class ToolJvm {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * Runs the tool to its end, with no trigger ({@code triggered} is false).
+     *
+     * @param jvmOptions the tool JVM's options, e.g. {@code -Xmx256m}
+     */
+    static Run runToTheEnd(Path dir, List<String> jvmOptions, Duration timeout, String... args)
+            throws IOException, InterruptedException {
+        Path output = Files.createTempFile(dir, "tool-", ".out");
+        Process tool = start(Files.createTempFile(dir, "requests-", ".log"), output, jvmOptions, args);
+        try {
+            if (!tool.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("the tool did not finish within " + timeout.toSeconds() + " s: "
+                        + Files.readString(output));
+            }
+        } finally {
+            if (tool.isAlive()) {
+                tool.destroyForcibly();
+                tool.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+        return new Run(false, tool.exitValue(), Files.readString(output));
+    }
+
+    private static Process start(Path requestLog, Path output, List<String> jvmOptions, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp",
+                System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main"));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     }
 }

@@ -69,17 +69,19 @@ class SalvageBeforeElectingTest {
         }
 
         @Override
-        public SalvagedFile alreadyKept(DoomedRange range) {
+        public EarlierCopy alreadyKept(DoomedRange range) {
             boolean copied = onDisk.stream().anyMatch(d -> d.partition().equals(range.partition())
                     && d.broker() == range.broker() && d.fromOffset() == range.fromOffset() && d.toOffset() == range.toOffset());
-            return copied ? new SalvagedFile(range, List.of(SalvageSource.DISK),
+            return copied ? new EarlierCopy(new SalvagedFile(range, List.of(SalvageSource.DISK),
                     Path.of("plan-salvage", range.partition() + "-" + range.broker() + ".log"),
                     Path.of("plan-salvage", "disk-manifest.json"), range.fromOffset(), range.toOffset() - 1,
-                    range.offsets(), 2, 999, "sha") : null;
+                    range.offsets(), 2, 999, "sha"), List.of()) : new EarlierCopy(null, notUsed);
         }
     };
     /** Ranges a stopped broker's disk already gave (inspect --salvage-beyond). */
     private final Set<DoomedRange> onDisk = new java.util.HashSet<>();
+    /** Why the copies found by name in the directory are not of the plan's log. */
+    private final List<String> notUsed = new ArrayList<>();
 
     private final ElectingElector elector = new ElectingElector(steps::add);
     private final List<ElectionTarget> elected = elector.elected;
@@ -290,7 +292,7 @@ class SalvageBeforeElectingTest {
             }
 
             @Override
-            public SalvagedFile alreadyKept(DoomedRange range) {
+            public EarlierCopy alreadyKept(DoomedRange range) {
                 throw new AssertionError("nothing is doomed: no salvage work");
             }
         };
@@ -349,5 +351,25 @@ class SalvageBeforeElectingTest {
         assertThat(asked).isEmpty();
         assertThat(after.toResultFile("test", "b:9092").partitions().get(0).salvaged()).singleElement()
                 .satisfies(k -> assertThat(k.sources()).containsExactly("DISK"));
+    }
+
+    @Test
+    void a_copy_of_another_log_found_by_name_is_not_used_and_the_refusal_says_why() {
+        // given: the directory holds a copy of orders-0 broker 1 from an earlier incident, of a topic since re-created
+        notUsed.add("a copy of orders-0 broker 1 in plan-salvage/orders-0/broker-1 is of topic id OLD, this plan's topic"
+                + " has " + ORDERS_ID + ": a topic deleted and re-created under its name; not used");
+
+        // when: broker 1, fenced, is to lose [10, 30)
+        ExecutionResult result = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
+                .run(plan(planned(ORDERS_0, exact(1, 10, 30))), "plan.json");
+
+        // then: refused, and the reason names the copy that was not used
+        assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(result.partitions().get(0).detail()).startsWith("salvage failed: broker 1 did not serve orders-0"
+                + " [10..30): it is fenced, so nothing can be read from it online; a copy of orders-0 broker 1 in"
+                + " plan-salvage/orders-0/broker-1 is of topic id OLD, this plan's topic has " + ORDERS_ID + ": a topic"
+                + " deleted and re-created under its name; not used; copy its records off its disk with 'inspect"
+                + " --salvage-beyond'");
+        assertThat(elected).isEmpty();
     }
 }

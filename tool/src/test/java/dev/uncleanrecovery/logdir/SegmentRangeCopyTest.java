@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.uncleanrecovery.logdir.LogDirFixture.Batches;
 import dev.uncleanrecovery.logdir.LogDirFixture.Partition;
 import dev.uncleanrecovery.logdir.LogDirFixture.Segment;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -36,20 +37,20 @@ class SegmentRangeCopyTest {
         byte[] firstBytes = Files.readAllBytes(first.log);
         int batchTenAt = LogDirFixture.positionOf(firstBytes, 10);
 
-        SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 15, 40, (b, r) -> { });
+        Copied copy = read(p.dir, 15, 40, (b, r) -> { });
 
-        assertThat(copy.stoppedBy()).isNull();
-        assertThat(copy.segments()).containsExactly(0L, 20L);
-        assertThat(copy.chunks()).hasSize(2);
-        assertThat(bytes(copy.chunks().get(0))).isEqualTo(Arrays.copyOfRange(firstBytes, batchTenAt, firstBytes.length));
-        assertThat(bytes(copy.chunks().get(1))).isEqualTo(Files.readAllBytes(second.log));
-        assertThat(copy.firstOffset()).isEqualTo(10);
-        assertThat(copy.lastOffset()).isEqualTo(39);
-        assertThat(copy.records()).isEqualTo(30);
-        assertThat(copy.batches()).isEqualTo(3);
-        assertThat(copy.bytes()).isEqualTo(firstBytes.length - batchTenAt + Files.size(second.log));
-        assertThat(copy.firstBatchEpoch()).isZero();
-        assertThat(copy.lastBatchEpoch()).isEqualTo(2);
+        assertThat(copy.copy().stoppedBy()).isNull();
+        assertThat(copy.copy().segments()).containsExactly(0L, 20L);
+        assertThat(copy.reads()).as("a read per segment").hasSize(2);
+        assertThat(copy.reads().get(0)).isEqualTo(Arrays.copyOfRange(firstBytes, batchTenAt, firstBytes.length));
+        assertThat(copy.reads().get(1)).isEqualTo(Files.readAllBytes(second.log));
+        assertThat(copy.copy().firstOffset()).isEqualTo(10);
+        assertThat(copy.copy().lastOffset()).isEqualTo(39);
+        assertThat(copy.copy().records()).isEqualTo(30);
+        assertThat(copy.copy().batches()).isEqualTo(3);
+        assertThat(copy.copy().bytes()).isEqualTo(firstBytes.length - batchTenAt + Files.size(second.log));
+        assertThat(copy.copy().firstBatchEpoch()).isZero();
+        assertThat(copy.copy().lastBatchEpoch()).isEqualTo(2);
     }
 
     @Test
@@ -61,12 +62,13 @@ class SegmentRangeCopyTest {
         assertThat(Files.size(segment.index)).as("the fixture wrote index entries").isPositive();
         List<Long> progress = new ArrayList<>();
 
-        SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 702, 853, (b, r) -> progress.add(r));
+        Copied copy = read(p.dir, 702, 853, (b, r) -> progress.add(r));
 
-        assertThat(copy.stoppedBy()).isNull();
-        assertThat(copy.firstOffset()).isEqualTo(700);
-        assertThat(copy.lastOffset()).isEqualTo(854);
-        assertThat(bytes(copy.chunks().get(0))).isEqualTo(Arrays.copyOfRange(all, LogDirFixture.positionOf(all, 700), LogDirFixture.positionOf(all, 855)));
+        assertThat(copy.copy().stoppedBy()).isNull();
+        assertThat(copy.copy().firstOffset()).isEqualTo(700);
+        assertThat(copy.copy().lastOffset()).isEqualTo(854);
+        assertThat(copy.bytes()).isEqualTo(Arrays.copyOfRange(all, LogDirFixture.positionOf(all, 700),
+                LogDirFixture.positionOf(all, 855)));
         assertThat(progress).endsWith(155L).hasSize(31);
     }
 
@@ -79,15 +81,15 @@ class SegmentRangeCopyTest {
         byte[] torn = Arrays.copyOf(bytes(next.buffer()), next.sizeInBytes() - 7);
         segment.appendRaw(torn);
 
-        SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 10, 20, (b, r) -> { });
+        Copied copy = read(p.dir, 10, 20, (b, r) -> { });
 
-        assertThat(copy.stoppedBy()).isNull();
-        assertThat(copy.lastOffset()).isEqualTo(19);
-        assertThat(copy.bytes()).isEqualTo(valid - LogDirFixture.positionOf(Files.readAllBytes(segment.log), 10));
+        assertThat(copy.copy().stoppedBy()).isNull();
+        assertThat(copy.copy().lastOffset()).isEqualTo(19);
+        assertThat(copy.copy().bytes()).isEqualTo(valid - LogDirFixture.positionOf(Files.readAllBytes(segment.log), 10));
         // asked for the torn batch's offsets, it says the log ends before them
-        SegmentRangeCopy beyond = SegmentRangeCopy.read(p.dir, 10, 30, (b, r) -> { });
-        assertThat(beyond.lastOffset()).isEqualTo(19);
-        assertThat(beyond.stoppedBy()).contains("torn batch");
+        Copied beyond = read(p.dir, 10, 30, (b, r) -> { });
+        assertThat(beyond.copy().lastOffset()).isEqualTo(19);
+        assertThat(beyond.copy().stoppedBy()).contains("torn batch");
     }
 
     @Test
@@ -99,10 +101,10 @@ class SegmentRangeCopyTest {
             channel.write(ByteBuffer.wrap(new byte[] {(byte) 0xFF}), at);
         }
 
-        SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 5, 30, (b, r) -> { });
+        Copied copy = read(p.dir, 5, 30, (b, r) -> { });
 
-        assertThat(copy.lastOffset()).isEqualTo(9);
-        assertThat(copy.stoppedBy()).contains("fails its CRC check");
+        assertThat(copy.copy().lastOffset()).isEqualTo(9);
+        assertThat(copy.copy().stoppedBy()).contains("fails its CRC check");
     }
 
     @Test
@@ -110,11 +112,11 @@ class SegmentRangeCopyTest {
         Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition("compacted", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0).append(Batches.compacted(0, 9, 0, 4)).batch(0, 20, 5);
 
-        SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 12, 25, (b, r) -> { });
+        Copied copy = read(p.dir, 12, 25, (b, r) -> { });
 
-        assertThat(copy.stoppedBy()).isNull();
-        assertThat(copy.firstOffset()).isEqualTo(20);
-        assertThat(bytes(copy.chunks().get(0))).isEqualTo(Arrays.copyOfRange(Files.readAllBytes(segment.log),
+        assertThat(copy.copy().stoppedBy()).isNull();
+        assertThat(copy.copy().firstOffset()).isEqualTo(20);
+        assertThat(copy.bytes()).isEqualTo(Arrays.copyOfRange(Files.readAllBytes(segment.log),
                 LogDirFixture.positionOf(Files.readAllBytes(segment.log), 20), (int) segment.size()));
     }
 
@@ -125,7 +127,7 @@ class SegmentRangeCopyTest {
         ByteBuffer.wrap(legacy).putLong(0).putInt(28).putInt(0).put((byte) 0);
         p.segment(0).appendRaw(legacy);
 
-        assertThatThrownBy(() -> SegmentRangeCopy.read(p.dir, 0, 1, (b, r) -> { }))
+        assertThatThrownBy(() -> read(p.dir, 0, 1, (b, r) -> { }))
                 .isInstanceOf(LogDirReadException.class).hasMessageContaining("format v0");
     }
 
@@ -140,12 +142,68 @@ class SegmentRangeCopyTest {
         InspectIsReadOnlyTest.ageEverything(tmp);
         Map<String, String> before = InspectIsReadOnlyTest.snapshot(tmp);
 
-        SegmentRangeCopy copy = SegmentRangeCopy.read(p.dir, 3, 510, (b, r) -> { });
+        Copied copy = read(p.dir, 3, 510, (b, r) -> { });
 
-        assertThat(copy.stoppedBy()).isNull();
+        assertThat(copy.copy().stoppedBy()).isNull();
         assertThat(InspectIsReadOnlyTest.snapshot(tmp)).isEqualTo(before);
     }
 
+    @Test
+    void a_range_larger_than_a_read_is_handed_over_a_megabyte_at_a_time() throws IOException {
+        Segment segment = largeBatches("big", 40);
+        byte[] all = Files.readAllBytes(segment.log);
+
+        Copied copy = read(segment.log.getParent(), 0, 160, (b, r) -> { });
+
+        assertThat(copy.copy().stoppedBy()).isNull();
+        assertThat(copy.bytes()).isEqualTo(all);
+        assertThat(copy.reads()).hasSizeGreaterThan(3)
+                .allSatisfy(read -> assertThat(read.length).isLessThanOrEqualTo(1 << 20));
+    }
+
+    @Test
+    void a_segment_truncated_under_the_copy_ends_it_with_an_io_error_not_a_fault() throws IOException {
+        // a broker restarted mid-copy recovers its log and truncates the segment: a mapped copy would fault (SIGBUS)
+        Segment segment = largeBatches("restarted", 8);
+        SegmentRangeCopy.Progress truncateAtTheLastBatch = (bytes, records) -> {
+            if (records == 32) {
+                try (FileChannel log = FileChannel.open(segment.log, StandardOpenOption.WRITE)) {
+                    log.truncate(4096);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+
+        assertThatThrownBy(() -> read(segment.log.getParent(), 0, 32, truncateAtTheLastBatch))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("file ended at position");
+    }
+
+    /** One segment of {@code batches} batches of 4 records of 25 kB, 100 kB a batch. */
+    private Segment largeBatches(String topic, int batches) {
+        Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition(topic, 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        for (int b = 0; b < batches; b++) {
+            segment.append(Batches.large(0, b * 4L, 4, 25_000));
+        }
+        return segment;
+    }
+
+    /** A copy and its reads, each as it was handed over. */
+    private record Copied(SegmentRangeCopy copy, List<byte[]> reads) {
+        byte[] bytes() {
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            reads.forEach(all::writeBytes);
+            return all.toByteArray();
+        }
+    }
+
+    private static Copied read(Path dir, long from, long to, SegmentRangeCopy.Progress progress) throws IOException {
+        List<byte[]> reads = new ArrayList<>();
+        SegmentRangeCopy copy = SegmentRangeCopy.read(dir, from, to, progress, batches -> reads.add(bytes(batches)));
+        return new Copied(copy, reads);
+    }
 
     static byte[] bytes(ByteBuffer buffer) {
         ByteBuffer view = buffer.duplicate();

@@ -21,7 +21,7 @@ class DumpLogSegmentsReadsSalvageTest {
 
     @Test
     void kafka_dump_log_lists_every_salvaged_batch(@TempDir Path dir) throws Exception {
-        SalvagedFile file = SalvageStore.open(dir, SalvageFixture.PLAN).write(SalvageFixture.copied());
+        SalvagedFile file = SalvageFixture.copied().writeTo(SalvageStore.open(dir, SalvageFixture.PLAN));
 
         KafkaToolProcess.Run dump = KafkaToolProcess.run("org.apache.kafka.tools.DumpLogSegments", "--files",
                 file.segment().toString(), "--deep-iteration");

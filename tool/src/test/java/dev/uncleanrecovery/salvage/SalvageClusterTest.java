@@ -223,33 +223,30 @@ class SalvageClusterTest {
         // the probe saw a longer log than the broker holds now: the copy cannot be whole
         DoomedRange otherEnd = new DoomedRange(DIVERGE, Uuid.ZERO_UUID, OLDER_EPOCH_LONGER_LOG, 5, 16, -1);
         List<LiveReplicaReader.Read> reads;
+        SalvageStore store = SalvageStore.open(dir.resolve("read-below-high-watermark"),
+                new SalvageStore.PlanReference("plan.json", cluster.clusterId(), null));
         try (BrokerConnections connections = BrokerConnections.open(
                 ClientProperties.load(cluster.bootstrapServers(), null, 15_000), List.of(three))) {
             reads = new LiveReplicaReader(connections, new LiveReplicaReader.Settings(1 << 20, 200,
                     Duration.ofSeconds(15), Duration.ofSeconds(60)), progress::add)
-                    .read(List.of(whole0, whole1, otherEnd));
+                    .read(List.of(whole0, whole1, otherEnd), store);
         }
 
         assertThat(reads.get(0).isWhole()).as(String.valueOf(reads.get(0).failure())).isTrue();
-        assertThat(reads.get(0).copied().sources()).containsExactly(SalvageSource.FETCH_DEBUG_REPLICA);
-        assertThat(concat(reads.get(0).copied().chunks())).isEqualTo(diverge0);
-        assertThat(reads.get(0).copied().chunks()).as("200 bytes a partition: several Fetches").hasSizeGreaterThan(1);
+        assertThat(reads.get(0).file().sources()).containsExactly(SalvageSource.FETCH_DEBUG_REPLICA);
+        assertThat(Files.readAllBytes(reads.get(0).file().segment())).isEqualTo(diverge0);
+        // a Fetch of 200 bytes a partition returns at most one batch
+        assertThat(reads.get(0).file().batches()).as("several Fetches").isGreaterThan(1);
         assertThat(reads.get(1).isWhole()).as(String.valueOf(reads.get(1).failure())).isTrue();
-        assertThat(concat(reads.get(1).copied().chunks())).isEqualTo(diverge1);
+        assertThat(Files.readAllBytes(reads.get(1).file().segment())).isEqualTo(diverge1);
         assertThat(reads.get(2).isWhole()).isFalse();
+        try (Stream<Path> files = Files.list(store.rangeDirectory(otherEnd))) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("the failed copy left nothing beside the whole one")
+                    .containsExactlyInAnyOrder(reads.get(0).file().segment().getFileName().toString(), "manifest.json");
+        }
         assertThat(reads.get(2).failure().getMessage()).startsWith("broker " + OLDER_EPOCH_LONGER_LOG + " ")
                 .contains("at offset 15");
         assertThat(progress).filteredOn(line -> !line.contains("[15..16)")).noneMatch(line -> line.contains("ReplicaId -3"));
-    }
-
-    private static byte[] concat(List<ByteBuffer> chunks) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (ByteBuffer chunk : chunks) {
-            byte[] bytes = new byte[chunk.remaining()];
-            chunk.duplicate().get(bytes);
-            out.write(bytes, 0, bytes.length);
-        }
-        return out.toByteArray();
     }
 
     /** A proactive plan of {@code diverge}; fails plainly when it does not cut broker 3 exactly at 10. */

@@ -31,7 +31,7 @@ class SalvageStoreTest {
         CopiedBatches copied = SalvageFixture.copied();
         byte[] original = SalvageFixture.bytes(SalvageFixture.concat(SalvageFixture.batches()));
 
-        SalvagedFile file = SalvageStore.open(dir, PLAN, "kafka-unclean-recovery 0.1.0").write(copied);
+        SalvagedFile file = copied.writeTo(SalvageStore.open(dir, PLAN, "kafka-unclean-recovery 0.1.0"));
 
         Path rangeDir = dir.resolve("orders-2").resolve("broker-3");
         assertThat(file.segment()).isEqualTo(rangeDir.resolve("00000000000000000000.log"));
@@ -78,7 +78,7 @@ class SalvageStoreTest {
 
     @Test
     void replay_counts_skip_markers_aborted_and_unmarked_transactions_and_what_the_leader_keeps() throws Exception {
-        SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
 
         SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 10).get(0);
 
@@ -98,10 +98,10 @@ class SalvageStoreTest {
     @Test
     void a_second_write_of_the_same_copy_returns_the_one_already_there() throws Exception {
         SalvageStore store = SalvageStore.open(dir, PLAN);
-        SalvagedFile first = store.write(SalvageFixture.copied());
+        SalvagedFile first = SalvageFixture.copied().writeTo(store);
         byte[] manifest = Files.readAllBytes(first.manifest());
 
-        SalvagedFile again = store.write(SalvageFixture.copied());
+        SalvagedFile again = SalvageFixture.copied().writeTo(store);
 
         assertThat(again).isEqualTo(first);
         assertThat(Files.readAllBytes(first.manifest())).isEqualTo(manifest);
@@ -109,10 +109,10 @@ class SalvageStoreTest {
 
     @Test
     void a_segment_left_without_its_manifest_is_completed_when_it_holds_the_same_bytes() throws Exception {
-        SalvagedFile first = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        SalvagedFile first = SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
         Files.delete(first.manifest());
 
-        SalvagedFile again = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        SalvagedFile again = SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
 
         assertThat(again.sha256()).isEqualTo(first.sha256());
         assertThat(SalvageDirectory.read(dir).ranges()).hasSize(1);
@@ -120,7 +120,7 @@ class SalvageStoreTest {
 
     @Test
     void another_copy_of_the_same_replica_is_refused_and_nothing_is_written() throws Exception {
-        SalvagedFile first = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        SalvagedFile first = SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
         byte[] segment = Files.readAllBytes(first.segment());
         byte[] manifest = Files.readAllBytes(first.manifest());
         // the same offsets, one record's value different
@@ -132,11 +132,11 @@ class SalvageStoreTest {
         CopiedBatches other = new CopiedBatches(SalvageFixture.range(), List.of(SalvageSource.DISK),
                 List.of(SalvageFixture.concat(batches)));
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(other))
+        assertThatThrownBy(() -> other.writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessageStartingWith("broker 3 orders-2: " + first.manifest() + " already describes another copy");
         Files.delete(first.manifest());
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(other))
+        assertThatThrownBy(() -> other.writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessageStartingWith("broker 3 orders-2: " + first.segment() + " already exists with other bytes");
         assertThat(Files.readAllBytes(first.segment())).isEqualTo(segment);
@@ -151,7 +151,7 @@ class SalvageStoreTest {
         int at = DefaultRecordBatch.RECORD_BATCH_OVERHEAD + 3;
         all.put(at, (byte) (all.get(at) ^ 0x01));
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(copy(all)))
+        assertThatThrownBy(() -> copy(all).writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessageStartingWith("broker 3 orders-2: the batch at offsets [0, 2] is corrupt");
         assertThat(dir.resolve("orders-2/broker-3/00000000000000000000.log")).doesNotExist();
@@ -161,8 +161,8 @@ class SalvageStoreTest {
     void a_copy_that_ends_short_of_the_log_end_is_refused() {
         DoomedRange longer = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 30, -1);
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(longer,
-                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
+        assertThatThrownBy(() -> copy(longer, SalvageFixture.concat(SalvageFixture.batches()))
+                .writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessage("broker 3 orders-2: the copy ends at offset 13, the log at 30");
     }
@@ -172,7 +172,7 @@ class SalvageStoreTest {
         ByteBuffer all = SalvageFixture.concat(SalvageFixture.batches());
         all.limit(all.limit() - 5);
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(copy(all)))
+        assertThatThrownBy(() -> copy(all).writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessageStartingWith("broker 3 orders-2: the copy ends in a partial batch (")
                 .hasMessageContaining("after offset 10");
@@ -182,8 +182,8 @@ class SalvageStoreTest {
     void a_copy_whose_last_batch_is_of_a_newer_epoch_than_probed_is_refused() {
         DoomedRange epochThree = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 13, 3);
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(epochThree,
-                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
+        assertThatThrownBy(() -> copy(epochThree, SalvageFixture.concat(SalvageFixture.batches()))
+                .writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessage("broker 3 orders-2: the copy's last batch is of leader epoch 4, newer than the log's 3 the"
                         + " plan saw; it is not the log the plan saw");
@@ -194,8 +194,8 @@ class SalvageStoreTest {
         // a replica made leader of epoch 5 caches the epoch at once, before it writes a batch of it
         DoomedRange epochFive = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 1, 13, 5);
 
-        SalvagedFile file = SalvageStore.open(dir, PLAN).write(new CopiedBatches(epochFive,
-                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches()))));
+        SalvagedFile file = copy(epochFive, SalvageFixture.concat(SalvageFixture.batches()))
+                .writeTo(SalvageStore.open(dir, PLAN));
 
         assertThat(file.lastOffset()).isEqualTo(12);
     }
@@ -205,8 +205,8 @@ class SalvageStoreTest {
         List<ByteBuffer> batches = SalvageFixture.batches();
         DoomedRange fromZero = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 0, 13, 4);
 
-        SalvagedFile file = SalvageStore.open(dir, PLAN).write(new CopiedBatches(fromZero, List.of(SalvageSource.DISK),
-                List.of(SalvageFixture.concat(batches.subList(1, batches.size())))));
+        SalvagedFile file = copy(fromZero, SalvageFixture.concat(batches.subList(1, batches.size())))
+                .writeTo(SalvageStore.open(dir, PLAN));
 
         assertThat(file.firstOffset()).isEqualTo(3);
         assertThat(file.segment().getFileName().toString()).isEqualTo("00000000000000000003.log");
@@ -216,8 +216,8 @@ class SalvageStoreTest {
     void a_copy_that_starts_before_the_batch_holding_the_first_offset_is_refused() {
         DoomedRange fromFive = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, BROKER, 5, 13, 4);
 
-        assertThatThrownBy(() -> SalvageStore.open(dir, PLAN).write(new CopiedBatches(fromFive,
-                List.of(SalvageSource.DISK), List.of(SalvageFixture.concat(SalvageFixture.batches())))))
+        assertThatThrownBy(() -> copy(fromFive, SalvageFixture.concat(SalvageFixture.batches()))
+                .writeTo(SalvageStore.open(dir, PLAN)))
                 .isInstanceOf(SalvageException.class)
                 .hasMessage("broker 3 orders-2: the copy starts with the batch [0, 2], which ends before offset 5 where"
                         + " the range starts");
@@ -225,20 +225,58 @@ class SalvageStoreTest {
 
     @Test
     void a_copy_larger_than_a_file_goes_into_several_segment_files_named_by_their_first_offset() throws Exception {
-        SalvagedFile file = SalvageStore.open(dir, PLAN, null, 300).write(SalvageFixture.copied());
+        SalvagedFile file = SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN, null, 300));
 
         SalvageManifest manifest = SalvageManifest.read(file.manifest());
         assertThat(manifest.files()).hasSizeGreaterThan(1);
         assertThat(manifest.files().get(0).name()).isEqualTo("00000000000000000000.log");
         assertThat(manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum()).isEqualTo(file.bytes());
+        assertThat(file.sha256()).as("of the files joined").isEqualTo(HexFormat.of().formatHex(MessageDigest
+                .getInstance("SHA-256").digest(SalvageFixture.bytes(SalvageFixture.concat(SalvageFixture.batches())))));
         SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 0).get(0);
         assertThat(counts.replay()).isEqualTo(6);
         assertThat(counts.control() + counts.aborted() + counts.noMarker() + counts.beforeRange()).isEqualTo(7);
     }
 
     @Test
+    void a_copy_that_fails_midway_leaves_no_file_behind() throws Exception {
+        List<ByteBuffer> batches = SalvageFixture.batches();
+        ByteBuffer rest = SalvageFixture.concat(batches.subList(4, batches.size()));
+        rest.put(rest.limit() - 1, (byte) (rest.get(rest.limit() - 1) ^ 0x01));
+
+        try (RangeWriter writer = SalvageStore.open(dir, PLAN).writer(SalvageFixture.range())) {
+            writer.append(SalvageFixture.concat(batches.subList(0, 4)));
+            assertThat(filesIn(dir.resolve("orders-2/broker-3"))).as("written under a temporary name")
+                    .singleElement().satisfies(name -> assertThat(name).startsWith(".").endsWith(".tmp"));
+            assertThatThrownBy(() -> writer.append(rest))
+                    .isInstanceOf(SalvageException.class)
+                    .hasMessageStartingWith("broker 3 orders-2: the batch at offsets [11, 12] is corrupt");
+        }
+
+        assertThat(filesIn(dir.resolve("orders-2/broker-3"))).isEmpty();
+    }
+
+    @Test
+    void a_copy_refused_at_its_second_file_takes_its_first_back() throws Exception {
+        SalvagedFile elsewhere = SalvageFixture.copied().writeTo(SalvageStore.open(dir.resolve("elsewhere"), PLAN,
+                null, 300));
+        List<String> names = SalvageManifest.read(elsewhere.manifest()).files().stream()
+                .map(SalvageManifest.SegmentFile::name).toList();
+        Path rangeDir = Files.createDirectories(dir.resolve("here/orders-2/broker-3"));
+        Files.write(rangeDir.resolve(names.get(1)), new byte[] {1, 2, 3});
+
+        assertThatThrownBy(() -> SalvageFixture.copied().writeTo(SalvageStore.open(dir.resolve("here"), PLAN, null,
+                300)))
+                .isInstanceOf(SalvageException.class)
+                .hasMessageStartingWith("broker 3 orders-2: " + rangeDir.resolve(names.get(1))
+                        + " already exists with other bytes (3 bytes");
+
+        assertThat(filesIn(rangeDir)).containsExactly(names.get(1));
+    }
+
+    @Test
     void a_segment_changed_after_it_was_salvaged_is_bad_input() throws Exception {
-        SalvagedFile file = SalvageStore.open(dir, PLAN).write(SalvageFixture.copied());
+        SalvagedFile file = SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
         byte[] bytes = Files.readAllBytes(file.segment());
         bytes[bytes.length - 1] ^= 0x01;
         Files.write(file.segment(), bytes);
@@ -268,7 +306,17 @@ class SalvageStoreTest {
                 .hasMessageContaining("is not a directory");
     }
 
+    private static List<String> filesIn(Path directory) throws java.io.IOException {
+        try (var files = Files.list(directory)) {
+            return files.map(f -> f.getFileName().toString()).toList();
+        }
+    }
+
     private static CopiedBatches copy(ByteBuffer bytes) {
-        return new CopiedBatches(SalvageFixture.range(), List.of(SalvageSource.DISK), List.of(bytes));
+        return copy(SalvageFixture.range(), bytes);
+    }
+
+    private static CopiedBatches copy(DoomedRange range, ByteBuffer bytes) {
+        return new CopiedBatches(range, List.of(SalvageSource.DISK), List.of(bytes));
     }
 }

@@ -6,10 +6,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * The record batches of a {@link DoomedRange} as the replica stores them, byte for byte, in offset order: the first
- * holds {@code range.fromOffset()} (a follower truncates whole batches, so it may start before it), the last ends at
- * {@code range.toOffset() - 1}. {@code chunks} are the record sets as read (one per Fetch response or segment file),
- * each a sequence of whole batches; their concatenation is what is salvaged.
+ * Record batches of a {@link DoomedRange} held in memory, as a test builds them: {@code chunks} are the reads (one
+ * per Fetch answer or segment file) in offset order, each a run of whole batches, as a reader hands them to a
+ * {@link RangeWriter}.
  *
  * @param sources how each part was read, in order (e.g. DEBUG below the high watermark, then FUTURE above it)
  */
@@ -21,5 +20,15 @@ public record CopiedBatches(DoomedRange range, List<SalvageSource> sources, List
         }
         sources = List.copyOf(sources);
         chunks = List.copyOf(chunks);
+    }
+
+    /** Writes the chunks through {@code store}'s writer, one append each, as a reader would. */
+    public SalvagedFile writeTo(SalvageStore store) throws SalvageException {
+        try (RangeWriter writer = store.writer(range)) {
+            for (ByteBuffer chunk : chunks) {
+                writer.append(chunk);
+            }
+            return writer.finish(sources);
+        }
     }
 }
