@@ -183,22 +183,7 @@ public final class RecoveryExecution implements AutoCloseable {
         ReorderJournalFile journal = new ReorderJournalFile(ReorderJournal.pathFor(Path.of(planFile)), plan.clusterId(),
                 planFile);
         // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
-        PartitionStateReader polling = new PartitionStateReader() {
-            @Override
-            public ClusterSnapshot read(Set<TopicPartition> partitions) {
-                return discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
-            }
-
-            @Override
-            public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
-                return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
-            }
-
-            @Override
-            public ClusterSnapshot readOrders(Set<TopicPartition> partitions) {
-                return discovery.describeOrders(new PartitionSelection.Explicit(partitions));
-            }
-        };
+        PartitionStateReader polling = polling();
         DesignatedElector elector = new ElectorChoice(
                 () -> {
                     // The brokers of the re-read that has just validated the plan: no new DescribeCluster.
@@ -459,7 +444,7 @@ public final class RecoveryExecution implements AutoCloseable {
             return Map.of();
         }
         PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
-        ReplicaOrderRestore restore = new ReplicaOrderRestore(ordersReader(), ControllerCalls.through(discovery),
+        ReplicaOrderRestore restore = new ReplicaOrderRestore(polling(), ControllerCalls.through(discovery),
                 RESTORE_VISIBLE);
         Map<TopicPartition, String> notes = new HashMap<>();
         for (ReorderJournalFile left : interrupted) {
@@ -477,12 +462,20 @@ public final class RecoveryExecution implements AutoCloseable {
     /** How long a restored order of an interrupted run may take to reach the broker that is read next. */
     private static final Duration RESTORE_VISIBLE = Duration.ofSeconds(10);
 
-    /** Partitions with their replica orders and the reassignments in progress, nothing else. */
-    private PartitionStateReader ordersReader() {
+    /**
+     * Brokers and partitions only, for polling while waiting for a reorder, a leader or a restored order; with the
+     * reassignments in progress where an order is checked before it is changed or put back.
+     */
+    private PartitionStateReader polling() {
         return new PartitionStateReader() {
             @Override
             public ClusterSnapshot read(Set<TopicPartition> partitions) {
                 return discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
+            }
+
+            @Override
+            public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
+                return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
             }
 
             @Override

@@ -150,12 +150,7 @@ class ReassignmentDuringExecuteClusterTest {
     }
 
     private static Path plan(LocalKafkaCluster cluster, String name, TopicPartition tp) {
-        Path file = dir.resolve(name);
-        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--probe-timeout-ms", "3000", "--topic", tp.topic(), "--partition", String.valueOf(tp.partition()),
-                "--output-file", file.toString());
-        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
-        return file;
+        return CliRun.planProactive(cluster, dir.resolve(name), tp);
     }
 
     /** kafka-reassign-partitions.sh --execute, as an operator runs it (--additional: another one may be in progress). */
