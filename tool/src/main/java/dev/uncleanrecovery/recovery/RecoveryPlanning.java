@@ -107,7 +107,8 @@ public final class RecoveryPlanning {
     }
 
     public Result plan(Options options, Consumer<ProbeProgress> progress) {
-        ClusterSnapshot snapshot = discovery.describe(options.selection());
+        // a topic the cluster will not describe becomes a note (and exit 2 or 3), never a silent gap in the plan
+        ClusterSnapshot snapshot = discovery.describeListingUnreadableTopics(options.selection());
         for (BrokerState given : options.unlistedBrokers()) {
             BrokerState listed = snapshot.brokersById().get(given.id());
             if (listed != null) {
@@ -150,6 +151,7 @@ public final class RecoveryPlanning {
         }
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
+        snapshot.unreadableTopics().forEach(t -> plan.note(t.describe() + "; its partitions are not in this plan"));
         mergeDiskEvidence(options, snapshot, considered, evidence, plan);
 
         // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
