@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
         description = {"Probe every replica of the offline partitions, choose per partition the replica that loses the least"
                 + " (highest last written leader epoch, then longest log), and write a reviewable JSON plan. Never "
                 + "changes the cluster. The plan is also valid kafka-leader-election.sh --path-to-json-file input.",
-            "Exit 0 when every selected offline partition has a designated leader, 3 when some are skipped."})
+            "Exit 0 when every selected offline partition has a designated leader, 3 when some are skipped or a topic"
+                    + " could not be read (deleted meanwhile, no leader yet), 2 when a topic could not be read for want of"
+                    + " DESCRIBE on it or does not exist."})
 public class PlanCommand implements Callable<Integer> {
 
     @Spec
@@ -97,10 +99,13 @@ public class PlanCommand implements Callable<Integer> {
     static int report(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
                       Runnable written, boolean applying) throws java.io.IOException {
         var plan = result.plan();
+        var unreadable = result.snapshot().unreadableTopics();
         if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
+            unreadable.forEach(t -> Table.printWrapped(out, "NOTE " + t.describe(), 4));
             out.println("Nothing is offline among the " + result.snapshot().partitions().size()
-                    + " partition(s) checked; no plan written.");
-            return ExitCode.OK;
+                    + " partition(s) checked" + (unreadable.isEmpty() ? "" : " (" + unreadable.size()
+                    + " topic(s) not read: their partitions are unknown)") + "; no plan written.");
+            return ExitCode.withUnreadableTopics(ExitCode.OK, unreadable);
         }
         PlanFile.write(file, plan);
         written.run();
@@ -126,7 +131,7 @@ public class PlanCommand implements Callable<Integer> {
                         + file);
             }
         }
-        return plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;
+        return ExitCode.withUnreadableTopics(plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION, unreadable);
     }
 
     /**

@@ -63,6 +63,12 @@ class PlanOptions {
                     + " balanced waiting) although those brokers cannot be elected.")
     List<Path> evidenceFiles;
 
+    @Option(names = "--accept-unidentified-evidence",
+            description = "Use --evidence that names no cluster id (meta.properties without cluster.id) or a log"
+                    + " without a topic id (partition.metadata missing), which cannot be told from another cluster's or"
+                    + " a deleted topic's. A topic id that differs from the cluster's is refused all the same.")
+    boolean acceptUnidentifiedEvidence;
+
     @Option(names = "--broker-address", paramLabel = "ID=HOST:PORT", split = ",",
             description = "Also probe a broker the cluster does not list (Kafka 3.x lists no fenced broker), at this"
                     + " address of the listener the tool uses; such a broker is never elected.")
@@ -74,8 +80,11 @@ class PlanOptions {
 
     /** The options {@code plan} and {@code recover} plan with. */
     RecoveryPlanning.Options planning(SelectionOptions select) throws java.io.IOException {
+        if (acceptUnidentifiedEvidence && (evidenceFiles == null || evidenceFiles.isEmpty())) {
+            throw new UserInputException("--accept-unidentified-evidence needs --evidence");
+        }
         return new RecoveryPlanning.Options(select.selection(), election(), probe(), probeMode(), diskEvidence(),
-                unlistedBrokers());
+                unlistedBrokers(), acceptUnidentifiedEvidence);
     }
 
     List<BrokerState> unlistedBrokers() {

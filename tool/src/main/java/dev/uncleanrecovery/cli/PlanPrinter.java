@@ -146,17 +146,15 @@ final class PlanPrinter {
         };
     }
 
-    /** " [10..30), 0 committed" for a loss; nothing for none. */
+    /** " [10..30), 0 committed, 20 unknown" for a loss, every part of it said; nothing for none. */
     private static String range(PlanTruncation t) {
         if (t.records() == 0) {
             return "";
         }
         long never = t.neverCommittedRecords() == null ? 0 : t.neverCommittedRecords();
-        long committed = t.committedRecords() == null ? 0 : t.committedRecords();
-        long unknown = t.records() - committed - never;
         return " [" + t.fromOffset() + ".." + t.toOffset() + ")"
-                + (t.committedRecords() == null && never == 0 ? ", committed ?" : ", " + committed + " committed")
+                + (t.committedRecords() == null ? ", committed ?" : ", " + t.committedRecords() + " committed")
                 + (never > 0 ? ", " + never + " never" : "")
-                + (unknown > 0 && (t.committedRecords() != null || never > 0) ? ", " + unknown + " unknown" : "");
+                + (t.unknownCommitmentRecords() > 0 ? ", " + t.unknownCommitmentRecords() + " unknown" : "");
     }
 }

@@ -74,8 +74,9 @@ public class RecoverCommand implements Callable<Integer> {
                 if (!planned.plan().partitions().isEmpty()) {
                     out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
                             + " 'execute --plan " + planFile + "'.");
-                    // The planned partitions are still offline: a runbook must not read this as recovered.
-                    return ExitCode.ATTENTION;
+                    // The planned partitions are still offline: a runbook must not read this as recovered (nor miss
+                    // an ACL the plan said it lacks).
+                    return planCode == ExitCode.USAGE ? planCode : ExitCode.ATTENTION;
                 }
                 return planCode;
             }

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.cluster.UnreadableTopic;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.plan.Json;
@@ -23,7 +24,9 @@ import picocli.CommandLine.Spec;
         header = "Show offline and at-risk partitions, fenced brokers and the ELR state; never changes the cluster.",
         description = {"Offline partitions (leader -1) and at-risk ones (ISR below min.insync.replicas) with leader epoch, "
                 + "replicas, ISR, ELR, LastKnownELR and offline replicas; fenced brokers; ELR feature level.",
-            "Exit 0 when nothing is offline, 3 when something is. Never changes the cluster."})
+            "Exit 0 when nothing is offline, 3 when something is or a topic could not be read (deleted meanwhile, no"
+                    + " leader yet), 2 when a topic could not be read for want of DESCRIBE on it or does not exist."
+                    + " Never changes the cluster."})
 public class StatusCommand implements Callable<Integer> {
 
     @Spec
@@ -46,7 +49,8 @@ public class StatusCommand implements Callable<Integer> {
         ClusterSnapshot snapshot;
         BrokerNativeSupport nativeRpcs;
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
-            snapshot = discovery.describe(selection);
+            // a topic the cluster will not describe is shown, not left out: its offline partitions are unknown
+            snapshot = discovery.describeListingUnreadableTopics(selection);
             // Cheap: the describe above already asked these brokers, and ApiVersions answers are cached.
             List<Integer> live = snapshot.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
             nativeRpcs = BrokerNativeSupport.survey(discovery.connections(snapshot.brokers()), live, NATIVE_RPCS_TIMEOUT);
@@ -58,25 +62,26 @@ public class StatusCommand implements Callable<Integer> {
         } else {
             printText(report, out);
         }
-        return report.offline().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION;
+        return ExitCode.withUnreadableTopics(report.offline().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION,
+                report.unreadableTopics());
     }
 
     /**
      * What {@code status --output json} prints.
      *
-     * @param nativeRpcs which live brokers advertise the companion patch's RPCs
-     */
-    /**
-     * @param elrSupported    false on Kafka 3.x, whose brokers know no ELR feature
-     * @param elrFeatureLevel null where not supported; -1 when it could not be read
+     * @param elrSupported     false on Kafka 3.x, whose brokers know no ELR feature
+     * @param elrFeatureLevel  null where not supported; -1 when it could not be read
+     * @param nativeRpcs       which live brokers advertise the companion patch's RPCs
+     * @param unreadableTopics topics the cluster answered with an error instead of their partitions (version 2)
      */
     record StatusReport(int version, String clusterId, boolean elrEnabled, boolean elrSupported, Short elrFeatureLevel,
                         List<BrokerState> brokers, List<Integer> fencedBrokers,
                         List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
-                        List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs) {
+                        List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs,
+                        List<UnreadableTopic> unreadableTopics) {
 
-        /** The format of {@code status --output json}. */
-        static final int VERSION = 1;
+        /** The format of {@code status --output json}: 2 adds unreadableTopics. */
+        static final int VERSION = 2;
 
         static StatusReport of(ClusterSnapshot s, BrokerNativeSupport nativeRpcs) {
             return new StatusReport(VERSION, s.clusterId(), s.isElrEnabled(), s.isElrSupported(),
@@ -85,7 +90,7 @@ public class StatusCommand implements Callable<Integer> {
                     s.offlinePartitions(), s.atRiskPartitions(),
                     s.reassigning().stream().map(TopicPartition::toString).sorted().toList(),
                     s.partitions().size(), new NativeRpcs(nativeRpcs.getReplicaLogInfo(), nativeRpcs.electLeadersV3(),
-                            nativeRpcs.unanswered().keySet().stream().sorted().toList()));
+                            nativeRpcs.unanswered().keySet().stream().sorted().toList()), s.unreadableTopics());
         }
     }
 
@@ -119,12 +124,25 @@ public class StatusCommand implements Callable<Integer> {
         out.println();
         printPartitions("Offline partitions (no leader)", r.offline(), out);
         printPartitions("At-risk partitions (ISR below min.insync.replicas)", r.atRisk(), out);
+        printUnreadable(r.unreadableTopics(), out);
         out.println("Reassignments in progress: " + (r.reassigning().isEmpty() ? "none" : String.join(", ", r.reassigning())));
         if (!r.offline().isEmpty()) {
             out.println();
             out.println(r.offline().size() + " partition(s) offline. Next: 'plan' to see which replica to elect"
                     + " (it changes nothing).");
         }
+    }
+
+    /** Only when there are some: their partitions, offline ones included, are not in the lists above. */
+    private static void printUnreadable(List<UnreadableTopic> unreadable, PrintWriter out) {
+        if (unreadable.isEmpty()) {
+            return;
+        }
+        out.println("Topics not read (their partitions are unknown, offline ones included): " + unreadable.size());
+        Table table = new Table("TOPIC", "ERROR");
+        unreadable.forEach(t -> table.row(t.topic(), t.error()).note(t.reason()));
+        table.print(out);
+        out.println();
     }
 
     private static void printPartitions(String title, List<TopicPartitionState> partitions, PrintWriter out) {

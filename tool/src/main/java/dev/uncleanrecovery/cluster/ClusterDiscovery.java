@@ -16,6 +16,7 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -188,8 +189,19 @@ public final class ClusterDiscovery implements AutoCloseable {
         return connections;
     }
 
+    /** Everything; a topic the cluster will not describe fails the read (what a command that needs each one wants). */
     public ClusterSnapshot describe(PartitionSelection selection) {
-        return describe(selection, Depth.EVERYTHING);
+        return describe(selection, Depth.EVERYTHING, UnreadableTopics.FAIL);
+    }
+
+    /**
+     * Everything, and a topic the cluster will not describe (not authorized, deleted since it was listed, no leader
+     * yet...) is listed in {@link ClusterSnapshot#unreadableTopics()} instead of failing the read: for {@code status}
+     * and {@code plan}, which must show what they could not see rather than leave it out. A {@code --topic} selection
+     * still fails: its one topic's error is the whole answer.
+     */
+    public ClusterSnapshot describeListingUnreadableTopics(PartitionSelection selection) {
+        return describe(selection, Depth.EVERYTHING, UnreadableTopics.REPORT);
     }
 
     /**
@@ -198,7 +210,7 @@ public final class ClusterDiscovery implements AutoCloseable {
      * empty, so such a snapshot must not be used to re-validate a plan.
      */
     public ClusterSnapshot describePartitionsOnly(PartitionSelection selection) {
-        return describe(selection, Depth.PARTITIONS);
+        return describe(selection, Depth.PARTITIONS, UnreadableTopics.FAIL);
     }
 
     /**
@@ -207,7 +219,7 @@ public final class ClusterDiscovery implements AutoCloseable {
      * {@link #describePartitionsOnly}, not for re-validating a plan.
      */
     public ClusterSnapshot describeOrders(PartitionSelection.Explicit selection) {
-        return describe(selection, Depth.ORDERS);
+        return describe(selection, Depth.ORDERS, UnreadableTopics.FAIL);
     }
 
     /**
@@ -219,7 +231,7 @@ public final class ClusterDiscovery implements AutoCloseable {
      * {@link #describePartitionsOnly}, not for re-validating a plan.
      */
     public ClusterSnapshot describeNewestLeaders(PartitionSelection.Explicit selection) {
-        return describe(selection, Depth.NEWEST_LEADERS);
+        return describe(selection, Depth.NEWEST_LEADERS, UnreadableTopics.FAIL);
     }
 
     /**
@@ -268,7 +280,10 @@ public final class ClusterDiscovery implements AutoCloseable {
     /** How much a describe reads: see {@link #describe}, {@link #describePartitionsOnly}, {@link #describeNewestLeaders}. */
     private enum Depth { EVERYTHING, PARTITIONS, ORDERS, NEWEST_LEADERS }
 
-    private ClusterSnapshot describe(PartitionSelection selection, Depth depth) {
+    /** What a topic-level error in the answer does: fail the read, or list the topic in the snapshot. */
+    private enum UnreadableTopics { FAIL, REPORT }
+
+    private ClusterSnapshot describe(PartitionSelection selection, Depth depth, UnreadableTopics onUnreadable) {
         DescribeClusterResponseData cluster = depth == Depth.NEWEST_LEADERS && lastCluster != null ? lastCluster : describeCluster();
         List<BrokerState> brokers = brokersOf(cluster);
         List<BrokerState> live = live(brokers);
@@ -278,7 +293,8 @@ public final class ClusterDiscovery implements AutoCloseable {
             live.forEach(b -> connections.apiVersions(b.id(), requestTimeout));
         }
 
-        Map<String, TopicPartitionsReader.Range> ranges = topicsOf(selection, live);
+        Map<String, Errors> failedWhenListed = new LinkedHashMap<>();
+        Map<String, TopicPartitionsReader.Range> ranges = topicsOf(selection, live, failedWhenListed);
         Set<String> topics = ranges.keySet();
         // Topic configs and reassignments are read beside the partitions (each is one round trip, forwarded to the
         // controller for reassignments), and awaited after them: a partition error is still the one reported first.
@@ -286,13 +302,23 @@ public final class ClusterDiscovery implements AutoCloseable {
                 ? OnItsOwnThread.run("discovery-topic-configs", () -> topicSettings(topics, live)) : null;
         CompletableFuture<Set<TopicPartition>> reassigning = depth == Depth.EVERYTHING || depth == Depth.ORDERS
                 ? OnItsOwnThread.run("discovery-reassignments", () -> reassigning(live)) : null;
+        TopicPartitionsReader.Described read = readPartitions(ranges, brokers, depth == Depth.NEWEST_LEADERS);
+        List<UnreadableTopic> unreadable = new ArrayList<>();
+        failedWhenListed.forEach((topic, error) -> unreadable.add(UnreadableTopic.of(topic, error, false)));
+        boolean named = !(selection instanceof PartitionSelection.AllTopics);
+        read.failed().forEach((topic, error) -> unreadable.add(UnreadableTopic.of(topic, error, named)));
+        if (!unreadable.isEmpty() && (onUnreadable == UnreadableTopics.FAIL
+                || selection instanceof PartitionSelection.OneTopic)) {
+            throw unreadable.get(0).toException();
+        }
+        Set<String> unreadableNames = unreadable.stream().map(UnreadableTopic::topic).collect(Collectors.toSet());
         List<TopicPartitionState> partitions = new ArrayList<>();
-        for (TopicPartitionState p : readPartitions(ranges, brokers, depth == Depth.NEWEST_LEADERS)) {
+        for (TopicPartitionState p : read.partitions()) {
             if (selection.includes(p.topic(), p.partition())) {
                 partitions.add(p);
             }
         }
-        checkRequestedPartitionsExist(selection, partitions);
+        checkRequestedPartitionsExist(selection, partitions, unreadableNames);
         partitions.sort(Comparator.comparing(TopicPartitionState::topic)
                 .thenComparingInt(TopicPartitionState::partition));
 
@@ -301,8 +327,16 @@ public final class ClusterDiscovery implements AutoCloseable {
                     partitions, Map.of(), reassigning == null ? Set.of() : OnItsOwnThread.join(reassigning));
         }
         TopicSettings configs = OnItsOwnThread.join(settings);
+        // a topic already reported unreadable fails DescribeConfigs the same way: said once, above
+        configs.refused().forEach((topic, answer) -> {
+            if (!unreadableNames.contains(topic)) {
+                checkAnswer(answer.errorCode(), answer.errorMessage(), "describe the configs of topic '" + topic + "'",
+                        "DESCRIBE_CONFIGS on it");
+            }
+        });
         return new ClusterSnapshot(cluster.clusterId(), cluster.controllerId(), brokers, elrFeatureLevel(live),
-                partitions, configs.minInsyncReplicas(), OnItsOwnThread.join(reassigning), configs.tieredStorage());
+                partitions, configs.minInsyncReplicas(), OnItsOwnThread.join(reassigning), configs.tieredStorage(),
+                unreadable);
     }
 
     private static List<BrokerState> live(List<BrokerState> brokers) {
@@ -347,7 +381,8 @@ public final class ClusterDiscovery implements AutoCloseable {
      * The topics to read, each with the range of partitions the selection needs (so that a large topic's pages
      * can be read at once): from the selection itself, or for every topic from the Metadata answer's partitions.
      */
-    private Map<String, TopicPartitionsReader.Range> topicsOf(PartitionSelection selection, List<BrokerState> live) {
+    private Map<String, TopicPartitionsReader.Range> topicsOf(PartitionSelection selection, List<BrokerState> live,
+                                                              Map<String, Errors> failed) {
         Map<String, TopicPartitionsReader.Range> ranges = new TreeMap<>();
         if (selection instanceof PartitionSelection.OneTopic one) {
             ranges.put(one.topic(), one.partitions().isEmpty() ? TopicPartitionsReader.Range.WHOLE_TOPIC
@@ -364,8 +399,12 @@ public final class ClusterDiscovery implements AutoCloseable {
         MetadataResponse response = rotation.ask(live, "list topics", (broker, timeout) -> BrokerRotation.await(
                 connections.send(broker.id(), MetadataRequest.Builder.allTopics(), MetadataResponse.class, timeout)));
         for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
-            if (topic.errorCode() == Errors.NONE.code() && topic.name() != null
-                    && !topic.name().startsWith(RUN_LOCK_TOPIC)) {
+            if (topic.name() == null || topic.name().startsWith(RUN_LOCK_TOPIC)) {
+                continue; // the tool's own run lock is never the cluster's to report
+            }
+            if (topic.errorCode() != Errors.NONE.code()) {
+                failed.put(topic.name(), Errors.forCode(topic.errorCode())); // listed, but not describable: said, not dropped
+            } else {
                 ranges.put(topic.name(), topic.partitions().isEmpty() ? TopicPartitionsReader.Range.WHOLE_TOPIC
                         : new TopicPartitionsReader.Range(0, topic.partitions().size() - 1));
             }
@@ -377,10 +416,10 @@ public final class ClusterDiscovery implements AutoCloseable {
      * DescribeTopicPartitions straight from a live broker (from all live brokers, newest leader epoch kept, when
      * {@code newest}); Admin's Metadata-based describe for 3.7 brokers.
      */
-    private List<TopicPartitionState> readPartitions(Map<String, TopicPartitionsReader.Range> topics, List<BrokerState> brokers,
-                                                    boolean newest) {
+    private TopicPartitionsReader.Described readPartitions(Map<String, TopicPartitionsReader.Range> topics,
+                                                           List<BrokerState> brokers, boolean newest) {
         if (topics.isEmpty()) {
-            return List.of();
+            return new TopicPartitionsReader.Described(List.of(), Map.of());
         }
         try {
             TopicPartitionsReader reader = new TopicPartitionsReader(connections, rotation);
@@ -394,20 +433,17 @@ public final class ClusterDiscovery implements AutoCloseable {
      * Kafka 3.7 has no DescribeTopicPartitions: Metadata (v7+ carries each partition's leader epoch, v10+ the topic
      * id, both in every version a 3.7 broker offers) from a live broker, for exactly these topics.
      */
-    private List<TopicPartitionState> describeTopicsThroughMetadata(Set<String> topics, List<BrokerState> brokers) {
+    private TopicPartitionsReader.Described describeTopicsThroughMetadata(Set<String> topics, List<BrokerState> brokers) {
         MetadataResponse response = rotation.ask(live(brokers), "describe topics " + topics, (broker, timeout) ->
                 BrokerRotation.await(connections.send(broker.id(),
                         new MetadataRequest.Builder(new ArrayList<>(topics), false), MetadataResponse.class, timeout)));
         List<TopicPartitionState> result = new ArrayList<>();
+        Map<String, Errors> failed = new LinkedHashMap<>();
         for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
             Errors error = Errors.forCode(topic.errorCode());
-            switch (error) {
-                case NONE -> { }
-                case UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID ->
-                        throw new UserInputException("unknown topic '" + topic.name() + "' (check the name with kafka-topics.sh --list)");
-                case TOPIC_AUTHORIZATION_FAILED -> throw notAuthorized("describe topic '" + topic.name() + "'",
-                        "DESCRIBE on it", error.exception());
-                default -> throw error.exception("describing topic '" + topic.name() + "' failed: " + error.message());
+            if (error != Errors.NONE) {
+                failed.putIfAbsent(topic.name(), error);
+                continue;
             }
             for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
                 // Metadata has no ELR (3.7 has none); its offline replicas are the fenced or unregistered ones.
@@ -415,10 +451,12 @@ public final class ClusterDiscovery implements AutoCloseable {
                         p.leaderEpoch(), p.replicaNodes(), p.isrNodes(), List.of(), List.of(), p.offlineReplicas()));
             }
         }
-        return result;
+        return new TopicPartitionsReader.Described(result, failed);
     }
 
-    private static void checkRequestedPartitionsExist(PartitionSelection selection, List<TopicPartitionState> found) {
+    /** @param unreadable topics already reported: their partitions are unknown, not missing */
+    private static void checkRequestedPartitionsExist(PartitionSelection selection, List<TopicPartitionState> found,
+                                                      Set<String> unreadable) {
         List<TopicPartition> requested = new ArrayList<>();
         if (selection instanceof PartitionSelection.OneTopic one) {
             one.partitions().forEach(p -> requested.add(new TopicPartition(one.topic(), p)));
@@ -427,7 +465,7 @@ public final class ClusterDiscovery implements AutoCloseable {
         }
         Set<TopicPartition> present = found.stream().map(TopicPartitionState::topicPartition).collect(Collectors.toSet());
         for (TopicPartition tp : requested) {
-            if (!present.contains(tp)) {
+            if (!present.contains(tp) && !unreadable.contains(tp.topic())) {
                 throw new UserInputException("partition " + tp.partition() + " of topic '" + tp.topic()
                         + "' does not exist (check with kafka-topics.sh --describe --topic " + tp.topic() + ")");
             }
@@ -455,7 +493,7 @@ public final class ClusterDiscovery implements AutoCloseable {
     /** Effective min.insync.replicas per topic, and the topics with tiered storage: one DescribeConfigs. */
     private TopicSettings topicSettings(Set<String> topics, List<BrokerState> live) {
         if (topics.isEmpty()) {
-            return new TopicSettings(Map.of(), Set.of());
+            return new TopicSettings(Map.of(), Set.of(), Map.of());
         }
         DescribeConfigsRequestData request = new DescribeConfigsRequestData()
                 .setIncludeSynonyms(false)
@@ -470,11 +508,12 @@ public final class ClusterDiscovery implements AutoCloseable {
         Map<String, Integer> result = new TreeMap<>();
         Set<String> tiered = new TreeSet<>();
         // In topic order, so that a refusal names the first topic that needs the ACL.
-        List<DescribeConfigsResponseData.DescribeConfigsResult> results = new ArrayList<>(response.data().results());
-        results.sort(Comparator.comparing(DescribeConfigsResponseData.DescribeConfigsResult::resourceName));
-        for (DescribeConfigsResponseData.DescribeConfigsResult topic : results) {
-            checkAnswer(topic.errorCode(), topic.errorMessage(), "describe the configs of topic '" + topic.resourceName() + "'",
-                    "DESCRIBE_CONFIGS on it");
+        Map<String, DescribeConfigsResponseData.DescribeConfigsResult> refused = new TreeMap<>();
+        for (DescribeConfigsResponseData.DescribeConfigsResult topic : response.data().results()) {
+            if (topic.errorCode() != Errors.NONE.code()) {
+                refused.put(topic.resourceName(), topic);
+                continue;
+            }
             String value = topic.configs().stream()
                     .filter(c -> TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG.equals(c.name()))
                     .map(DescribeConfigsResponseData.DescribeConfigsResourceResult::value)
@@ -486,11 +525,17 @@ public final class ClusterDiscovery implements AutoCloseable {
                 tiered.add(topic.resourceName());
             }
         }
-        return new TopicSettings(result, tiered);
+        return new TopicSettings(result, tiered, refused);
     }
 
-    /** What the snapshot keeps of the topics' configs. */
-    private record TopicSettings(Map<String, Integer> minInsyncReplicas, Set<String> tieredStorage) {
+    /**
+     * What the snapshot keeps of the topics' configs.
+     *
+     * @param refused by topic name, the answers that were errors: checked once the partitions are read, so that a
+     *                topic the partition read already reported is not reported again
+     */
+    private record TopicSettings(Map<String, Integer> minInsyncReplicas, Set<String> tieredStorage,
+                                 Map<String, DescribeConfigsResponseData.DescribeConfigsResult> refused) {
     }
 
     /**

@@ -34,6 +34,7 @@ public final class ClusterSnapshot {
     private final Map<Integer, BrokerState> brokersById;
     private final Set<Integer> liveBrokers;
     private final Map<TopicPartition, TopicPartitionState> byPartition;
+    private final List<UnreadableTopic> unreadableTopics;
 
     /**
      * @param elrFeatureLevel   finalized {@code eligible.leader.replicas.version}; 0 off, -1 unknown,
@@ -51,6 +52,16 @@ public final class ClusterSnapshot {
     public ClusterSnapshot(String clusterId, int controllerId, List<BrokerState> brokers, short elrFeatureLevel,
                            List<TopicPartitionState> partitions, Map<String, Integer> minInsyncReplicas,
                            Set<TopicPartition> reassigning, Set<String> tieredStorage) {
+        this(clusterId, controllerId, brokers, elrFeatureLevel, partitions, minInsyncReplicas, reassigning, tieredStorage,
+                List.of());
+    }
+
+    /** @param unreadableTopics selected topics the cluster would not describe: none of their partitions is here */
+    public ClusterSnapshot(String clusterId, int controllerId, List<BrokerState> brokers, short elrFeatureLevel,
+                           List<TopicPartitionState> partitions, Map<String, Integer> minInsyncReplicas,
+                           Set<TopicPartition> reassigning, Set<String> tieredStorage,
+                           List<UnreadableTopic> unreadableTopics) {
+        this.unreadableTopics = List.copyOf(unreadableTopics);
         this.tieredStorage = Set.copyOf(tieredStorage);
         this.clusterId = clusterId;
         this.controllerId = controllerId;
@@ -86,6 +97,14 @@ public final class ClusterSnapshot {
 
     public List<TopicPartitionState> partitions() {
         return partitions;
+    }
+
+    /**
+     * Selected topics the cluster answered with a topic-level error (not authorized, deleted since listed...): their
+     * partitions, offline ones included, are not in {@link #partitions()}. Empty unless the read was asked to report them.
+     */
+    public List<UnreadableTopic> unreadableTopics() {
+        return unreadableTopics;
     }
 
     /** Whether the topic keeps segments in remote storage ({@code remote.storage.enable=true}, KIP-405). */

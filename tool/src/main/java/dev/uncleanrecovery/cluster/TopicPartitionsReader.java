@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
-import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRotation;
 import dev.uncleanrecovery.connect.BrokerState;
@@ -60,6 +59,17 @@ final class TopicPartitionsReader {
         }
     }
 
+    /**
+     * What one read found: the partitions of the topics described, and the topics the broker answered with a
+     * topic-level error instead (in the order met), which have no partitions here.
+     */
+    record Described(List<TopicPartitionState> partitions, Map<String, Errors> failed) {
+        Described {
+            partitions = List.copyOf(partitions);
+            failed = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(failed));
+        }
+    }
+
     TopicPartitionsReader(BrokerConnections connections, BrokerRotation rotation) {
         this.connections = connections;
         this.rotation = rotation;
@@ -69,7 +79,7 @@ final class TopicPartitionsReader {
      * @param brokers live brokers to ask; the next is tried when one does not answer
      * @throws UnsupportedVersionException when the brokers are older than 3.8
      */
-    List<TopicPartitionState> read(Map<String, Range> topics, List<BrokerState> brokers) {
+    Described read(Map<String, Range> topics, List<BrokerState> brokers) {
         return rotation.ask(brokers, "describe topics", (broker, timeout) -> BrokerRotation.await(readFrom(broker.id(), topics, timeout)));
     }
 
@@ -81,13 +91,13 @@ final class TopicPartitionsReader {
      * partition (what the wait on an election looks for); a broker that did not answer by then is left out of this
      * read. When no broker answers, this is {@link #read} (the rotation, with its errors).
      */
-    List<TopicPartitionState> readNewest(Map<String, Range> topics, List<BrokerState> brokers) {
+    Described readNewest(Map<String, Range> topics, List<BrokerState> brokers) {
         List<BrokerState> asked = rotation.answering(brokers);
         if (asked.size() < 2) {
             return read(topics, brokers);
         }
         Duration timeout = rotation.requestTimeout();
-        List<CompletableFuture<List<TopicPartitionState>>> answers = asked.stream()
+        List<CompletableFuture<Described>> answers = asked.stream()
                 .map(b -> readFrom(b.id(), topics, timeout)).toList();
         CompletableFuture<Void> all = CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
         CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
@@ -111,15 +121,24 @@ final class TopicPartitionsReader {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        List<List<TopicPartitionState>> answered = answers.stream()
+        List<Described> answered = answers.stream()
                 .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
-        return answered.isEmpty() ? read(topics, brokers) : newestOf(answered);
+        if (answered.isEmpty()) {
+            return read(topics, brokers);
+        }
+        List<TopicPartitionState> newest = newestOf(answered.stream().map(Described::partitions).toList());
+        // a topic one broker described is known, whatever another said of it
+        Map<String, Errors> failed = new LinkedHashMap<>();
+        answered.forEach(a -> a.failed().forEach(failed::putIfAbsent));
+        newest.forEach(p -> failed.remove(p.topic()));
+        return new Described(newest, failed);
     }
 
     /** True when the answers that have arrived show a leader for every partition they hold. */
-    private static boolean everyPartitionLed(List<CompletableFuture<List<TopicPartitionState>>> answers) {
+    private static boolean everyPartitionLed(List<CompletableFuture<Described>> answers) {
         List<List<TopicPartitionState>> arrived = answers.stream()
-                .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
+                .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally())
+                .map(answer -> answer.join().partitions()).toList();
         return newestOf(arrived).stream().noneMatch(TopicPartitionState::isOffline);
     }
 
@@ -138,8 +157,8 @@ final class TopicPartitionsReader {
      * The topics' partitions from one broker: ranges of more than one page a page each, all sent at once; the
      * other topics whole, page after page. Each request may take {@code timeout}.
      */
-    private CompletableFuture<List<TopicPartitionState>> readFrom(int broker, Map<String, Range> topics, Duration timeout) {
-        List<List<TopicPartitionState>> pages = new ArrayList<>();
+    private CompletableFuture<Described> readFrom(int broker, Map<String, Range> topics, Duration timeout) {
+        List<Page> pages = new ArrayList<>();
         List<CompletableFuture<Void>> reads = new ArrayList<>();
         List<String> wholeTopics = new ArrayList<>();
         topics.forEach((topic, range) -> {
@@ -148,7 +167,7 @@ final class TopicPartitionsReader {
                 return;
             }
             for (int start = range.first(); start <= range.last(); start += PARTITIONS_PER_PAGE) {
-                List<TopicPartitionState> page = new ArrayList<>();
+                Page page = new Page();
                 pages.add(page);
                 DescribeTopicPartitionsRequestData.Cursor cursor = new DescribeTopicPartitionsRequestData.Cursor()
                         .setTopicName(topic).setPartitionIndex(start);
@@ -157,26 +176,36 @@ final class TopicPartitionsReader {
             }
         });
         if (!wholeTopics.isEmpty()) {
-            List<TopicPartitionState> page = new ArrayList<>();
+            Page page = new Page();
             pages.add(page);
             reads.add(readAllPages(broker, wholeTopics, null, timeout, page));
         }
         return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(done -> {
-            List<TopicPartitionState> result = new ArrayList<>();
-            pages.forEach(result::addAll);
-            return result;
+            List<TopicPartitionState> partitions = new ArrayList<>();
+            Map<String, Errors> failed = new LinkedHashMap<>();
+            for (Page page : pages) {
+                partitions.addAll(page.partitions);
+                page.failed.forEach(failed::putIfAbsent);
+            }
+            return new Described(partitions, failed);
         });
     }
 
+    /** What the requests of one page (or one run of pages along the cursor) gathered, in answer order. */
+    private static final class Page {
+        final List<TopicPartitionState> partitions = new ArrayList<>();
+        final Map<String, Errors> failed = new LinkedHashMap<>();
+    }
+
     private CompletableFuture<Void> readAllPages(int broker, List<String> topics, DescribeTopicPartitionsRequestData.Cursor cursor,
-                                                 Duration timeout, List<TopicPartitionState> into) {
+                                                 Duration timeout, Page into) {
         return readPage(broker, topics, cursor, PARTITIONS_PER_PAGE, timeout, into).thenCompose(next -> next == null
                 ? CompletableFuture.<Void>completedFuture(null) : readAllPages(broker, topics, next, timeout, into));
     }
 
     /** One DescribeTopicPartitions request; completes with the cursor of the next page, or null after the last. */
     private CompletableFuture<DescribeTopicPartitionsRequestData.Cursor> readPage(int broker, List<String> topics,
-            DescribeTopicPartitionsRequestData.Cursor cursor, int limit, Duration timeout, List<TopicPartitionState> into) {
+            DescribeTopicPartitionsRequestData.Cursor cursor, int limit, Duration timeout, Page into) {
         DescribeTopicPartitionsRequestData request = new DescribeTopicPartitionsRequestData()
                 .setResponsePartitionLimit(limit)
                 .setCursor(cursor)
@@ -184,28 +213,20 @@ final class TopicPartitionsReader {
         return connections.send(broker, new DescribeTopicPartitionsRequest.Builder(request), DescribeTopicPartitionsResponse.class, timeout)
                 .thenApply(response -> {
                     for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic : response.data().topics()) {
-                        checkTopicError(topic);
+                        Errors error = Errors.forCode(topic.errorCode());
+                        if (error != Errors.NONE) {
+                            // none of its partitions is known: the caller reports the topic, not a partial cluster
+                            into.failed.putIfAbsent(topic.name(), error);
+                            continue;
+                        }
                         for (DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition p : topic.partitions()) {
-                            into.add(toState(topic.name(), topic.topicId(), p));
+                            into.partitions.add(toState(topic.name(), topic.topicId(), p));
                         }
                     }
                     DescribeTopicPartitionsResponseData.Cursor next = response.data().nextCursor();
                     return next == null ? null : new DescribeTopicPartitionsRequestData.Cursor()
                             .setTopicName(next.topicName()).setPartitionIndex(next.partitionIndex());
                 });
-    }
-
-    private static void checkTopicError(DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic) {
-        Errors error = Errors.forCode(topic.errorCode());
-        switch (error) {
-            case NONE -> { }
-            case UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID ->
-                    throw new UserInputException("unknown topic '" + topic.name() + "' (check the name with kafka-topics.sh --list)");
-            case TOPIC_AUTHORIZATION_FAILED ->
-                    throw new UserInputException("not authorized to describe topic '" + topic.name()
-                            + "': grant DESCRIBE on it to this principal (see README Permissions)");
-            default -> throw error.exception("describing topic '" + topic.name() + "' failed: " + error.message());
-        }
     }
 
     private static TopicPartitionState toState(String topic, Uuid topicId,

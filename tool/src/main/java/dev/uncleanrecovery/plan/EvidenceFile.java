@@ -35,7 +35,7 @@ import org.apache.kafka.common.Uuid;
  *
  * @param tool        the tool and version that wrote the file, for people
  * @param brokerId    node.id of the log dirs
- * @param clusterId   null when meta.properties had none
+ * @param clusterId   null when meta.properties had none: {@code plan} then refuses the file unless told to accept it
  * @param brokerEpoch the epoch of the clean shutdown; absent unless {@code cleanShutdown}
  */
 public record EvidenceFile(
@@ -90,6 +90,9 @@ public record EvidenceFile(
     /**
      * One replica's log. When {@code error} is absent, the offsets and the last written epoch are present.
      *
+     * @param topicId                the topic id in the partition's partition.metadata (in every format version);
+     *                               null when that file is missing or unreadable, and {@code plan} then refuses this
+     *                               log unless told to accept it
      * @param lastWrittenLeaderEpoch -1 when the epoch cache is empty
      * @param lastBatchLeaderEpoch   the last valid batch's epoch, when there is one
      * @param invalidTailBytes       bytes after the last valid batch, which log recovery removes
@@ -161,13 +164,18 @@ public record EvidenceFile(
      * their log end offset and last written epoch, the others count as errors.
      */
     public List<ReplicaEvidence> toReplicaEvidence() {
-        return partitions.stream().map(p -> p.error() == null
+        return partitions.stream().map(this::toReplicaEvidence).toList();
+    }
+
+    /** One of this broker's replicas as probe evidence (source {@link EvidenceSource#DISK}). */
+    public ReplicaEvidence toReplicaEvidence(Partition p) {
+        return p.error() == null
                 // Broker epoch -1: the one in the clean-shutdown marker belongs to the stopped incarnation, and the
                 // broker gets a new one when it starts again, before its replica can be elected.
                 ? ReplicaEvidence.answered(p.topicPartition(), brokerId, EvidenceSource.DISK, p.logEndOffset(),
                         p.lastWrittenLeaderEpoch(), -1, -1L, createdAt)
                 : ReplicaEvidence.failed(p.topicPartition(), brokerId, EvidenceSource.DISK, EvidenceStatus.ERROR,
-                        "log dir " + p.logDir() + ": " + p.error(), createdAt)).toList();
+                        "log dir " + p.logDir() + ": " + p.error(), createdAt);
     }
 
     public String toJson() {

@@ -42,9 +42,10 @@ public record Plan(
 
     /**
      * The plan format version this tool writes: 2 adds high watermarks and committed losses, 3 drops the expected
-     * state's partitionEpoch, which no RPC gives, and adds each election's topicId.
+     * state's partitionEpoch, which no RPC gives, and adds each election's topicId; 4 states each known truncation's
+     * unknownCommitmentRecords instead of leaving them to subtraction.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** The oldest plan format version this tool still reads and executes. */
     public static final int OLDEST_READ = 1;
 

@@ -70,9 +70,12 @@ public final class RecoveryPlanning {
      * @param probeMode       which RPCs ask the brokers (native GetReplicaLogInfo, stock, or per broker)
      * @param unlistedBrokers brokers the cluster does not list, at addresses the operator gave: probed like fenced
      *                        brokers and never elected (a 3.x cluster lists no fenced broker)
+     * @param acceptUnidentifiedEvidence use disk evidence that names no cluster id or no topic id, which cannot be told
+     *                        from another cluster's or a deleted topic's (the operator vouches for it)
      */
     public record Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe,
-                          ProbeMode probeMode, List<EvidenceFile> diskEvidence, List<BrokerState> unlistedBrokers) {
+                          ProbeMode probeMode, List<EvidenceFile> diskEvidence, List<BrokerState> unlistedBrokers,
+                          boolean acceptUnidentifiedEvidence) {
 
         public Options {
             diskEvidence = List.copyOf(diskEvidence);
@@ -80,7 +83,7 @@ public final class RecoveryPlanning {
         }
 
         public Options(PartitionSelection selection, ElectionOptions election, ProbeSettings probe, ProbeMode probeMode) {
-            this(selection, election, probe, probeMode, List.of(), List.of());
+            this(selection, election, probe, probeMode, List.of(), List.of(), false);
         }
     }
 
@@ -104,7 +107,8 @@ public final class RecoveryPlanning {
     }
 
     public Result plan(Options options, Consumer<ProbeProgress> progress) {
-        ClusterSnapshot snapshot = discovery.describe(options.selection());
+        // a topic the cluster will not describe becomes a note (and exit 2 or 3), never a silent gap in the plan
+        ClusterSnapshot snapshot = discovery.describeListingUnreadableTopics(options.selection());
         for (BrokerState given : options.unlistedBrokers()) {
             BrokerState listed = snapshot.brokersById().get(given.id());
             if (listed != null) {
@@ -145,13 +149,14 @@ public final class RecoveryPlanning {
             unanswered = probed.unansweredBrokers().stream()
                     .map(b -> PlanUnansweredBroker.from(b, addresses.get(b.broker()))).toList();
         }
-        mergeDiskEvidence(options.diskEvidence(), snapshot, considered, evidence);
+        PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
+                options.election().strategy()).unansweredBrokers(unanswered);
+        snapshot.unreadableTopics().forEach(t -> plan.note(t.describe() + "; its partitions are not in this plan"));
+        mergeDiskEvidence(options, snapshot, considered, evidence, plan);
 
         // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
         Set<Integer> fenced = new HashSet<>(snapshot.fencedBrokers());
         options.unlistedBrokers().forEach(b -> fenced.add(b.id()));
-        PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
-                options.election().strategy()).unansweredBrokers(unanswered);
         List<Decision> decisions = new ArrayList<>(considered.size());
         for (TopicPartitionState partition : considered) {
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
@@ -348,38 +353,21 @@ public final class RecoveryPlanning {
     }
 
     /**
-     * Adds what {@code inspect} read from stopped brokers' disks. It counts as that replica's log (for the
-     * truncation estimates and for balanced waiting), but never makes a down broker electable; a live answer
-     * from the same broker wins (see LeaderChoice).
+     * Adds what {@code inspect} read from stopped brokers' disks, once checked to be this cluster's and these topics'
+     * (see DiskEvidence). It counts as that replica's log (for the truncation estimates and for balanced waiting),
+     * but never makes a down broker electable; a live answer from the same broker wins (see LeaderChoice).
      */
-    private static void mergeDiskEvidence(List<EvidenceFile> files, ClusterSnapshot snapshot,
-                                          List<TopicPartitionState> considered,
-                                          Map<TopicPartition, List<ReplicaEvidence>> evidence) {
-        Map<TopicPartition, TopicPartitionState> byPartition = new HashMap<>();
-        considered.forEach(p -> byPartition.put(p.topicPartition(), p));
-        for (EvidenceFile file : files) {
-            if (file.clusterId() != null && !file.clusterId().equals(snapshot.clusterId())) {
-                throw new UserInputException("evidence file of broker " + file.brokerId() + " is from cluster "
-                        + file.clusterId() + ", but --bootstrap-server is cluster " + snapshot.clusterId());
-            }
-            for (ReplicaEvidence disk : file.toReplicaEvidence()) {
-                TopicPartitionState partition = byPartition.get(disk.topicPartition());
-                if (partition == null) {
-                    continue; // a partition this plan does not cover (healthy, or not selected)
-                }
-                if (!partition.replicas().contains(disk.broker())) {
-                    throw new UserInputException("evidence file of broker " + disk.broker() + " has "
-                            + disk.topicPartition() + ", but broker " + disk.broker() + " is not one of its replicas "
-                            + partition.replicas() + " (reassigned since?); drop that file or inspect again");
-                }
-                // The probe's lists are unmodifiable: a partition with disk evidence gets a new one.
-                evidence.compute(disk.topicPartition(), (k, known) -> {
-                    List<ReplicaEvidence> more = known == null ? new ArrayList<>() : new ArrayList<>(known);
-                    more.add(disk);
-                    return more;
-                });
-            }
-        }
+    private static void mergeDiskEvidence(Options options, ClusterSnapshot snapshot, List<TopicPartitionState> considered,
+                                          Map<TopicPartition, List<ReplicaEvidence>> evidence, PlanBuilder plan) {
+        DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
+                options.acceptUnidentifiedEvidence());
+        // The probe's lists are unmodifiable: a partition with disk evidence gets a new one.
+        disk.evidence().forEach((tp, read) -> evidence.compute(tp, (k, known) -> {
+            List<ReplicaEvidence> more = known == null ? new ArrayList<>() : new ArrayList<>(known);
+            more.addAll(read);
+            return more;
+        }));
+        disk.notes().forEach(plan::note);
     }
 
     /** Why a broker the cluster does not list cannot be asked, saying only what is known. */

@@ -19,9 +19,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -226,6 +230,57 @@ class PlanCommandClusterTest {
         }
         assertThat(run.out()).contains("UNANSWERED " + "broker " + hung + " (" + cluster.brokerAddress(hung) + ")");
         cluster.awaitBrokerUnfenced(hung, Duration.ofSeconds(60));
+    }
+
+    @Test
+    @Order(8)
+    void disk_evidence_of_a_topic_deleted_and_re_created_under_its_name_is_refused_naming_both_ids(
+            LocalKafkaCluster cluster) throws Exception {
+        // given: broker 1's disk inspected while it is down, then orders deleted and created again on the same brokers
+        int down = LastReplicaStandingOutage.LAST_LEADER;
+        Path evidenceFile = dir.resolve("broker-1-before-recreation.json");
+        CliRun inspect = CliRun.of("inspect", "--log-dir", cluster.logDir(down).toString(), "--topic", "orders",
+                "--output-file", evidenceFile.toString());
+        assertThat(inspect.exitCode()).as(inspect.out() + inspect.err()).isEqualTo(ExitCode.OK);
+        Uuid oldId;
+        Uuid newId;
+        try (Admin admin = cluster.createAdmin()) {
+            oldId = admin.describeTopics(List.of("orders")).allTopicNames().get().get("orders").topicId();
+            admin.deleteTopics(List.of("orders")).all().get();
+            awaitGone(admin, "orders");
+            // broker 1 is fenced but registered: the controller accepts it in a manual assignment
+            admin.createTopics(List.of(new NewTopic("orders", Map.of(0, List.of(down, 3, 2))))).all().get();
+            newId = admin.describeTopics(List.of("orders")).allTopicNames().get().get("orders").topicId();
+        }
+        cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(60));
+        Path file = dir.resolve("recreated.json");
+
+        // when
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", "orders",
+                "--probe-timeout-ms", "3000", "--evidence", evidenceFile.toString(), "--output-file", file.toString());
+
+        // then: broker 1's old log is not taken for the new topic's, and the reviewer reads why with both ids
+        assertThat(oldId).isNotEqualTo(newId);
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+        Plan plan = PlanFile.read(file);
+        assertThat(plan.notes()).singleElement().asString()
+                .startsWith("evidence of broker 1 for topic 'orders' not used: its log is of topic id " + oldId)
+                .contains("the cluster's topic 'orders' is " + newId).endsWith("(partitions 0)");
+        assertThat(run.out()).contains("NOTE evidence of broker 1 for topic 'orders' not used");
+        assertThat(plan.skipped()).singleElement().satisfies(s -> assertThat(s.evidence())
+                .filteredOn(e -> e.source() == EvidenceSource.DISK).singleElement().satisfies(e -> {
+                    assertThat(e.status()).isEqualTo(EvidenceStatus.ERROR);
+                    assertThat(e.logEndOffset()).isNull();
+                    assertThat(e.error()).contains(oldId.toString(), newId.toString());
+                }));
+    }
+
+    private static void awaitGone(Admin admin, String topic) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (admin.listTopics().names().get().contains(topic)) {
+            assertThat(System.nanoTime()).as(topic + " deleted within 60 s").isLessThan(deadline);
+            Thread.sleep(200);
+        }
     }
 
     private static PlanEvidence evidence(PlannedElection election, int broker) {

@@ -11,7 +11,12 @@ import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.election.TruncationEstimate;
+import dev.uncleanrecovery.plan.ExpectedState;
+import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.plan.PlanTruncation;
+import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.PlanUnansweredBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -44,6 +49,22 @@ class PlanPrinterTest {
                 ReplicaEvidence.answered(tp, 3, EvidenceSource.STOCK, 20, 6, 7, -1, AT));
         plan.add(state, evidence, LeaderChoice.decide(state, evidence, Set.of(), ElectionOptions.defaults()
                 .withStrategy(strategy)));
+    }
+
+    @Test
+    void a_truncation_says_how_many_of_its_records_are_of_unknown_commitment() {
+        // 3 loses 30 records past a high watermark that proves none of them; 1 loses 30 where none was read
+        PlannedElection election = new PlannedElection("orders", 0, 2, new ExpectedState(7, List.of(1, 3, 2)), List.of(),
+                "electing 2 loses 60 records", List.of(
+                        new PlanTruncation(3, 30L, 100L, 130L, TruncationEstimate.EXACT, 0L, null),
+                        new PlanTruncation(1, 30L, 100L, 130L, TruncationEstimate.EXACT, null, null)));
+        StringWriter text = new StringWriter();
+
+        PlanPrinter.print(new Plan(Plan.VERSION, AT, "cluster", "kafka-unclean-recovery test", Strategy.PROACTIVE,
+                List.of(), List.of(election), List.of()), new PrintWriter(text, true));
+
+        assertThat(text.toString().replaceAll("\\s+", " "))
+                .contains("3: 30 [100..130), 0 committed, 30 unknown, 1: 30 [100..130), committed ?, 30 unknown");
     }
 
     @Test

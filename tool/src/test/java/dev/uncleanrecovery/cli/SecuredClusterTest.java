@@ -10,6 +10,7 @@ import static org.apache.kafka.common.acl.AclOperation.DESCRIBE_CONFIGS;
 import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.connect.ClientProperties;
@@ -23,12 +24,14 @@ import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,6 +67,8 @@ class SecuredClusterTest {
     /** The README ACLs for execute (ALTER on the cluster included) but those on the run lock's topics. */
     static final String LOCKLESS = "lockless";
     private static final String TOPIC = "orders";
+    /** Created last, with no ACL for anyone but admin. */
+    private static final String AUDIT = "audit";
     private static final String KAFKA_CLUSTER = "kafka-cluster";
     private static final TopicPartition ORDERS_0 = new TopicPartition(TOPIC, 0);
 
@@ -233,6 +238,50 @@ class SecuredClusterTest {
 
     @Test
     @Order(9)
+    void a_named_topic_the_principal_may_not_describe_is_listed_with_its_error_beside_the_offline_partition(
+            LocalKafkaCluster cluster) throws Exception {
+        // given: audit exists, and the recovery user has no ACL on it; the election file names it beside orders-0
+        cluster.createTopic(AUDIT, List.of(2, 3), java.util.Map.of());
+        Path electionFile = Files.writeString(dir.resolve("orders-and-audit.json"),
+                "{\"partitions\": [{\"topic\": \"orders\", \"partition\": 0}, {\"topic\": \"audit\", \"partition\": 0}]}");
+        String recovery = commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER);
+        Path planFile = dir.resolve("orders-and-audit-plan.json");
+
+        // when
+        CliRun text = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--path-to-json-file",
+                electionFile.toString(), "--command-config", recovery);
+        CliRun json = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--path-to-json-file",
+                electionFile.toString(), "--command-config", recovery, "--output", "json");
+        CliRun plan = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "10000", "--path-to-json-file", electionFile.toString(), "--output-file",
+                planFile.toString(), "--command-config", recovery);
+
+        // then: status shows what it could read and what it could not, and exits 2 (an ACL to grant)
+        assertThat(text.exitCode()).as(text.err() + text.out()).isEqualTo(ExitCode.USAGE);
+        assertThat(text.out()).containsPattern("(?m)^orders\\s+0\\s+none\\s")
+                .containsPattern("(?m)^audit\\s+TOPIC_AUTHORIZATION_FAILED");
+        assertThat(text.out().replaceAll("\\s+", " ")).contains("not authorized to describe topic 'audit': grant DESCRIBE"
+                + " on it to this principal (see README Permissions)");
+        assertThat(json.exitCode()).as(json.err()).isEqualTo(ExitCode.USAGE);
+        JsonNode report = Json.mapper().readTree(json.out());
+        assertThat(report.get("offline")).singleElement().satisfies(p -> assertThat(p.get("topic").asText()).isEqualTo(TOPIC));
+        assertThat(report.get("unreadableTopics")).singleElement().satisfies(t -> {
+            assertThat(t.get("topic").asText()).isEqualTo(AUDIT);
+            assertThat(t.get("error").asText()).isEqualTo("TOPIC_AUTHORIZATION_FAILED");
+            assertThat(t.has("badInput")).isFalse();
+        });
+        // and plan the same: orders-0 planned, audit named in a note, exit 2
+        assertThat(plan.exitCode()).as(plan.err() + plan.out()).isEqualTo(ExitCode.USAGE);
+        Plan written = PlanFile.read(planFile);
+        assertThat(written.partitions()).singleElement().satisfies(p -> assertThat(p.topicPartition()).isEqualTo(ORDERS_0));
+        assertThat(written.notes()).first().asString().isEqualTo("topic 'audit' not read (TOPIC_AUTHORIZATION_FAILED):"
+                + " not authorized to describe topic 'audit': grant DESCRIBE on it to this principal (see README"
+                + " Permissions); its partitions are not in this plan");
+        assertThat(plan.out()).contains("NOTE topic 'audit' not read (TOPIC_AUTHORIZATION_FAILED)");
+    }
+
+    @Test
+    @Order(10)
     void without_the_run_locks_acls_execute_changes_nothing_and_names_them(LocalKafkaCluster cluster) throws Exception {
         Path plan = dir.resolve("without-lock-acls.json");
         CliRun planned = planAsTheRecoveryUser(cluster, plan);

@@ -154,8 +154,8 @@ class PlanFileMalformedTest {
 
     @Test
     void newer_version() {
-        assertThat(readError(edited(root -> root.put("version", 4).put("someNewField", true))))
-                .isEqualTo("plan.json: version is 4, but this tool reads version 1 to 3 plans; use the tool version that"
+        assertThat(readError(edited(root -> root.put("version", 5).put("someNewField", true))))
+                .isEqualTo("plan.json: version is 5, but this tool reads version 1 to 4 plans; use the tool version that"
                         + " wrote it");
     }
 
@@ -213,6 +213,14 @@ class PlanFileMalformedTest {
     void known_truncation_without_records() {
         assertThat(readError(edited(root -> ((ObjectNode) election(root).get("expectedTruncation").get(1)).remove("records"))))
                 .isEqualTo("plan.json: partitions[0].expectedTruncation[1].records is missing");
+    }
+
+    @Test
+    void unknown_commitment_that_does_not_add_up_to_the_records() {
+        assertThat(readError(edited(root -> ((ObjectNode) election(root).get("expectedTruncation").get(1))
+                .put("committedRecords", 5))))
+                .isEqualTo("plan.json: partitions[0].expectedTruncation[1].unknownCommitmentRecords 17 must be records 17"
+                        + " less committedRecords and neverCommittedRecords: 12");
     }
 
     @Test
@@ -275,7 +283,7 @@ class PlanFileMalformedTest {
     @Test
     void two_plans_in_one_file() {
         assertThat(readError(PlanFileTest.GOLDEN + PlanFileTest.GOLDEN))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 95, column 1; the file holds one JSON object");
+                .isEqualTo("plan.json: content after the plan's closing brace at line 97, column 1; the file holds one JSON object");
     }
 
     @Test

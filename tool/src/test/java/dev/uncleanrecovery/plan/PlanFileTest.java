@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.election.ExpectedTruncation;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import java.io.IOException;
@@ -27,7 +28,7 @@ class PlanFileTest {
     /** A plan file byte for byte: reviewers and scripts read these names. */
     static final String GOLDEN = """
             {
-              "version" : 3,
+              "version" : 4,
               "createdAt" : "2026-11-29T03:04:05Z",
               "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
               "tool" : "kafka-unclean-recovery 0.1.0",
@@ -80,7 +81,8 @@ class PlanFileTest {
                   "records" : 17,
                   "fromOffset" : 1042,
                   "toOffset" : 1059,
-                  "estimate" : "AT_LEAST"
+                  "estimate" : "AT_LEAST",
+                  "unknownCommitmentRecords" : 17
                 } ],
                 "alternatives" : [ {
                   "broker" : 3,
@@ -93,7 +95,8 @@ class PlanFileTest {
                     "fromOffset" : 1042,
                     "toOffset" : 1042,
                     "estimate" : "AT_LEAST",
-                    "committedRecords" : 0
+                    "committedRecords" : 0,
+                    "unknownCommitmentRecords" : 0
                   } ]
                 } ],
                 "topicId" : "AAAAAAAAACoAAAAAAAAABw"
@@ -212,6 +215,52 @@ class PlanFileTest {
 
         assertThat(Files.readString(file)).contains("\"committedRecords\" : 5", "\"highWatermark\" : 7");
         assertThat(PlanFile.read(file)).isEqualTo(plan);
+    }
+
+    @Test
+    void a_loss_past_every_known_high_watermark_states_its_unknown_commitment_under_the_leader_and_each_alternative()
+            throws IOException {
+        // given: 30 records lost past a high watermark that proves none of them (a follower's lags), and 30 where no
+        // high watermark was read at all
+        ExpectedTruncation belowNoHighWatermark = new ExpectedTruncation(3, 30, 100, 130, TruncationEstimate.EXACT, 0);
+        ExpectedTruncation withoutHighWatermark = new ExpectedTruncation(1, 30, 100, 130, TruncationEstimate.EXACT);
+        PlannedElection first = SamplePlan.plan().partitions().get(0);
+        PlannedElection election = new PlannedElection(first.topic(), first.partition(), first.designatedLeader(),
+                first.expected(), first.evidence(), first.reason(), List.of(PlanTruncation.from(belowNoHighWatermark)),
+                List.of(new PlanAlternative(3, List.of(PlanTruncation.from(withoutHighWatermark)))), null, null);
+        Plan sample = SamplePlan.plan();
+        Plan plan = new Plan(sample.version(), sample.createdAt(), sample.clusterId(), sample.tool(), sample.strategy(),
+                sample.unansweredBrokers(), List.of(election), sample.skipped());
+        Path file = dir.resolve("plan.json");
+
+        // when
+        PlanFile.write(file, plan);
+
+        // then: a script reads the unknown count, and 0 committed only where a high watermark proves it
+        JsonNode written = Json.mapper().readTree(file.toFile()).get("partitions").get(0);
+        JsonNode underLeader = written.get("expectedTruncation").get(0);
+        assertThat(underLeader.get("committedRecords").asLong()).isZero();
+        assertThat(underLeader.get("unknownCommitmentRecords").asLong()).isEqualTo(30);
+        JsonNode underAlternative = written.get("alternatives").get(0).get("expectedTruncation").get(0);
+        assertThat(underAlternative.has("committedRecords")).as("no high watermark: not written as 0").isFalse();
+        assertThat(underAlternative.get("unknownCommitmentRecords").asLong()).isEqualTo(30);
+        assertThat(PlanFile.read(file)).isEqualTo(plan);
+    }
+
+    @Test
+    void a_version_3_plan_reads_its_unknown_commitment_from_what_the_other_counts_leave() throws IOException {
+        ObjectNode old = (ObjectNode) Json.mapper().readTree(GOLDEN);
+        old.put("version", 3);
+        old.findParents("unknownCommitmentRecords").forEach(t -> ((ObjectNode) t).remove("unknownCommitmentRecords"));
+
+        Plan plan = PlanFile.parse("v3-plan.json", Json.mapper().writeValueAsBytes(old));
+
+        assertThat(plan.partitions().get(0).expectedTruncation()).filteredOn(t -> t.broker() == 3).singleElement()
+                .satisfies(t -> {
+                    assertThat(t.committedRecords()).isNull();
+                    assertThat(t.unknownCommitmentRecords()).isEqualTo(17L);
+                });
+        assertThat(plan.partitions()).isEqualTo(SamplePlan.plan().partitions());
     }
 
     @Test
