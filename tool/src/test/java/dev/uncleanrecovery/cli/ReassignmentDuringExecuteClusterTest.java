@@ -90,18 +90,27 @@ class ReassignmentDuringExecuteClusterTest {
                 "--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
                 "--accept-unknown-loss");
 
+        // The tool is frozen a moment after its reorder is answered: it may have elected by then. Either way the
+        // operator's reassignment stands: never elected over once seen, never "restored" away.
         assertThat(run.triggered()).as(run.output()).isTrue();
-        assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.ATTENTION);
-        ResultFile.Partition refused = ResultFile.read(dir.resolve("after-reorder-result.json")).partitions().get(0);
-        assertThat(refused.outcome()).isEqualTo("REFUSED");
-        assertThat(refused.detail()).startsWith("a reassignment this tool did not start is in progress")
-                .contains("replica order NOT restored: a reassignment this tool did not start is in progress",
-                        "before this tool's reorder it was [3, 2, 1]");
-        assertThat(inProgress(cluster).get(DIVERGE_ALTERNATIVE)).satisfies(r -> {
-            assertThat(r.addingReplicas()).containsExactly(SPARE);
-            assertThat(r.replicas()).startsWith(2, 3, SPARE);
-        });
-        assertThat(cluster.describePartition(DIVERGE_ALTERNATIVE).leader()).isEqualTo(PartitionView.NO_LEADER);
+        ResultFile.Partition outcome = ResultFile.read(dir.resolve("after-reorder-result.json")).partitions().get(0);
+        assertThat(outcome.detail()).contains("replica order NOT restored: a reassignment this tool did not start is in"
+                + " progress", "before this tool's reorder it was [3, 2, 1]");
+        if (outcome.outcome().equals("REFUSED")) {
+            assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.ATTENTION);
+            assertThat(outcome.detail()).startsWith("a reassignment this tool did not start is in progress");
+            assertThat(cluster.describePartition(DIVERGE_ALTERNATIVE).leader()).isEqualTo(PartitionView.NO_LEADER);
+            assertThat(inProgress(cluster).get(DIVERGE_ALTERNATIVE)).satisfies(r -> {
+                assertThat(r.addingReplicas()).containsExactly(SPARE);
+                assertThat(r.replicas()).startsWith(2, 3, SPARE);
+            });
+        } else {
+            // elected before the operator's move: with a leader, Kafka's reassignment may already have completed
+            assertThat(outcome.outcome()).as(outcome.detail()).isEqualTo("ELECTED");
+            PartitionReassignment moving = inProgress(cluster).get(DIVERGE_ALTERNATIVE);
+            List<Integer> replicas = moving != null ? moving.replicas() : cluster.describePartition(DIVERGE_ALTERNATIVE).replicas();
+            assertThat(replicas).startsWith(2, 3, SPARE);
+        }
         assertThat(ReorderJournal.pathFor(plan)).as("nothing left that is the tool's to put back").doesNotExist();
     }
 
