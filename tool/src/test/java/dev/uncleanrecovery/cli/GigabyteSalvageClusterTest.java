@@ -76,16 +76,18 @@ class GigabyteSalvageClusterTest {
         long started = System.nanoTime();
         ToolJvm.Run run = ToolJvm.runToTheEnd(dir, List.of("-Xmx256m", "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1",
                         "-Xlog:gc:file=" + gcLog), Duration.ofMinutes(5),
-                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery", "--strategy",
-                "proactive", "--probe-timeout-ms", "3000", "--topic", TOPIC, "--exclude-broker",
-                String.valueOf(LONGEST_SURVIVOR), "--output-file", plan.toString());
+                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+                "--accept-unknown-loss", "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", TOPIC,
+                "--exclude-broker", String.valueOf(LONGEST_SURVIVOR), "--output-file", plan.toString());
         long toolMillis = (System.nanoTime() - started) / 1_000_000;
 
-        // then: it ended normally, 3 elected, and 2's doomed range is in the salvage directory byte for byte
+        // then: it ended normally (broker 1 is down, so its loss is stated as unknown), 3 elected, and 2's doomed
+        // range is in the salvage directory byte for byte
         assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.OK);
         ResultFile.Partition elected = ResultFile.read(dir.resolve("gigabyte-result.json")).partitions().get(0);
         assertThat(elected.outcome()).isEqualTo("ELECTED");
         assertThat(elected.designatedLeader()).isEqualTo(SHORTEST_SURVIVOR);
+        assertThat(elected.unknownLoss()).as("broker 1 is down and no evidence names its log").containsExactly(1);
         ResultFile.Salvaged salvaged = elected.salvaged().get(0);
         assertThat(elected.salvaged()).hasSize(1);
         assertThat(salvaged.broker()).isEqualTo(LONGEST_SURVIVOR);
