@@ -6,8 +6,8 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.support.BoundedFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -73,13 +73,16 @@ public sealed interface PartitionSelection {
 
     /** Reads the format kafka-leader-election.sh accepts: {"partitions":[{"topic":"t","partition":0},...]}. */
     static Set<TopicPartition> readElectionFile(Path file) {
+        int maxBytes = 256 * 1024 * 1024; // a list of a million partitions is about 50 MB
         JsonNode root;
         try {
             // a key given twice is an error, not the last one winning
             root = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build()
-                    .readTree(Files.readString(file));
+                    .readTree(BoundedFiles.readAll(file, maxBytes));
         } catch (java.nio.file.NoSuchFileException e) {
             throw new UserInputException("--path-to-json-file " + file + " does not exist");
+        } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
+            throw new UserInputException("--path-to-json-file " + e.getMessage(), e);
         } catch (IOException e) {
             throw new UserInputException("--path-to-json-file " + file + " is not valid JSON: "
                     + e.getMessage().lines().findFirst().orElse(""), e);

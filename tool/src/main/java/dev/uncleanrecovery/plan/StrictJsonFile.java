@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.support.BoundedFiles;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -60,6 +61,11 @@ final class StrictJsonFile<T> {
     private static final Pattern CHARACTER_CODE = Pattern.compile(" \\(code \\d+\\)");
     private static final Pattern MISSING_PROPERTY = Pattern.compile("Missing required creator property '([^']+)'");
     private static final Pattern DUPLICATE_FIELD = Pattern.compile("Duplicate field '([^']+)'");
+    /**
+     * The largest file read: a plan or evidence file of 300,000 partitions is about 200 MB. Anything larger (or a
+     * device such as /dev/zero) is not one, and reading it whole would take the heap.
+     */
+    static final int MAX_BYTES = 512 * 1024 * 1024;
 
     private final Class<T> type;
     private final String kind;
@@ -91,11 +97,13 @@ final class StrictJsonFile<T> {
     T read(Path file) throws IOException {
         byte[] content;
         try {
-            content = Files.readAllBytes(file);
+            content = BoundedFiles.readAll(file, MAX_BYTES);
         } catch (NoSuchFileException e) {
             throw new UserInputException(file + ": no such " + kind + "; write one with " + producedBy + " first", e);
         } catch (AccessDeniedException e) {
             throw new UserInputException(file + ": permission denied reading the " + kind, e);
+        } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
+            throw new UserInputException(e.getMessage() + "; expected a " + kind + " written by " + producedBy, e);
         }
         return parse(file.toString(), content);
     }
