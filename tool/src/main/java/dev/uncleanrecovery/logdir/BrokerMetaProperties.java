@@ -3,9 +3,7 @@
 package dev.uncleanrecovery.logdir;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.Properties;
 
@@ -19,11 +17,18 @@ record BrokerMetaProperties(int nodeId, String clusterId, String directoryId, in
 
     static final String FILE_NAME = "meta.properties";
 
+    /**
+     * @throws java.nio.file.NoSuchFileException when the log dir has none
+     * @throws LogDirReadException                when it is not a properties file with a node id
+     */
     static BrokerMetaProperties read(Path logDir) throws IOException {
         Path file = logDir.resolve(FILE_NAME);
         Properties properties = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            properties.load(reader);
+        try {
+            properties.load(new StringReader(LogDirFile.text(file, LogDirFile.SMALL_FILE_BYTES)));
+        } catch (IllegalArgumentException e) {
+            // Properties.load rejects a malformed unicode escape; Kafka's loader reads the file with it and fails the same way
+            throw new LogDirReadException(file + " is not a valid properties file (" + e.getMessage() + ")", e);
         }
         String id = properties.getProperty("node.id", properties.getProperty("broker.id"));
         if (id == null) {

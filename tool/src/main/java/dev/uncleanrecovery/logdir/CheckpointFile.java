@@ -3,25 +3,30 @@
 package dev.uncleanrecovery.logdir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Kafka's text checkpoint files: a version line ({@code 0}), an entry count line, then one entry per line with
- * space-separated fields. Two kinds are read here:
+ * fields separated by white space. Two kinds are read here:
  * <ul>
  *   <li>{@code <partition dir>/leader-epoch-checkpoint}: {@code epoch startOffset};</li>
  *   <li>{@code <log dir>/log-start-offset-checkpoint} and {@code recovery-point-offset-checkpoint}:
  *       {@code topic partition offset} (topic names cannot contain spaces).</li>
  * </ul>
- * Parsing is strict, like Kafka's: a wrong version, a count that does not match the lines, or a field that is
- * not a number makes the whole file unusable.
+ * Parsed exactly as Kafka 4.4's CheckpointFile reader parses them, because what Kafka does with a torn file depends on
+ * how its reader fails: an empty file, or one with only its version line, is an empty checkpoint; a wrong version, a
+ * line with the wrong number of fields or a count that does not match the lines is an IOException (see
+ * {@link KafkaLoadFailure}); a field of the right count that is not a number, or a negative count, is a different
+ * exception. Lines are not trimmed and blank lines are not skipped: Kafka does neither.
  */
 final class CheckpointFile {
 
@@ -29,85 +34,111 @@ final class CheckpointFile {
     static final String LOG_START_OFFSET = "log-start-offset-checkpoint";
     static final String RECOVERY_POINT = "recovery-point-offset-checkpoint";
 
-    private static final String SUPPORTED_VERSION = "0";
+    /** A log dir's offset checkpoints hold a line of under 300 bytes per partition: 64 MiB is 200,000 partitions. */
+    static final int MAX_BYTES = 64 * 1024 * 1024;
+
+    private static final int SUPPORTED_VERSION = 0;
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+
+    /**
+     * A checkpoint Kafka's reader cannot read.
+     *
+     * @see #isIoException()
+     */
+    static final class Unreadable extends LogDirReadException {
+        private final boolean ioException;
+
+        Unreadable(String message, boolean ioException) {
+            super(message);
+            this.ioException = ioException;
+        }
+
+        /** Kafka's reader throws an IOException; otherwise a NumberFormatException or IllegalArgumentException. */
+        boolean isIoException() {
+            return ioException;
+        }
+    }
 
     private CheckpointFile() {
     }
 
     /**
-     * The entries of a leader-epoch-checkpoint, in file order. Kafka writes them ascending but does not check
-     * the order when it loads them (it keys them by epoch), so neither does this reader.
+     * The entries of a leader-epoch-checkpoint, in file order (Kafka loads them in that order, see
+     * {@link LeaderEpochCache#loaded}).
+     *
+     * @throws java.nio.file.NoSuchFileException when it is missing (Kafka then creates an empty one)
      */
     static List<EpochEntry> readLeaderEpochs(Path file) throws IOException {
-        List<EpochEntry> entries = new ArrayList<>();
-        for (Line line : readEntries(file, 2)) {
-            entries.add(new EpochEntry(line.intField(0), line.longField(1)));
-        }
-        return entries;
+        return read(file, 2, fields -> new EpochEntry(Integer.parseInt(fields[0]), Long.parseLong(fields[1])));
     }
 
     /** The offsets of a per-log-dir offset checkpoint (log start offsets, recovery points), by partition. */
     static Map<TopicPartition, Long> readOffsets(Path file) throws IOException {
         Map<TopicPartition, Long> offsets = new HashMap<>();
-        for (Line line : readEntries(file, 3)) {
-            offsets.put(new TopicPartition(line.fields[0], line.intField(1)), line.longField(2));
+        record Offset(TopicPartition partition, long offset) {
+        }
+        for (Offset entry : read(file, 3, fields -> new Offset(new TopicPartition(fields[0],
+                Integer.parseInt(fields[1])), Long.parseLong(fields[2])))) {
+            offsets.put(entry.partition(), entry.offset());
         }
         return offsets;
     }
 
-    private static List<Line> readEntries(Path file, int fieldsPerEntry) throws IOException {
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        if (lines.size() < 2) {
-            throw new LogDirReadException(file + " is truncated: it needs a version line and a count line");
+    private static <T> List<T> read(Path file, int fieldsPerEntry, Function<String[], T> entry) throws IOException {
+        Iterator<String> lines = LogDirFile.lines(LogDirFile.text(file, MAX_BYTES)).iterator();
+        if (!lines.hasNext()) {
+            return List.of();
         }
-        if (!lines.get(0).trim().equals(SUPPORTED_VERSION)) {
-            throw new LogDirReadException(file + " has version '" + lines.get(0).trim() + "'; inspect knows version "
-                    + SUPPORTED_VERSION);
+        int version = number(file, 1, lines.next());
+        if (version != SUPPORTED_VERSION) {
+            throw new Unreadable(file + " has version " + version + "; Kafka reads version " + SUPPORTED_VERSION, true);
         }
-        int expected;
-        try {
-            expected = Integer.parseInt(lines.get(1).trim());
-        } catch (NumberFormatException e) {
-            throw new LogDirReadException(file + " line 2: entry count '" + lines.get(1) + "' is not a number");
+        if (!lines.hasNext()) {
+            return List.of();
         }
-        List<Line> entries = new ArrayList<>();
-        for (int i = 2; i < lines.size(); i++) {
-            if (lines.get(i).isBlank()) {
-                continue;
-            }
-            String[] fields = lines.get(i).trim().split("\\s+");
-            Line line = new Line(file, i + 1, lines.get(i), fields);
+        int expected = number(file, 2, lines.next());
+        if (expected < 0) {
+            throw new Unreadable(file + " line 2: the entry count " + expected + " is negative", false);
+        }
+        List<T> entries = new ArrayList<>();
+        int lineNumber = 2;
+        while (lines.hasNext()) {
+            String line = lines.next();
+            lineNumber++;
+            String[] fields = WHITESPACE.split(line);
             if (fields.length != fieldsPerEntry) {
-                throw line.malformed("expected " + fieldsPerEntry + " fields");
+                throw new Unreadable(file + " line " + lineNumber + " '" + printable(line) + "' is not "
+                        + fieldsPerEntry + " fields separated by spaces", true);
             }
-            entries.add(line);
+            try {
+                entries.add(entry.apply(fields));
+            } catch (NumberFormatException e) {
+                throw new Unreadable(file + " line " + lineNumber + " '" + printable(line) + "' has a field that is"
+                        + " not a number", false);
+            }
         }
         if (entries.size() != expected) {
-            throw new LogDirReadException(file + " says it has " + expected + " entries but holds " + entries.size()
-                    + " (a write was cut short?)");
+            throw new Unreadable(file + " says it has " + expected + " entries but holds " + entries.size()
+                    + " (a write was cut short?)", true);
         }
         return entries;
     }
 
-    private record Line(Path file, int number, String text, String[] fields) {
-        int intField(int i) {
-            try {
-                return Integer.parseInt(fields[i]);
-            } catch (NumberFormatException e) {
-                throw malformed("field " + (i + 1) + " is not a number");
-            }
+    private static int number(Path file, int lineNumber, String line) {
+        try {
+            return Integer.parseInt(line);
+        } catch (NumberFormatException e) {
+            throw new Unreadable(file + " line " + lineNumber + " '" + printable(line) + "' is not a number", true);
         }
+    }
 
-        long longField(int i) {
-            try {
-                return Long.parseLong(fields[i]);
-            } catch (NumberFormatException e) {
-                throw malformed("field " + (i + 1) + " is not a number");
-            }
+    /** A line as a person can read it in one line of output: control characters escaped, long lines cut. */
+    static String printable(String line) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < line.length() && out.length() < 80; i++) {
+            char c = line.charAt(i);
+            out.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
         }
-
-        LogDirReadException malformed(String why) {
-            return new LogDirReadException(file + " line " + number + " '" + text.trim() + "': " + why);
-        }
+        return line.length() > 80 ? out + "..." : out.toString();
     }
 }

@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.logdir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -32,13 +31,13 @@ record CleanShutdownMarker(boolean present, long brokerEpoch, String problem) {
             return new CleanShutdownMarker(false, -1, null);
         }
         try {
-            Matcher m = BROKER_EPOCH.matcher(Files.readString(file, StandardCharsets.UTF_8));
+            Matcher m = BROKER_EPOCH.matcher(LogDirFile.text(file, LogDirFile.SMALL_FILE_BYTES));
             if (m.find()) {
                 return new CleanShutdownMarker(true, Long.parseLong(m.group(1)), null);
             }
             return new CleanShutdownMarker(true, -1, file + " holds no brokerEpoch");
         } catch (IOException | NumberFormatException e) {
-            return new CleanShutdownMarker(true, -1, file + " is unreadable: " + e);
+            return new CleanShutdownMarker(true, -1, file + " is unreadable: " + e.getMessage());
         }
     }
 }

@@ -5,8 +5,10 @@ package dev.uncleanrecovery.logdir;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,13 +67,14 @@ public final class LogDirInspector {
             }
             requireDirectory(dir);
             List<String> notes = new ArrayList<>();
+            List<String> failures = new ArrayList<>();
             CleanShutdownMarker marker = CleanShutdownMarker.read(dir);
-            Map<TopicPartition, Long> logStartOffsets = readOffsets(dir, CheckpointFile.LOG_START_OFFSET, notes);
-            Map<TopicPartition, Long> recoveryPoints = readOffsets(dir, CheckpointFile.RECOVERY_POINT, notes);
-            LogDirSummary summary = readLogDir(dir, marker, notes);
+            Map<TopicPartition, Long> logStartOffsets = readOffsets(dir, CheckpointFile.LOG_START_OFFSET, notes, failures);
+            Map<TopicPartition, Long> recoveryPoints = readOffsets(dir, CheckpointFile.RECOVERY_POINT, notes, failures);
+            LogDirSummary summary = readLogDir(dir, marker, notes, failures);
             summaries.add(summary);
             var context = new PartitionLogReader.LogDirContext(dir, summary.brokerId(), marker, logStartOffsets,
-                    recoveryPoints);
+                    recoveryPoints, failures.isEmpty() ? null : String.join("; ", failures));
             readPartitions(dir, context, filter, partitions, skipped);
         }
         requireOneBroker(summaries);
@@ -84,25 +87,39 @@ public final class LogDirInspector {
 
     private static void readPartitions(Path logDir, PartitionLogReader.LogDirContext context, PartitionFilter filter,
                                        List<PartitionLogSummary> partitions, List<SkippedDirectory> skipped) {
-        for (Path child : listDirectories(logDir)) {
+        for (Map.Entry<Path, BasicFileAttributes> entry : listEntries(logDir).entrySet()) {
+            Path child = entry.getKey();
+            BasicFileAttributes attributes = entry.getValue();
             String name = child.getFileName().toString();
             PartitionDirectoryName kind = PartitionDirectoryName.classify(name);
             TopicPartition tp = kind.topicPartition();
             if (tp != null && !filter.matches(tp.topic(), tp.partition())) {
                 continue;
             }
+            if (!attributes.isDirectory() && !attributes.isSymbolicLink()) {
+                continue; // Kafka loads directories only; files such as its checkpoints are read above
+            }
             if (!kind.isPartition()) {
                 // Directories that name no partition are only worth showing when nothing was filtered out.
                 if (tp != null || filter.selectsAll()) {
-                    skipped.add(new SkippedDirectory(logDir, name, kind.skipReason()));
+                    skipped.add(new SkippedDirectory(logDir, name, kind.skipReason()
+                            + (attributes.isSymbolicLink() ? " (" + LogDirFile.describeType(child) + ", not followed)" : "")));
                 }
                 continue;
             }
-            partitions.add(PartitionLogReader.read(child, tp, context));
+            partitions.add(attributes.isSymbolicLink() ? PartitionLogReader.symbolicLink(child, tp, context)
+                    : PartitionLogReader.read(child, tp, context));
         }
     }
 
-    private static LogDirSummary readLogDir(Path dir, CleanShutdownMarker marker, List<String> notes) {
+    /**
+     * The log dir as a whole. Kafka's storage loader counts a log dir whose meta.properties it cannot read among its
+     * failed dirs (and a broker whose metadata log lives there does not start): that is this log dir's error, and its
+     * partitions' (see {@link #inspect}), never the other log dirs'. A missing meta.properties is different: Kafka
+     * formats such a dir anew and loads its partitions, which inspect reads, unattributed.
+     */
+    private static LogDirSummary readLogDir(Path dir, CleanShutdownMarker marker, List<String> notes,
+                                            List<String> failures) {
         if (marker.problem() != null) {
             notes.add(marker.problem());
         }
@@ -110,31 +127,53 @@ public final class LogDirInspector {
             notes.add("no clean-shutdown marker (" + CleanShutdownMarker.FILE_NAME + "): the broker did not stop"
                     + " cleanly, Kafka will run log recovery and the controller will treat the restart as unclean");
         }
+        List<String> errors = new ArrayList<>();
+        BrokerMetaProperties meta = null;
         try {
-            BrokerMetaProperties meta = BrokerMetaProperties.read(dir);
-            return new LogDirSummary(dir, meta.nodeId(), meta.clusterId(), meta.directoryId(), marker.present(),
-                    marker.brokerEpoch(), notes, null);
+            meta = BrokerMetaProperties.read(dir);
         } catch (NoSuchFileException e) {
-            return new LogDirSummary(dir, -1, null, null, marker.present(), marker.brokerEpoch(), notes,
-                    BrokerMetaProperties.FILE_NAME + " is missing: the broker id of this dir is unknown"
-                            + " (was it formatted with kafka-storage.sh?)");
+            errors.add(BrokerMetaProperties.FILE_NAME + " is missing: the broker id of this dir is unknown"
+                    + " (was it formatted with kafka-storage.sh?)");
         } catch (IOException | LogDirReadException e) {
-            return new LogDirSummary(dir, -1, null, null, marker.present(), marker.brokerEpoch(), notes,
-                    BrokerMetaProperties.FILE_NAME + " is unusable: " + PartitionLogReader.describe(e));
+            failures.add(0, BrokerMetaProperties.FILE_NAME + " is unusable: " + PartitionLogReader.describe(e)
+                    + "; Kafka counts log dir " + dir + " as failed and loads none of its partitions (a broker whose"
+                    + " metadata log lives there does not start) — restore the file from another log dir of this"
+                    + " broker, keeping this dir's directory.id");
         }
+        errors.addAll(failures);
+        String error = errors.isEmpty() ? null : String.join("; ", errors);
+        return meta == null
+                ? new LogDirSummary(dir, -1, null, null, marker.present(), marker.brokerEpoch(), notes, error)
+                : new LogDirSummary(dir, meta.nodeId(), meta.clusterId(), meta.directoryId(), marker.present(),
+                        marker.brokerEpoch(), notes, error);
     }
 
-    /** A missing checkpoint is normal (a new dir); an unreadable one costs only precision, so it is a note. */
-    private static Map<TopicPartition, Long> readOffsets(Path dir, String fileName, List<String> notes) {
+    /**
+     * A log dir's offset checkpoints, read as Kafka's LogManager reads them. A missing one is normal (a new dir).
+     * One its reader fails on with an IOException also marks the log dir failed, which makes every partition of the
+     * dir unusable ({@code failures}); any other failure makes Kafka ignore the file, a note.
+     */
+    private static Map<TopicPartition, Long> readOffsets(Path dir, String fileName, List<String> notes,
+                                                         List<String> failures) {
+        Path file = dir.resolve(fileName);
         try {
-            return CheckpointFile.readOffsets(dir.resolve(fileName));
+            return CheckpointFile.readOffsets(file);
         } catch (NoSuchFileException e) {
             return Map.of();
+        } catch (CheckpointFile.Unreadable e) {
+            if (e.isIoException()) {
+                failures.add(e.getMessage() + ": Kafka marks log dir " + dir + " failed when it reads it, so every"
+                        + " replica in it goes offline (a broker with no other log dir shuts down) — restore the file or"
+                        + " remove it");
+            } else {
+                notes.add(e.getMessage() + ": Kafka ignores the file (" + (fileName.equals(CheckpointFile.LOG_START_OFFSET)
+                        ? "log start offsets come from the first segment of each partition"
+                        : "every segment of every partition is recovered after an unclean shutdown") + ")");
+            }
+            return Map.of();
         } catch (IOException | LogDirReadException e) {
-            notes.add(fileName + " is unusable (" + PartitionLogReader.describe(e) + "); "
-                    + (fileName.equals(CheckpointFile.LOG_START_OFFSET)
-                    ? "log start offsets come from the first segment of each partition"
-                    : "cannot tell which earlier segments Kafka's recovery will re-check"));
+            failures.add(file + " cannot be read (" + PartitionLogReader.describe(e) + "); inspect cannot tell what"
+                    + " Kafka makes of this log dir's partitions");
             return Map.of();
         }
     }
@@ -148,15 +187,17 @@ public final class LogDirInspector {
         }
     }
 
-    private static List<Path> listDirectories(Path logDir) {
-        List<Path> dirs = new ArrayList<>();
-        try (DirectoryStream<Path> children = Files.newDirectoryStream(logDir, Files::isDirectory)) {
-            children.forEach(dirs::add);
+    /** The log dir's entries by name, each with what it is (links not followed). */
+    private static Map<Path, BasicFileAttributes> listEntries(Path logDir) {
+        Map<Path, BasicFileAttributes> entries = new TreeMap<>(Comparator.comparing(p -> p.getFileName().toString()));
+        try (DirectoryStream<Path> children = Files.newDirectoryStream(logDir)) {
+            for (Path child : children) {
+                entries.put(child, Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+            }
         } catch (IOException e) {
             throw new LogDirReadException("cannot list log dir " + logDir + ": " + PartitionLogReader.describe(e), e);
         }
-        dirs.sort(Comparator.comparing(p -> p.getFileName().toString()));
-        return dirs;
+        return entries;
     }
 
     /** Evidence is per broker: mixing two brokers' dirs would attribute one broker's logs to the other. */

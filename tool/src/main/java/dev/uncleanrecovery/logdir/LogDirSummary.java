@@ -13,7 +13,8 @@ import java.util.List;
  * @param directoryId   null when unknown (written by Kafka 3.7+)
  * @param cleanShutdown the clean-shutdown marker is present: Kafka skips log recovery for this dir
  * @param brokerEpoch   the epoch stored in the marker; -1 when there is none
- * @param error         why meta.properties could not be read; null when it was
+ * @param error         why Kafka cannot use this log dir as it is (meta.properties unreadable, a log dir checkpoint
+ *                      its reader fails on); null when it can
  */
 public record LogDirSummary(
         Path path,

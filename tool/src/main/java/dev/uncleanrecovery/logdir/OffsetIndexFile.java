@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * A segment's offset index ({@code <baseOffset>.index}): sorted 8-byte entries, each a relative offset
@@ -45,7 +44,7 @@ final class OffsetIndexFile {
      * If the index is garbage the search still returns some entry; the caller validates it against the log.
      */
     static Lookup lastEntryWithin(Path indexFile, long baseOffset, long logSize) throws IOException {
-        try (FileChannel channel = FileChannel.open(indexFile, StandardOpenOption.READ)) {
+        try (FileChannel channel = LogDirFile.open(indexFile)) {
             long entries = channel.size() / ENTRY_SIZE;
             ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
             if (entries == 0) {
@@ -80,7 +79,7 @@ final class OffsetIndexFile {
         if (last.entry() == null || last.entry().offset() <= offset) {
             return last;
         }
-        try (FileChannel channel = FileChannel.open(indexFile, StandardOpenOption.READ)) {
+        try (FileChannel channel = LogDirFile.open(indexFile)) {
             ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
             long relative = offset - baseOffset;
             long first = read(channel, 0, buffer);
@@ -102,6 +101,67 @@ final class OffsetIndexFile {
             long raw = read(channel, low, buffer);
             return new Lookup(new Entry(baseOffset + relativeOffset(raw), position(raw)), null);
         }
+    }
+
+    /** Entries Kafka's index search keeps in its "warm" section: the last 8 KiB of the index. */
+    private static final int WARM_ENTRIES = 8192 / ENTRY_SIZE;
+
+    /**
+     * Where Kafka 4.4 starts reading a segment it did not recover to find its last offset ({@code readNextOffset}): it
+     * looks up the offset of the index's last entry in the index, as it reads any existing index, trusting whatever
+     * the whole 8-byte entries hold. An empty index gives the segment's base offset at position 0.
+     *
+     * @param target   the offset Kafka looks for: that of the last entry
+     * @param position where the lookup points (a negative one counts as 0)
+     */
+    record KafkaLookup(long target, int position) {
+    }
+
+    static KafkaLookup kafkaLookupOfLastEntry(FileChannel channel, long baseOffset) throws IOException {
+        long entries = channel.size() / ENTRY_SIZE;
+        ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
+        if (entries == 0) {
+            return new KafkaLookup(baseOffset, 0);
+        }
+        long target = baseOffset + relativeOffset(read(channel, entries - 1, buffer));
+        long slot = largestLowerBoundSlot(channel, entries, baseOffset, target, buffer);
+        int position = slot < 0 ? 0 : position(read(channel, slot, buffer));
+        return new KafkaLookup(target, Math.max(0, position));
+    }
+
+    /** Kafka's binary search for the last entry at or below {@code target}: the warm section first, then the rest. */
+    private static long largestLowerBoundSlot(FileChannel channel, long entries, long baseOffset, long target,
+                                              ByteBuffer buffer) throws IOException {
+        long firstHot = Math.max(0, entries - 1 - WARM_ENTRIES);
+        if (offsetAt(channel, firstHot, baseOffset, buffer) < target) {
+            return binarySearch(channel, firstHot, entries - 1, baseOffset, target, buffer);
+        }
+        if (offsetAt(channel, 0, baseOffset, buffer) > target) {
+            return -1;
+        }
+        return binarySearch(channel, 0, firstHot, baseOffset, target, buffer);
+    }
+
+    private static long binarySearch(FileChannel channel, long begin, long end, long baseOffset, long target,
+                                     ByteBuffer buffer) throws IOException {
+        long low = begin;
+        long high = end;
+        while (low < high) {
+            long middle = (low + high + 1) >>> 1;
+            int compared = Long.compare(offsetAt(channel, middle, baseOffset, buffer), target);
+            if (compared > 0) {
+                high = middle - 1;
+            } else if (compared < 0) {
+                low = middle;
+            } else {
+                return middle;
+            }
+        }
+        return low;
+    }
+
+    private static long offsetAt(FileChannel channel, long entry, long baseOffset, ByteBuffer buffer) throws IOException {
+        return baseOffset + relativeOffset(read(channel, entry, buffer));
     }
 
     private static boolean isUsable(long raw, long logSize) {

@@ -2,40 +2,53 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.logdir;
 
+import dev.uncleanrecovery.support.BoundedFiles;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
- * Reads one partition directory into a {@link PartitionLogSummary}, predicting what Kafka's log loading will
- * make of it at the next start-up. Every problem becomes a note or the summary's error: it never throws.
+ * Reads one partition directory into a {@link PartitionLogSummary}: what Kafka 4.4's log loading ({@code LogLoader})
+ * will make of it at the next start-up, replayed read-only in Kafka's order.
+ * <ol>
+ *   <li>The leader epoch cache is loaded from leader-epoch-checkpoint.</li>
+ *   <li>Every segment without an offset index (or with a corrupt transaction index) is recovered.</li>
+ *   <li>After an unclean shutdown, every segment from the one holding the recovery point on is recovered; the first
+ *       that recovery cuts is the last: Kafka deletes the segments after it.</li>
+ *   <li>The log end offset is that of the last segment left, recovered or read as Kafka reads it
+ *       ({@link SegmentTailReader}); a log that ends before its checkpointed start is emptied.</li>
+ *   <li>The epoch cache is cut to the log: entries from the log end offset on go.</li>
+ * </ol>
+ * Every problem becomes a note or the summary's error, naming the file: it never throws. Where Kafka's loading fails on
+ * a file, the error says what the broker will do ({@link KafkaLoadFailure}).
  */
 final class PartitionLogReader {
 
-    /** Segment files are named by their base offset, zero-padded to 20 digits. */
-    private static final Pattern SEGMENT_FILE = Pattern.compile("\\d{20}\\.log");
-
-    /** What the log dir around a partition directory says about it. */
+    /**
+     * What the log dir around a partition directory says about it.
+     *
+     * @param failure why Kafka will not load any partition of this log dir (a checkpoint it fails on); null normally
+     */
     record LogDirContext(Path logDir, int brokerId, CleanShutdownMarker cleanShutdown,
-                         Map<TopicPartition, Long> logStartOffsets, Map<TopicPartition, Long> recoveryPoints) {
+                         Map<TopicPartition, Long> logStartOffsets, Map<TopicPartition, Long> recoveryPoints,
+                         String failure) {
     }
 
     private final Path dir;
     private final TopicPartition topicPartition;
     private final LogDirContext context;
     private final List<String> notes = new ArrayList<>();
+    /** See {@link PartitionLogSummary#recoveryCutsData()}. */
+    private String recoveryCutsData;
 
     private PartitionLogReader(Path dir, TopicPartition topicPartition, LogDirContext context) {
         this.dir = dir;
@@ -47,120 +60,219 @@ final class PartitionLogReader {
         return new PartitionLogReader(partitionDir, topicPartition, context).read();
     }
 
+    /** A partition directory that is a symbolic link: Kafka loads what it points to, inspect never follows it. */
+    static PartitionLogSummary symbolicLink(Path link, TopicPartition topicPartition, LogDirContext context) {
+        return new PartitionLogReader(link, topicPartition, context).summary(null, -1, -1, -1, -1, 0,
+                link + " is " + LogDirFile.describeType(link) + ": Kafka loads what it points to as this partition's"
+                        + " log, inspect does not follow links out of the log dir — inspect the directory it points to"
+                        + " as a log dir of its own, or replace the link with the directory");
+    }
+
     private PartitionLogSummary read() {
-        Uuid topicId = readTopicId();
+        if (context.failure() != null) {
+            return summary(null, -1, -1, -1, -1, 0, context.failure());
+        }
+        Uuid topicId = null;
         try {
+            topicId = readTopicId();
             return readLog(topicId);
         } catch (IOException | LogDirReadException e) {
             boolean namesItsFile = e instanceof LogDirReadException || e instanceof FileSystemException;
             return summary(topicId, -1, -1, -1, -1, 0, namesItsFile ? describe(e)
                     : "cannot read the log in " + dir + ": " + describe(e));
+        } catch (RuntimeException e) {
+            // a defect of inspect must cost this partition's evidence, not the whole run
+            return summary(topicId, -1, -1, -1, -1, 0, "inspect failed reading " + dir + " (" + e
+                    + "); this replica's log is unknown — please report it");
         }
     }
 
     private PartitionLogSummary readLog(Uuid topicId) throws IOException {
-        List<Long> segments = segmentBaseOffsets();
+        SegmentFiles files = SegmentFiles.list(dir);
+        notes.addAll(files.notes());
+        LeaderEpochCache epochs = loadEpochs();
+        int checkpointedLatest = epochs.latestEpoch().orElse(-1);
         // Kafka starts from 0 when the log dir's checkpoint has no entry for the partition.
         long checkpointedLogStart = context.logStartOffsets().getOrDefault(topicPartition, 0L);
-        if (segments.isEmpty()) {
+        if (files.isEmpty()) {
             notes.add("no segment files: Kafka creates an empty segment at offset " + checkpointedLogStart
                     + " (the log start offset checkpoint)");
-            int lastWritten = lastWrittenEpoch(checkpointedLogStart, checkpointedLogStart, -1);
+            int lastWritten = cutEpochs(epochs, checkpointedLogStart, checkpointedLogStart);
             return summary(topicId, checkpointedLogStart, checkpointedLogStart, lastWritten, -1, 0, null);
         }
 
-        long lastBase = segments.get(segments.size() - 1);
-        SegmentTail tail = SegmentTailReader.read(segmentFile(lastBase), lastBase, indexFile(lastBase));
-        notes.addAll(tail.notes());
-        if (tail.invalidTailBytes() > 0) {
-            notes.add(tail.invalidTailBytes() + " bytes after the last valid batch of segment " + lastBase
-                    + " (" + tail.invalidTailReason() + ")" + (tail.zeroFilledTail() ? "" : "; they hold no"
-                    + " readable data") + "; " + (context.cleanShutdown().present()
-                    ? "the clean-shutdown marker makes Kafka skip log recovery, so nothing checks them at start-up;"
-                    + " inspect counts the log only up to the last valid batch"
-                    : "Kafka's log recovery will truncate them"));
+        Map<Long, SegmentTail> recovered = new HashMap<>();
+        long removedBytes = 0;
+        for (SegmentFiles.Segment segment : files.segments()) {
+            String why = SegmentFiles.recoveredAtLoad(segment);
+            if (why != null) {
+                SegmentTail tail = SegmentRecovery.recover(segment.log(), segment.baseOffset(), epochs);
+                recovered.put(segment.baseOffset(), tail);
+                removedBytes += tail.invalidTailBytes();
+                if (tail.dataAfterCut()) {
+                    recoveryCutsData = "Kafka's recovery of segment " + segment.baseOffset() + " (" + why + ") cuts it"
+                            + " at position " + tail.validBytes() + " before " + tail.invalidTailBytes() + " bytes: "
+                            + tail.invalidTailReason();
+                }
+                notes.add("segment " + segment.baseOffset() + " is recovered at every start-up, clean or not: " + why
+                        + (tail.invalidTailBytes() > 0 ? "; recovery cuts its last " + tail.invalidTailBytes()
+                        + " bytes (" + tail.invalidTailReason() + ")" : ""));
+            }
+        }
+        List<SegmentFiles.Segment> kept = new ArrayList<>(files.segments());
+        SegmentTail cut = null;
+        if (!context.cleanShutdown().present()) {
+            long recoveryPoint = context.recoveryPoints().getOrDefault(topicPartition, 0L);
+            for (int i = firstToRecover(kept, recoveryPoint); i < kept.size(); i++) {
+                SegmentFiles.Segment segment = kept.get(i);
+                if (recovered.containsKey(segment.baseOffset())) {
+                    continue; // recovered once already: its second recovery finds nothing to cut
+                }
+                SegmentTail tail = SegmentRecovery.recover(segment.log(), segment.baseOffset(), epochs);
+                recovered.put(segment.baseOffset(), tail);
+                if (tail.invalidTailBytes() > 0) {
+                    cut = tail;
+                    List<SegmentFiles.Segment> deleted = new ArrayList<>(kept.subList(i + 1, kept.size()));
+                    kept.subList(i + 1, kept.size()).clear();
+                    removedBytes += tail.invalidTailBytes() + deleted.stream().mapToLong(SegmentFiles.Segment::sizeInBytes).sum();
+                    noteCut(tail, deleted);
+                    if (tail.dataAfterCut() || !deleted.isEmpty()) {
+                        recoveryCutsData = "Kafka's log recovery cuts segment " + tail.baseOffset() + " at offset "
+                                + tail.nextOffset() + " (" + tail.invalidTailReason() + ")" + (deleted.isEmpty() ? ""
+                                : " and deletes the " + deleted.size() + " segment(s) after it");
+                    }
+                    break;
+                }
+            }
+        }
+
+        SegmentFiles.Segment last = kept.get(kept.size() - 1);
+        SegmentTail tail = recovered.containsKey(last.baseOffset()) ? recovered.get(last.baseOffset())
+                : SegmentTailReader.read(last.log(), last.baseOffset(), last.offsetIndex());
+        if (!recovered.containsKey(last.baseOffset()) && tail.invalidTailBytes() > 0) {
+            removedBytes += tail.invalidTailBytes();
+            notes.add(tail.invalidTailBytes() + " bytes after the last whole batch of segment " + last.baseOffset()
+                    + " (" + tail.invalidTailReason() + "): the clean-shutdown marker makes Kafka skip log recovery,"
+                    + " so they stay on disk, unread; the log ends before them");
         }
         long logEndOffset = tail.nextOffset();
-        RecordBatchHeader lastBatch = tail.hasValidBatch() ? tail.lastBatch() : lastBatchBefore(segments);
+        RecordBatchHeader lastBatch = tail.hasValidBatch() ? tail.lastBatch() : lastBatchBefore(kept, recovered);
         int lastBatchEpoch = lastBatch == null ? -1 : lastBatch.partitionLeaderEpoch();
 
-        long logStartOffset = Math.max(checkpointedLogStart, segments.get(0));
+        long logStartOffset = Math.max(checkpointedLogStart, kept.get(0).baseOffset());
         if (logEndOffset < checkpointedLogStart) {
             // Kafka deletes every segment when the log ends before its checkpointed start and starts over there.
             notes.add("the log ends at " + logEndOffset + ", before its checkpointed log start offset "
                     + checkpointedLogStart + ": Kafka will delete all segments and start the log at "
                     + checkpointedLogStart);
-            return summary(topicId, checkpointedLogStart, checkpointedLogStart, -1, lastBatchEpoch,
-                    tail.invalidTailBytes(), null);
+            return summary(topicId, checkpointedLogStart, checkpointedLogStart, -1, lastBatchEpoch, removedBytes, null);
         }
-        noteUnrecoveredSegments(lastBase);
-        int lastWritten = lastWrittenEpoch(logEndOffset, checkpointedLogStart, lastBatchEpoch);
-        return summary(topicId, logStartOffset, logEndOffset, lastWritten, lastBatchEpoch, tail.invalidTailBytes(), null);
+        if (epochs.latestEpoch().orElse(-1) > checkpointedLatest) {
+            notes.add("recovered batches have epoch " + epochs.latestEpoch().getAsInt() + ", later than "
+                    + CheckpointFile.LEADER_EPOCH + "'s " + checkpointedLatest + ": Kafka's log recovery adds it to the"
+                    + " epoch cache");
+        }
+        int lastWritten = cutEpochs(epochs, logEndOffset, checkpointedLogStart);
+        noteEpochs(lastWritten, lastBatchEpoch, cut != null || recovered.containsKey(last.baseOffset()));
+        return summary(topicId, logStartOffset, logEndOffset, lastWritten, lastBatchEpoch, removedBytes, null);
+    }
+
+    /** Kafka recovers the segments from the one holding the recovery point on (all of them when it precedes them all). */
+    private static int firstToRecover(List<SegmentFiles.Segment> segments, long recoveryPoint) {
+        if (recoveryPoint == Long.MAX_VALUE) {
+            return segments.size(); // Kafka asks for the segments in [recovery point, Long.MAX_VALUE): none
+        }
+        int first = 0;
+        for (int i = 0; i < segments.size(); i++) {
+            if (segments.get(i).baseOffset() <= recoveryPoint) {
+                first = i;
+            }
+        }
+        return first;
+    }
+
+    private void noteCut(SegmentTail tail, List<SegmentFiles.Segment> deleted) {
+        notes.add(tail.invalidTailBytes() + " bytes after the last valid batch of segment " + tail.baseOffset()
+                + " (" + tail.invalidTailReason() + ")" + (tail.zeroFilledTail() ? "" : "; they hold no readable data")
+                + "; Kafka's log recovery will truncate them"
+                + (deleted.isEmpty() ? "" : " and delete the " + deleted.size() + " later segment(s) ("
+                + deleted.stream().map(s -> String.valueOf(s.baseOffset())).collect(Collectors.joining(", "))
+                + ", " + deleted.stream().mapToLong(SegmentFiles.Segment::sizeInBytes).sum() + " bytes)"));
     }
 
     /**
-     * The latest epoch of the leader epoch cache as Kafka will hold it after loading the log.
-     *
-     * <p>Kafka cuts the cache to the log at every load, clean or not: entries that start at or after the log end
-     * offset are dropped (a replica elected leader that wrote nothing leaves such an entry, and so does a log
-     * whose tail recovery removed), and the earliest entry is moved up to the log start offset. So the answer is
-     * the highest epoch whose entry, so adjusted, starts below the log end offset. After an unclean shutdown,
-     * recovery also adds the epoch of recovered batches when it is later than the cache's latest.
+     * The leader epoch cache as Kafka loads it from leader-epoch-checkpoint; a checkpoint Kafka cannot read is this
+     * partition's error, with what the broker will do about it.
      */
-    private int lastWrittenEpoch(long logEndOffset, long logStartOffset, int lastBatchEpoch) {
+    private LeaderEpochCache loadEpochs() throws IOException {
         Path file = dir.resolve(CheckpointFile.LEADER_EPOCH);
         List<EpochEntry> entries;
         try {
             entries = CheckpointFile.readLeaderEpochs(file);
         } catch (NoSuchFileException e) {
-            notes.add(CheckpointFile.LEADER_EPOCH + " is missing; last written epoch taken from the last batch ("
-                    + lastBatchEpoch + ")");
-            return lastBatchEpoch;
-        } catch (IOException | LogDirReadException e) {
-            notes.add(CheckpointFile.LEADER_EPOCH + " is unusable (" + describe(e)
-                    + "); last written epoch taken from the last batch (" + lastBatchEpoch + ")");
-            return lastBatchEpoch;
+            notes.add(CheckpointFile.LEADER_EPOCH + " is missing: Kafka starts with an empty epoch cache, which only"
+                    + " log recovery fills");
+            return new LeaderEpochCache();
+        } catch (CheckpointFile.Unreadable e) {
+            KafkaLoadFailure failure = e.isIoException() ? KafkaLoadFailure.LOG_DIR_OFFLINE
+                    : KafkaLoadFailure.BROKER_DOES_NOT_START;
+            throw new LogDirReadException(e.getMessage() + ": " + failure.consequence(context.logDir())
+                    + " — restore the file or remove it (Kafka then rebuilds the cache from what log recovery reads)");
+        } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
+            throw new LogDirReadException(e.getMessage() + "; inspect did not read it, so this replica's last written"
+                    + " epoch is unknown");
+        } catch (IOException e) {
+            throw new LogDirReadException(file + " cannot be read (" + describe(e) + "): "
+                    + KafkaLoadFailure.LOG_DIR_OFFLINE.consequence(context.logDir()), e);
         }
-        List<EpochEntry> dropped = entries.stream()
-                .filter(e -> Math.max(e.startOffset(), logStartOffset) >= logEndOffset).toList();
-        OptionalInt kept = entries.stream()
-                .filter(e -> Math.max(e.startOffset(), logStartOffset) < logEndOffset)
-                .mapToInt(EpochEntry::epoch).max();
-        // An empty log always has its leader's epoch at the log end offset: only a non-empty one is worth a note.
-        if (!dropped.isEmpty() && logEndOffset > logStartOffset) {
-            notes.add(CheckpointFile.LEADER_EPOCH + " entries at or after the log end offset " + logEndOffset + " ("
-                    + dropped.stream().map(e -> "epoch " + e.epoch() + " from " + e.startOffset())
-                            .collect(Collectors.joining(", "))
-                    + ") name no data on disk; Kafka drops them when it loads the log");
-        }
-        int checkpointEpoch = kept.orElse(-1);
-        if (!context.cleanShutdown().present() && lastBatchEpoch > checkpointEpoch) {
-            notes.add("the last batch has epoch " + lastBatchEpoch + ", later than " + CheckpointFile.LEADER_EPOCH
-                    + "'s " + checkpointEpoch + ": Kafka's log recovery adds it to the epoch cache");
-            return lastBatchEpoch;
-        }
-        if (lastBatchEpoch >= 0 && lastBatchEpoch != checkpointEpoch) {
-            notes.add("the last batch has epoch " + lastBatchEpoch + " but " + CheckpointFile.LEADER_EPOCH
-                    + " ends at epoch " + checkpointEpoch + " below the log end offset; using the checkpoint,"
-                    + " which is what Kafka will serve");
-        }
-        return checkpointEpoch;
+        return LeaderEpochCache.loaded(entries, file.toString());
     }
 
     /**
-     * When the last segment holds no valid batch, the last batch (and its epoch) is in an earlier segment.
-     * Empty segments cost nothing to skip; at most one non-empty segment is read, at its tail.
+     * Cuts the cache to the log as Kafka does after loading it, and returns the latest epoch left: the highest whose
+     * entry starts below the log end offset. A replica elected leader that wrote nothing, and a log whose tail recovery
+     * removed, leave entries at or after the log end offset, which name no data.
      */
-    private RecordBatchHeader lastBatchBefore(List<Long> segments) throws IOException {
+    private int cutEpochs(LeaderEpochCache epochs, long logEndOffset, long checkpointedLogStart) {
+        List<EpochEntry> dropped = epochs.truncateFromEnd(logEndOffset);
+        epochs.truncateFromStart(checkpointedLogStart);
+        // An empty log always has its leader's epoch at the log end offset: only a non-empty one is worth a note.
+        if (!dropped.isEmpty() && logEndOffset > checkpointedLogStart) {
+            notes.add(CheckpointFile.LEADER_EPOCH + " entries at or after the log end offset " + logEndOffset + " ("
+                    + dropped.stream().map(e -> "epoch " + e.epoch() + " from " + e.startOffset())
+                    .collect(Collectors.joining(", "))
+                    + ") name no data on disk; Kafka drops them when it loads the log");
+        }
+        return epochs.latestEpoch().orElse(-1);
+    }
+
+    private void noteEpochs(int lastWritten, int lastBatchEpoch, boolean lastSegmentRecovered) {
+        if (lastBatchEpoch < 0 || lastBatchEpoch == lastWritten) {
+            return;
+        }
+        notes.add("the last batch has epoch " + lastBatchEpoch + " but the epoch cache ends at epoch " + lastWritten
+                + " below the log end offset" + (lastSegmentRecovered ? "" : " (Kafka does not recover this segment,"
+                + " so the batches do not add to the cache)") + "; the cache is what Kafka will serve");
+    }
+
+    /**
+     * When the last segment holds no valid batch, the last batch (and its epoch) is in an earlier segment: the result of
+     * its recovery, or its end as Kafka reads it. Empty segments cost nothing to skip; at most one other is read.
+     */
+    private RecordBatchHeader lastBatchBefore(List<SegmentFiles.Segment> segments, Map<Long, SegmentTail> recovered) {
         for (int i = segments.size() - 2; i >= 0; i--) {
-            long base = segments.get(i);
-            if (Files.size(segmentFile(base)) == 0) {
+            SegmentFiles.Segment segment = segments.get(i);
+            SegmentTail tail = recovered.get(segment.baseOffset());
+            if (tail == null && segment.sizeInBytes() == 0) {
                 continue;
             }
-            SegmentTail tail = SegmentTailReader.read(segmentFile(base), base, indexFile(base));
-            if (tail.invalidTailBytes() > 0) {
-                notes.add("earlier segment " + base + " also has " + tail.invalidTailBytes()
-                        + " invalid bytes at its end (" + tail.invalidTailReason() + ")");
+            if (tail == null) {
+                try {
+                    tail = SegmentTailReader.read(segment.log(), segment.baseOffset(), segment.offsetIndex());
+                } catch (IOException | LogDirReadException e) {
+                    notes.add("the epoch of the last batch is unknown: " + describe(e));
+                    return null;
+                }
             }
             if (tail.hasValidBatch()) {
                 return tail.lastBatch();
@@ -169,59 +281,24 @@ final class PartitionLogReader {
         return null;
     }
 
-    /**
-     * After an unclean shutdown Kafka recovers every segment from the recovery point on; inspect checks only
-     * the tail of the last one, so say when more is at stake.
-     */
-    private void noteUnrecoveredSegments(long lastBase) {
-        Long recoveryPoint = context.recoveryPoints().get(topicPartition);
-        if (!context.cleanShutdown().present() && recoveryPoint != null && recoveryPoint < lastBase) {
-            notes.add("the recovery point " + recoveryPoint + " is before the last segment (" + lastBase
-                    + "): Kafka's recovery will also re-check the segments in between, which inspect did not read");
-        }
-    }
-
-    private Uuid readTopicId() {
+    /** The topic id Kafka reads at load; a file its loading fails on is this partition's error. */
+    private Uuid readTopicId() throws IOException {
         try {
             return PartitionMetadataFile.readTopicId(dir);
         } catch (NoSuchFileException e) {
             notes.add(PartitionMetadataFile.FILE_NAME + " is missing: topic id unknown, so a topic deleted and"
                     + " re-created under the same name cannot be told apart");
-        } catch (IOException | LogDirReadException e) {
-            notes.add(PartitionMetadataFile.FILE_NAME + " is unusable (" + describe(e) + "): topic id unknown");
+            return null;
+        } catch (PartitionMetadataFile.Unreadable e) {
+            throw new LogDirReadException(e.getMessage() + ": " + e.failure().consequence(context.logDir())
+                    + " — restore the file or remove it (Kafka then writes it anew)");
+        } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
+            throw new LogDirReadException(e.getMessage() + "; inspect did not read it, and what Kafka makes of it is"
+                    + " not predictable");
+        } catch (IOException e) {
+            throw new LogDirReadException(dir.resolve(PartitionMetadataFile.FILE_NAME) + " cannot be read ("
+                    + describe(e) + "): " + KafkaLoadFailure.LOG_DIR_OFFLINE.consequence(context.logDir()), e);
         }
-        return null;
-    }
-
-    private List<Long> segmentBaseOffsets() throws IOException {
-        List<Long> offsets = new ArrayList<>();
-        int swapFiles = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                if (SEGMENT_FILE.matcher(name).matches()) {
-                    offsets.add(Long.parseLong(name.substring(0, 20)));
-                } else if (name.endsWith(".swap")) {
-                    swapFiles++;
-                }
-            }
-        }
-        if (swapFiles > 0) {
-            // .swap files come from a log cleaner pass or segment split cut short; the cleaner never touches
-            // the active segment, so the log end offset does not depend on them.
-            notes.add(swapFiles + " .swap file(s): a compaction or segment split was interrupted; Kafka completes"
-                    + " it at start-up");
-        }
-        offsets.sort(null);
-        return offsets;
-    }
-
-    private Path segmentFile(long baseOffset) {
-        return dir.resolve(String.format("%020d.log", baseOffset));
-    }
-
-    private Path indexFile(long baseOffset) {
-        return dir.resolve(String.format("%020d.index", baseOffset));
     }
 
     private PartitionLogSummary summary(Uuid topicId, long logStartOffset, long logEndOffset, int lastWrittenEpoch,
@@ -229,19 +306,20 @@ final class PartitionLogReader {
         CleanShutdownMarker marker = context.cleanShutdown();
         return new PartitionLogSummary(topicPartition.topic(), topicPartition.partition(), topicId,
                 context.brokerId(), context.logDir(), logStartOffset, logEndOffset, lastWrittenEpoch, lastBatchEpoch,
-                invalidTailBytes, marker.present(), marker.brokerEpoch(), notes, error);
+                invalidTailBytes, marker.present(), marker.brokerEpoch(), notes, error, error == null ? recoveryCutsData : null);
     }
 
     /** One line for a person: permission problems say how to fix them. */
     static String describe(Exception e) {
-        if (e instanceof AccessDeniedException) {
-            return "permission denied reading " + ((AccessDeniedException) e).getFile()
+        if (e instanceof AccessDeniedException denied) {
+            return "permission denied reading " + denied.getFile()
                     + " — run inspect as the user that runs Kafka, or with read access to the log dirs";
         }
-        if (e instanceof NoSuchFileException) {
-            return ((NoSuchFileException) e).getFile() + " disappeared while reading — is the broker still running?";
+        if (e instanceof NoSuchFileException missing) {
+            return missing.getFile() + " disappeared while reading — is the broker still running?";
         }
-        if (e instanceof LogDirReadException) {
+        if (e instanceof LogDirReadException || e instanceof BoundedFiles.NotRegularFileException
+                || e instanceof BoundedFiles.TooLargeException) {
             return e.getMessage();
         }
         return e.getClass().getSimpleName() + ": " + e.getMessage();

@@ -23,6 +23,10 @@ import org.apache.kafka.common.Uuid;
  * @param brokerEpoch            the epoch in the clean-shutdown marker; -1 otherwise
  * @param notes                  what a person should know (a torn tail, an unusable index, a missing file...)
  * @param error                  why the log end offset is unknown; null when it is known
+ * @param recoveryCutsData       why Kafka's log recovery at the next start-up cuts the log before data that is not a
+ *                               write cut short: a batch that fails its checks with bytes after it, or later segments
+ *                               it deletes; null when it removes at most a torn or zero-filled end. A restart loses
+ *                               that data whatever the election.
  */
 public record PartitionLogSummary(
         String topic,
@@ -38,10 +42,20 @@ public record PartitionLogSummary(
         boolean cleanShutdown,
         long brokerEpoch,
         List<String> notes,
-        String error) {
+        String error,
+        String recoveryCutsData) {
 
     public PartitionLogSummary {
         notes = List.copyOf(notes);
+    }
+
+    /** A replica whose recovery, if any, removes at most a torn or zero-filled end. */
+    public PartitionLogSummary(String topic, int partition, Uuid topicId, int brokerId, Path logDir, long logStartOffset,
+                               long logEndOffset, int lastWrittenLeaderEpoch, int lastBatchLeaderEpoch,
+                               long invalidTailBytes, boolean cleanShutdown, long brokerEpoch, List<String> notes,
+                               String error) {
+        this(topic, partition, topicId, brokerId, logDir, logStartOffset, logEndOffset, lastWrittenLeaderEpoch,
+                lastBatchLeaderEpoch, invalidTailBytes, cleanShutdown, brokerEpoch, notes, error, null);
     }
 
     public TopicPartition topicPartition() {

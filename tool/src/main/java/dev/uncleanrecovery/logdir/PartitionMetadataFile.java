@@ -3,43 +3,88 @@
 package dev.uncleanrecovery.logdir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.Uuid;
 
 /**
  * {@code <partition dir>/partition.metadata}: {@code version: 0} then {@code topic_id: <base64 uuid>}. The topic
  * id tells a partition of a deleted-and-recreated topic apart from the current one with the same name.
+ *
+ * <p>Kafka 4.4 reads it whenever it loads the partition, and how it fails on a damaged one decides what the broker
+ * does (see {@link Unreadable}): parsed here the way its reader parses it.
  */
 final class PartitionMetadataFile {
 
     static final String FILE_NAME = "partition.metadata";
 
+    private static final Pattern SEPARATOR = Pattern.compile(":\\s+");
+
+    /** A partition.metadata Kafka cannot read, with how its log loading fails on it. */
+    static final class Unreadable extends LogDirReadException {
+        private final KafkaLoadFailure failure;
+
+        Unreadable(String message, KafkaLoadFailure failure) {
+            super(message);
+            this.failure = failure;
+        }
+
+        KafkaLoadFailure failure() {
+            return failure;
+        }
+    }
+
     private PartitionMetadataFile() {
     }
 
+    /** @throws java.nio.file.NoSuchFileException when the partition has none */
     static Uuid readTopicId(Path partitionDir) throws IOException {
         Path file = partitionDir.resolve(FILE_NAME);
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        String version = valueOf(file, lines, 0, "version");
-        if (!version.equals("0")) {
-            throw new LogDirReadException(file + " has version " + version + "; inspect knows version 0");
+        List<String> lines = LogDirFile.lines(LogDirFile.text(file, LogDirFile.SMALL_FILE_BYTES));
+        // Kafka splits the line it read without checking that there was one: a missing line is a NullPointerException
+        String versionLine = line(file, lines, 0);
+        String[] version = SEPARATOR.split(versionLine);
+        if (version.length != 2) {
+            throw malformed(file, versionLine);
         }
-        String topicId = valueOf(file, lines, 1, "topic_id");
+        int number;
         try {
-            return Uuid.fromString(topicId);
-        } catch (IllegalArgumentException e) {
-            throw new LogDirReadException(file + ": topic_id '" + topicId + "' is not a base64 topic id");
+            number = Integer.parseInt(version[1]);
+        } catch (NumberFormatException e) {
+            throw malformed(file, versionLine);
         }
+        if (number < 0) {
+            throw new Unreadable(file + " has version " + number, KafkaLoadFailure.LOG_DIR_OFFLINE);
+        }
+        String topicIdLine = line(file, lines, 1);
+        String[] topicId = SEPARATOR.split(topicIdLine);
+        if (topicId.length != 2) {
+            throw malformed(file, topicIdLine);
+        }
+        Uuid id;
+        try {
+            id = Uuid.fromString(topicId[1]);
+        } catch (IllegalArgumentException e) {
+            throw new Unreadable(file + ": topic id '" + CheckpointFile.printable(topicId[1]) + "' is not a base64"
+                    + " topic id", KafkaLoadFailure.BROKER_DOES_NOT_START);
+        }
+        if (id.equals(Uuid.ZERO_UUID)) {
+            throw new Unreadable(file + " holds the zero topic id", KafkaLoadFailure.LOG_DIR_OFFLINE);
+        }
+        return id;
     }
 
-    private static String valueOf(Path file, List<String> lines, int index, String key) {
-        String prefix = key + ":";
-        if (lines.size() <= index || !lines.get(index).trim().startsWith(prefix)) {
-            throw new LogDirReadException(file + " line " + (index + 1) + " should be '" + prefix + " ...'");
+    private static String line(Path file, List<String> lines, int index) {
+        if (lines.size() <= index) {
+            throw new Unreadable(file + " ends before line " + (index + 1) + " ('" + (index == 0 ? "version" : "topic_id")
+                    + ": ...')", KafkaLoadFailure.BROKER_DOES_NOT_START);
         }
-        return lines.get(index).trim().substring(prefix.length()).trim();
+        return lines.get(index);
+    }
+
+    private static Unreadable malformed(Path file, String line) {
+        return new Unreadable(file + " line '" + CheckpointFile.printable(line) + "' is not 'key: value'",
+                KafkaLoadFailure.LOG_DIR_OFFLINE);
     }
 }

@@ -24,6 +24,10 @@ import java.nio.ByteBuffer;
  * 57      recordsCount          int32
  * 61      records...
  * </pre>
+ *
+ * <p>A message of format v0/v1 (magic 0 or 1) shares only the first 17 bytes: offset, length, a CRC-32 where v2 has
+ * the partition leader epoch, and magic. Kafka reads any magic below 2 as such a message (the byte is signed) and
+ * any magic from 2 up as a v2 batch; {@link #legacy} describes one with the fields it has.
  */
 record RecordBatchHeader(
         long baseOffset,
@@ -51,6 +55,8 @@ record RecordBatchHeader(
     /** The smallest batchLength a v2 batch can have: a header without records. */
     static final int MIN_BATCH_LENGTH = HEADER_SIZE - LOG_OVERHEAD;
     static final byte CURRENT_MAGIC = 2;
+    /** partitionLeaderEpoch of a v0/v1 message, which has none. */
+    static final int NO_PARTITION_LEADER_EPOCH = -1;
 
     private static final int TRANSACTIONAL_FLAG = 0x10;
     private static final int CONTROL_FLAG = 0x20;
@@ -72,6 +78,29 @@ record RecordBatchHeader(
                 buffer.getShort(p + 51),
                 buffer.getInt(p + 53),
                 buffer.getInt(p + 57));
+    }
+
+    /**
+     * A message of format v0/v1 (a compressed one wraps others): Kafka gives it the offset in its log header as its
+     * last offset and no leader epoch.
+     */
+    static RecordBatchHeader legacy(long offset, int length, byte magic, long crc) {
+        return new RecordBatchHeader(offset, length, NO_PARTITION_LEADER_EPOCH, magic, crc, (short) 0, 0, -1, -1, -1,
+                (short) -1, -1, 1);
+    }
+
+    /** A message of format v0/v1, which Kafka reads (and its log recovery keeps) but never writes any more. */
+    boolean isLegacy() {
+        return magic < CURRENT_MAGIC;
+    }
+
+    /**
+     * Kafka's offset index keeps offsets relative to the segment's base offset as int32: a batch whose last offset is
+     * below the base or more than 2^31-1 above it does not fit its segment.
+     */
+    boolean fitsSegment(long segmentBaseOffset) {
+        long relative = lastOffset() - segmentBaseOffset;
+        return relative >= 0 && relative <= Integer.MAX_VALUE;
     }
 
     /** Bytes this batch occupies in the segment file. */
@@ -98,6 +127,9 @@ record RecordBatchHeader(
 
     @Override
     public String toString() {
+        if (isLegacy()) {
+            return "message format v" + magic + " at offset " + baseOffset + ", " + sizeInBytes() + " bytes";
+        }
         return "batch [" + baseOffset + ".." + lastOffset() + "] epoch " + partitionLeaderEpoch
                 + ", " + sizeInBytes() + " bytes" + (isControlBatch() ? ", control" : "")
                 + (isTransactional() ? ", transactional" : "");

@@ -5,13 +5,11 @@ package dev.uncleanrecovery.logdir;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * What a copy of the record batches of one partition directory that cover offsets {@code [fromOffset, toOffset)}
@@ -19,9 +17,10 @@ import java.util.regex.Pattern;
  * the first after it where compaction left a gap), across segment boundaries. The batches are handed over as they are
  * read, a few at a time ({@link Reads}), never the range at once.
  *
- * <p>Every batch is checked as Kafka's log recovery checks it (length, magic, CRC-32C, offsets increasing), so a
- * copy never carries a batch the broker would throw away. Files are opened with {@link StandardOpenOption#READ}
- * only: nothing in the log dir is written, locked or renamed. They are read with positional reads, not mapped: a
+ * <p>Every batch is checked as Kafka's log recovery checks it ({@link SegmentBatchReader}: length, CRC, offsets in the
+ * segment and increasing), so a copy never carries a batch the broker would throw away. Files are opened for reading
+ * only, regular files only and never through a symbolic link ({@link LogDirFile}): nothing in the log dir is written,
+ * locked or renamed. They are read with positional reads, not mapped: a
  * segment a broker truncates under the copy (it restarted and recovered its log) ends a read early, an
  * {@link IOException}, where a mapped file would fault (SIGBUS, an InternalError) the moment its lost pages are read.
  *
@@ -36,7 +35,6 @@ import java.util.regex.Pattern;
 public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, int batches, long bytes,
                                int firstBatchEpoch, int lastBatchEpoch, List<Long> segments, String stoppedBy) {
 
-    private static final Pattern SEGMENT_FILE = Pattern.compile("\\d{20}\\.log");
     /** Bytes handed over at a time, unless one batch is larger. */
     private static final int READ_BYTES = 1 << 20;
 
@@ -77,7 +75,7 @@ public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, 
         private final long toOffset;
         private final Progress progress;
         private final Reads<E> reads;
-        private final SegmentTailReader checker = new SegmentTailReader();
+        private final SegmentBatchReader checker = new SegmentBatchReader();
         private final List<Long> segmentsRead = new ArrayList<>();
         private ByteBuffer buffer = ByteBuffer.allocate(0);
         private RecordBatchHeader first;
@@ -123,19 +121,24 @@ public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, 
 
         /** Copies this segment's part of the range; returns why the copy must stop, or null to go on. */
         private String copySegment(long base, boolean holdsFrom, boolean lastSegment) throws IOException, E {
-            Path file = dir.resolve(String.format("%020d.log", base));
-            try (FileChannel log = FileChannel.open(file, StandardOpenOption.READ)) {
+            Path file = dir.resolve(SegmentFiles.fileName(base, ".log"));
+            try (FileChannel log = LogDirFile.open(file)) {
                 long size = log.size();
                 long position = holdsFrom ? startPosition(log, base, size) : 0;
                 long readStart = -1;
                 segmentsRead.add(base);
                 String stopped = null;
                 while (position < size && !reachedEnd()) {
-                    SegmentTailReader.BatchCheck check = checker.checkBatchAt(log, position, size, base);
-                    RecordBatchHeader batch = check.header();
-                    if (batch == null && check.legacyMagic() >= 0) {
+                    BatchCheck check = checker.check(log, position, size);
+                    RecordBatchHeader batch = check.isBatch() ? check.header() : null;
+                    if (batch != null && batch.isLegacy()) {
                         throw new LogDirReadException("segment " + file + " holds message format v"
-                                + check.legacyMagic() + " at position " + position + "; only format v2 is read");
+                                + batch.magic() + " at position " + position + "; only format v2 is copied");
+                    }
+                    if (batch != null && !batch.fitsSegment(base)) {
+                        stopped = "segment " + base + " position " + position + ": the batch's offsets ["
+                                + batch.baseOffset() + ".." + batch.lastOffset() + "] are outside the segment";
+                        break;
                     }
                     if (batch != null && previous != null && batch.baseOffset() < previous.nextOffset()) {
                         stopped = "segment " + base + " position " + position + ": the batch starts at offset "
@@ -147,7 +150,7 @@ public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, 
                         // Kafka's recovery truncates the log at the first invalid batch: nothing after it is served
                         stopped = (lastSegment ? "" : "segment " + base + " is not the last, yet ")
                                 + "segment " + base + " has no valid batch at position " + position + ": "
-                                + check.invalidReason();
+                                + check.reason();
                         break;
                     }
                     if (batch.baseOffset() >= toOffset) {
@@ -193,8 +196,8 @@ public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, 
 
         /** The offset index's floor entry for fromOffset when it points at a valid batch at or before it; else 0. */
         private long startPosition(FileChannel log, long base, long size) throws IOException {
-            Path index = dir.resolve(String.format("%020d.index", base));
-            if (!Files.exists(index) || size == 0) {
+            Path index = dir.resolve(SegmentFiles.fileName(base, ".index"));
+            if (!Files.isRegularFile(index, LinkOption.NOFOLLOW_LINKS) || size == 0) {
                 return 0;
             }
             OffsetIndexFile.Lookup lookup;
@@ -206,23 +209,13 @@ public record SegmentRangeCopy(long firstOffset, long lastOffset, long records, 
             if (lookup.entry() == null) {
                 return 0;
             }
-            SegmentTailReader.BatchCheck check = checker.checkBatchAt(log, lookup.entry().position(), size, base);
-            return check.header() != null && check.header().baseOffset() <= lookup.entry().offset()
+            BatchCheck check = checker.check(log, lookup.entry().position(), size);
+            return check.isBatch() && check.header().baseOffset() <= lookup.entry().offset()
                     ? lookup.entry().position() : 0;
         }
 
         private List<Long> segmentBaseOffsets() throws IOException {
-            List<Long> offsets = new ArrayList<>();
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-                for (Path file : files) {
-                    String name = file.getFileName().toString();
-                    if (SEGMENT_FILE.matcher(name).matches()) {
-                        offsets.add(Long.parseLong(name.substring(0, 20)));
-                    }
-                }
-            }
-            offsets.sort(null);
-            return offsets;
+            return SegmentFiles.list(dir).segments().stream().map(SegmentFiles.Segment::baseOffset).toList();
         }
 
         private SegmentRangeCopy result(String stoppedBy) {

@@ -16,6 +16,8 @@ import java.util.List;
  * @param invalidTailReason why the first of those bytes is not a valid batch; null when there are none
  * @param zeroFilledTail    the invalid tail starts with zeros (preallocated or never-written space), which is
  *                          not lost data, unlike a torn or corrupt batch
+ * @param dataAfterCut      the invalid tail is not a write cut short: a batch that fails its checks is followed by
+ *                          more bytes (or its length cannot be read), which recovery removes with it
  * @param scannedFrom       the file position the batch walk started at (0, or an offset index entry's)
  * @param logBytesRead      bytes read from the log file, to keep the "few reads at the tail" promise honest
  * @param notes             what else a person should know (an unusable index, ...)
@@ -29,6 +31,7 @@ record SegmentTail(
         long invalidTailBytes,
         String invalidTailReason,
         boolean zeroFilledTail,
+        boolean dataAfterCut,
         long scannedFrom,
         long logBytesRead,
         List<String> notes) {

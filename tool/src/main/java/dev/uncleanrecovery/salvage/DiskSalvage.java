@@ -111,6 +111,11 @@ public final class DiskSalvage {
         if (!log.isReadable()) {
             return attention(tp, null, -1, -1, "cannot read the log: " + log.error(), notes);
         }
+        if (log.recoveryCutsData() != null) {
+            // not the election's loss: the restart's own recovery deletes valid records after a corrupt batch
+            return attention(tp, null, -1, log.logEndOffset(), log.recoveryCutsData() + "; a restart deletes the"
+                    + " records after it whatever the election — copy them by hand (kafka-dump-log.sh) first", notes);
+        }
         Optional<String> mismatch = topicIdMismatch(election, log, notes);
         if (mismatch.isPresent()) {
             return new Outcome(tp, Status.SKIPPED, mismatch.get(), null, -1, log.logEndOffset(), null, notes);

@@ -64,7 +64,7 @@ class InspectCommandTest {
     void an_unreadable_partition_means_exit_3_with_the_reason() throws IOException {
         LogDirFixture logDir = brokerTwoAfterKill9();
         Files.createDirectory(logDir.dir.resolve("broken-0"));
-        Files.createDirectory(logDir.dir.resolve("broken-0").resolve("00000000000000000000.log"));
+        Files.createSymbolicLink(logDir.dir.resolve("broken-0").resolve("00000000000000000000.log"), Path.of("/dev/null"));
 
         CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--output-file", tmp.resolve("e.json").toString());
 

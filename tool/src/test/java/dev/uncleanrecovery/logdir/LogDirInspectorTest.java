@@ -143,8 +143,8 @@ class LogDirInspectorTest {
     // ---- only the tail of the last segment is read ----
 
     @Test
-    void only_the_last_segment_is_read_so_earlier_segments_may_even_be_garbage() throws IOException {
-        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+    void segments_before_the_recovery_point_are_not_rechecked_as_kafka_does_not_recover_them() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).recoveryPoints("orders 0 200");
         Partition p = logDir.partition("orders", 0).leaderEpochs("0 0", "1 200");
         p.segment(0).appendRaw(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
         p.segment(100).batch(0, 100, 100);
@@ -159,14 +159,30 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_big_segment_costs_an_index_lookup_and_a_few_kilobytes_at_its_tail() throws IOException {
+    void after_a_crash_without_a_recovery_point_every_segment_is_recovered_and_the_first_corrupt_one_ends_the_log() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("orders", 0).leaderEpochs("0 0", "1 200");
+        p.segment(0).batch(0, 0, 50).appendRaw(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18});
+        Segment second = p.segment(100).batch(0, 100, 100);
+        Segment third = p.segment(200).batch(1, 200, 50);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        // Kafka's recovery cuts segment 0 after its first batch and deletes the segments after it
+        assertThat(s.logEndOffset()).isEqualTo(50);
+        assertThat(s.lastWrittenLeaderEpoch()).isZero();
+        assertThat(s.invalidTailBytes()).isEqualTo(18 + second.size() + third.size());
+        assertThat(s.notes()).anyMatch(n -> n.contains("delete the 2 later segment(s) (100, 200"));
+    }
+
+    @Test
+    void after_a_clean_shutdown_a_big_segment_costs_an_index_lookup_and_a_few_kilobytes_at_its_tail() throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
         Partition p = logDir.partition("orders", 0);
         Segment segment = p.segment(0);
         for (int b = 0; b < 2000; b++) {
             segment.append(Batches.large(0, b * 4L, 4, 1000));
         }
-        segment.preallocateIndex(10 * 1024 * 1024);
         assertThat(segment.size()).isGreaterThan(8_000_000);
 
         SegmentTail tail = SegmentTailReader.read(segment.log, 0, segment.index);
@@ -300,9 +316,9 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_legacy_message_format_segment_is_an_error_for_that_partition() throws IOException {
+    void a_message_of_format_v1_that_passes_its_crc_is_kept_as_kafkas_recovery_keeps_it() throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
-        Partition p = logDir.partition("old", 0).leaderEpochs("0 0");
+        Partition p = logDir.partition("old", 0);
         Segment segment = p.segment(0).batch(0, 0, 10);
         Files.write(segment.log, legacyV1Message(), StandardOpenOption.TRUNCATE_EXISTING);
         logDir.partition("new", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 3);
@@ -312,20 +328,20 @@ class LogDirInspectorTest {
         assertThat(report.partitions()).extracting(PartitionLogSummary::topic).containsExactly("new", "old");
         assertThat(report.partitions().get(0).logEndOffset()).isEqualTo(3);
         PartitionLogSummary old = report.partitions().get(1);
-        assertThat(old.isReadable()).isFalse();
-        assertThat(old.logEndOffset()).isEqualTo(-1);
-        assertThat(old.error()).contains("message format v1").contains("kafka-dump-log.sh");
+        assertThat(old.error()).isNull();
+        assertThat(old.logEndOffset()).isEqualTo(1);
+        assertThat(old.lastBatchLeaderEpoch()).as("format v1 has no leader epoch").isEqualTo(-1);
+        assertThat(old.lastWrittenLeaderEpoch()).isEqualTo(-1);
     }
 
     // ---- the offset index ----
 
     @Test
-    void a_preallocated_active_index_after_a_crash_is_used_up_to_its_last_entry() {
+    void after_a_clean_shutdown_the_log_end_is_found_through_the_index_as_kafka_finds_it() {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0);
         Batches.many(0, 0, 300, 10).forEach(segment::append);
-        segment.preallocateIndex(10 * 1024 * 1024);
 
         SegmentTail tail = tailOf(segment);
 
@@ -335,8 +351,29 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_garbage_index_is_ignored_and_the_last_segment_is_read_from_its_start() throws IOException {
+    void after_a_crash_a_preallocated_or_garbage_index_does_not_matter_as_recovery_rebuilds_it() throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Segment preallocated = logDir.partition("t", 0).leaderEpochs("0 0").segment(0);
+        Batches.many(0, 0, 300, 10).forEach(preallocated::append);
+        preallocated.preallocateIndex(10 * 1024 * 1024);
+        Segment garbage = logDir.partition("t", 1).leaderEpochs("0 0").segment(0);
+        Batches.many(0, 0, 300, 10).forEach(garbage::append);
+        byte[] bytes = new byte[4096];
+        new Random(42).nextBytes(bytes);
+        Files.write(garbage.index, bytes);
+
+        LogDirReport report = inspect(logDir);
+
+        assertThat(report.partitions()).allSatisfy(s -> {
+            assertThat(s.error()).isNull();
+            assertThat(s.logEndOffset()).isEqualTo(3000);
+            assertThat(s.invalidTailBytes()).isZero();
+        });
+    }
+
+    @Test
+    void after_a_clean_shutdown_a_garbage_index_is_an_error_saying_to_move_it_aside() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).cleanShutdown(4);
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0);
         Batches.many(0, 0, 300, 10).forEach(segment::append);
@@ -346,40 +383,42 @@ class LogDirInspectorTest {
 
         PartitionLogSummary s = only(inspect(logDir));
 
-        assertThat(s.logEndOffset()).isEqualTo(3000);
-        assertThat(s.notes()).anyMatch(n -> n.contains("is not usable") && n.contains("from its start"));
+        assertThat(s.isReadable()).isFalse();
+        assertThat(s.error()).contains("Kafka does not recover this segment").contains("move 00000000000000000000.index");
+
+        Files.delete(segment.index); // what the error says to do: Kafka then recovers the segment at start-up
+        PartitionLogSummary moved = only(inspect(logDir));
+        assertThat(moved.logEndOffset()).isEqualTo(3000);
+        assertThat(moved.notes()).anyMatch(n -> n.contains("recovered at every start-up") && n.contains("is missing"));
     }
 
     @Test
-    void an_index_pointing_past_a_log_cut_on_disk_falls_back_to_an_earlier_entry() {
+    void after_a_clean_shutdown_an_index_pointing_past_a_log_cut_on_disk_is_an_error() {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0);
         Batches.many(0, 0, 300, 10).forEach(segment::append);
-        long cutAt = segment.size() / 2 + 3;
-        truncate(segment.log, cutAt);
+        truncate(segment.log, segment.size() / 2 + 3);
 
-        SegmentTail tail = tailOf(segment);
-
-        assertThat(tail.scannedFrom()).isPositive().isLessThan(cutAt);
-        assertThat(tail.nextOffset()).isLessThan(3000).isEqualTo(tail.lastBatch().nextOffset());
-        assertThat(tail.validBytes() + tail.invalidTailBytes()).isEqualTo(cutAt);
-        assertThat(tail.notes()).isEmpty();
+        assertThatThrownBy(() -> SegmentTailReader.read(segment.log, segment.baseOffset, segment.index))
+                .isInstanceOf(LogDirReadException.class).hasMessageContaining("names no batch of the log");
     }
 
     @Test
-    void a_missing_index_means_reading_the_segment_from_its_start() throws IOException {
-        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+    void a_segment_without_its_index_is_recovered_even_after_a_clean_shutdown() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).cleanShutdown(2);
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0);
         Batches.many(0, 0, 100, 10).forEach(segment::append);
+        long whole = segment.size();
+        segment.appendRaw(new byte[] {0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1});
         Files.delete(segment.index);
 
-        SegmentTail tail = tailOf(segment);
+        PartitionLogSummary s = only(inspect(logDir));
 
-        assertThat(tail.nextOffset()).isEqualTo(1000);
-        assertThat(tail.scannedFrom()).isZero();
-        assertThat(tail.notes()).anyMatch(n -> n.contains("is missing"));
+        assertThat(s.logEndOffset()).isEqualTo(1000);
+        assertThat(s.invalidTailBytes()).isEqualTo(segment.size() - whole);
+        assertThat(s.notes()).anyMatch(n -> n.contains("is missing") && n.contains("recovery cuts its last 12 bytes"));
     }
 
     // ---- the leader epoch ----
@@ -397,16 +436,42 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_malformed_leader_epoch_checkpoint_falls_back_to_the_last_batchs_epoch() {
+    void a_leader_epoch_checkpoint_cut_short_is_that_partitions_error_as_kafka_takes_the_log_dir_offline() {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
         Partition p = logDir.partition("t", 0).file("leader-epoch-checkpoint", "0\n3\n0 0\n5 10\n");
+        p.segment(0).batch(0, 0, 10).batch(5, 10, 10);
+        logDir.partition("u", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 4);
+
+        LogDirReport report = inspect(logDir);
+
+        PartitionLogSummary torn = report.partitions().get(0);
+        assertThat(torn.isReadable()).isFalse();
+        assertThat(torn.error()).contains("leader-epoch-checkpoint says it has 3 entries but holds 2")
+                .contains("Kafka marks log dir " + logDir.dir + " failed").contains("restore the file or remove it");
+        assertThat(report.partitions().get(1).logEndOffset()).isEqualTo(4);
+    }
+
+    @Test
+    void a_leader_epoch_checkpoint_with_a_field_that_is_not_a_number_keeps_kafka_from_starting() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).file("leader-epoch-checkpoint", "0\n2\n0 0\n5 1x\n");
         p.segment(0).batch(0, 0, 10).batch(5, 10, 10);
 
         PartitionLogSummary s = only(inspect(logDir));
 
-        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(5);
+        assertThat(s.error()).contains("'5 1x' has a field that is not a number").contains("the broker does not start");
+    }
+
+    @Test
+    void a_leader_epoch_checkpoint_torn_to_nothing_loads_empty_and_recovery_fills_the_cache() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
+        Partition p = logDir.partition("t", 0).file("leader-epoch-checkpoint", "0\n");
+        p.segment(0).batch(0, 0, 10).batch(5, 10, 10);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
         assertThat(s.error()).isNull();
-        assertThat(s.notes()).anyMatch(n -> n.contains("says it has 3 entries but holds 2"));
+        assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(5);
     }
 
     @Test
@@ -614,18 +679,17 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_segment_that_cannot_be_opened_is_that_partitions_error_and_the_others_are_read() throws IOException {
+    void a_directory_named_like_a_segment_is_skipped_as_kafka_skips_it() throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1);
-        Partition broken = logDir.partition("a", 0).leaderEpochs("0 0");
-        Files.createDirectory(broken.path(String.format("%020d.log", 0)));
-        logDir.partition("b", 0).leaderEpochs("0 0").segment(0).batch(0, 0, 6);
+        Partition p = logDir.partition("a", 0).leaderEpochs("0 0");
+        p.segment(0).batch(0, 0, 6);
+        Files.createDirectory(p.path(String.format("%020d.log", 6)));
 
-        LogDirReport report = inspect(logDir);
+        PartitionLogSummary s = only(inspect(logDir));
 
-        assertThat(report.partitions().get(0).isReadable()).isFalse();
-        assertThat(report.partitions().get(0).logEndOffset()).isEqualTo(-1);
-        assertThat(report.partitions().get(0).error()).isNotBlank();
-        assertThat(report.partitions().get(1).logEndOffset()).isEqualTo(6);
+        assertThat(s.logEndOffset()).isEqualTo(6);
+        assertThat(s.notes()).anyMatch(n -> n.contains("00000000000000000006.log is a directory, not a regular file")
+                && n.contains("skips it"));
     }
 
     @Test
@@ -637,15 +701,21 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_recovery_point_before_the_last_segment_is_noted_after_a_crash() {
+    void after_a_crash_kafka_recovers_from_the_segment_holding_the_recovery_point_and_so_does_inspect()
+            throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("b1"), 1).recoveryPoints("t 0 50");
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
-        p.segment(0).batch(0, 0, 100);
-        p.segment(100).batch(0, 100, 100);
+        Segment first = p.segment(0).batch(0, 0, 40);
+        long corruptAt = first.size();
+        first.batch(0, 40, 60);
+        Segment second = p.segment(100).batch(0, 100, 100);
+        flipByte(first.log, corruptAt + 70);
 
         PartitionLogSummary s = only(inspect(logDir));
 
-        assertThat(s.notes()).anyMatch(n -> n.contains("recovery point 50"));
+        assertThat(s.logEndOffset()).isEqualTo(40);
+        assertThat(s.invalidTailBytes()).isEqualTo(first.size() - corruptAt + second.size());
+        assertThat(s.notes()).anyMatch(n -> n.contains("fails its CRC check") && n.contains("delete the 1 later"));
     }
 
     // ---- helpers ----

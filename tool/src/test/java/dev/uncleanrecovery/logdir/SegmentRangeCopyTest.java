@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,10 @@ class SegmentRangeCopyTest {
         Partition p = LogDirFixture.formatted(tmp.resolve("data"), 1).partition("old", 0);
         byte[] legacy = new byte[40];
         ByteBuffer.wrap(legacy).putLong(0).putInt(28).putInt(0).put((byte) 0);
+        // a real v0 message: its CRC-32 from the magic byte on, else Kafka's recovery would cut it as corrupt
+        CRC32 crc = new CRC32();
+        crc.update(legacy, 16, 24);
+        ByteBuffer.wrap(legacy).putInt(12, (int) crc.getValue());
         p.segment(0).appendRaw(legacy);
 
         assertThatThrownBy(() -> read(p.dir, 0, 1, (b, r) -> { }))
