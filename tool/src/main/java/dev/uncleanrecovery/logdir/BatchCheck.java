@@ -7,7 +7,8 @@ package dev.uncleanrecovery.logdir;
  *
  * @param verdict    whether a batch starts here, and if not, how Kafka's reader stops
  * @param header     the batch; null unless {@link Verdict#VALID} or {@link Verdict#UNCHECKED}, or a
- *                   {@link Verdict#CORRUPT} batch that Kafka could frame (its CRC or size check failed)
+ *                   {@link Verdict#CORRUPT} batch that Kafka could frame (its CRC or size check failed), or the log
+ *                   header of a {@link Verdict#SHORT_HEADER} one
  * @param reason     why the bytes are not a valid batch, for a person; null when they are
  * @param zeroFilled the bytes from here on start with zeros: preallocated or never-written space, not lost data
  */
@@ -27,7 +28,12 @@ record BatchCheck(Verdict verdict, RecordBatchHeader header, String reason, bool
          * Kafka's reader throws CorruptRecordException here: a length below 14, a v2 batch shorter than its 61-byte
          * header, or a CRC that does not match. Log recovery truncates the segment here.
          */
-        CORRUPT
+        CORRUPT,
+        /**
+         * A v2 batch shorter than its 61-byte header at the very end of the file: Kafka's plain reader, which reads the
+         * header to learn the batch's offsets, meets the end of the file. Log recovery counts it as {@link #CORRUPT}.
+         */
+        SHORT_HEADER
     }
 
     static BatchCheck valid(RecordBatchHeader header) {
@@ -44,6 +50,11 @@ record BatchCheck(Verdict verdict, RecordBatchHeader header, String reason, bool
 
     static BatchCheck corrupt(String reason, boolean zeroFilled) {
         return new BatchCheck(Verdict.CORRUPT, null, reason, zeroFilled);
+    }
+
+    /** @param framed the batch's base offset and length, from its log header; the rest is unknown */
+    static BatchCheck shortHeader(RecordBatchHeader framed, String reason) {
+        return new BatchCheck(Verdict.SHORT_HEADER, framed, reason, false);
     }
 
     /** A batch Kafka frames, whose own checks fail: its length says where the bytes after it start. */

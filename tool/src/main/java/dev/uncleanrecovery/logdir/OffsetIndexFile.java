@@ -119,14 +119,26 @@ final class OffsetIndexFile {
 
     static KafkaLookup kafkaLookupOfLastEntry(FileChannel channel, long baseOffset) throws IOException {
         long entries = channel.size() / ENTRY_SIZE;
-        ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
         if (entries == 0) {
             return new KafkaLookup(baseOffset, 0);
         }
-        long target = baseOffset + relativeOffset(read(channel, entries - 1, buffer));
+        long target = baseOffset + relativeOffset(read(channel, entries - 1, ByteBuffer.allocate(ENTRY_SIZE)));
+        return new KafkaLookup(target, kafkaPosition(channel, baseOffset, target));
+    }
+
+    /**
+     * The file position Kafka's offset index gives for {@code target} ({@code OffsetIndex.lookup}): that of the last
+     * entry at or below it as its search finds it, 0 when there is none; negative positions count as 0, as Kafka
+     * counts them when it reads from there.
+     */
+    static int kafkaPosition(FileChannel channel, long baseOffset, long target) throws IOException {
+        long entries = channel.size() / ENTRY_SIZE;
+        ByteBuffer buffer = ByteBuffer.allocate(ENTRY_SIZE);
+        if (entries == 0) {
+            return 0;
+        }
         long slot = largestLowerBoundSlot(channel, entries, baseOffset, target, buffer);
-        int position = slot < 0 ? 0 : position(read(channel, slot, buffer));
-        return new KafkaLookup(target, Math.max(0, position));
+        return slot < 0 ? 0 : Math.max(0, position(read(channel, slot, buffer)));
     }
 
     /** Kafka's binary search for the last entry at or below {@code target}: the warm section first, then the rest. */

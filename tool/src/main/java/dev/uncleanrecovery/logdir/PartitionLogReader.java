@@ -70,43 +70,54 @@ final class PartitionLogReader {
 
     private PartitionLogSummary read() {
         if (context.failure() != null) {
-            return summary(null, -1, -1, -1, -1, 0, context.failure());
+            return summary(knownTopicId(), -1, -1, -1, -1, 0, context.failure());
         }
-        Uuid topicId = null;
         try {
-            topicId = readTopicId();
-            return readLog(topicId);
+            return readLog();
         } catch (IOException | LogDirReadException e) {
             boolean namesItsFile = e instanceof LogDirReadException || e instanceof FileSystemException;
-            return summary(topicId, -1, -1, -1, -1, 0, namesItsFile ? describe(e)
+            return summary(knownTopicId(), -1, -1, -1, -1, 0, namesItsFile ? describe(e)
                     : "cannot read the log in " + dir + ": " + describe(e));
         } catch (RuntimeException e) {
             // a defect of inspect must cost this partition's evidence, not the whole run
-            return summary(topicId, -1, -1, -1, -1, 0, "inspect failed reading " + dir + " (" + e
+            return summary(knownTopicId(), -1, -1, -1, -1, 0, "inspect failed reading " + dir + " (" + e
                     + "); this replica's log is unknown — please report it");
         }
     }
 
-    private PartitionLogSummary readLog(Uuid topicId) throws IOException {
-        SegmentFiles files = SegmentFiles.list(dir);
-        notes.addAll(files.notes());
+    /** The topic id for a partition whose log is unknown anyway: its file's problems are not worth another error. */
+    private Uuid knownTopicId() {
+        try {
+            return PartitionMetadataFile.readTopicId(dir);
+        } catch (IOException | LogDirReadException e) {
+            return null;
+        }
+    }
+
+    /** Kafka's order: the epoch cache, the segments (recovered as needed), the log end, then the topic id. */
+    private PartitionLogSummary readLog() throws IOException {
         LeaderEpochCache epochs = loadEpochs();
         int checkpointedLatest = epochs.latestEpoch().orElse(-1);
+        SegmentFiles files = SegmentFiles.list(dir);
+        notes.addAll(files.notes());
         // Kafka starts from 0 when the log dir's checkpoint has no entry for the partition.
         long checkpointedLogStart = context.logStartOffsets().getOrDefault(topicPartition, 0L);
+        boolean clean = context.cleanShutdown().present();
         if (files.isEmpty()) {
             notes.add("no segment files: Kafka creates an empty segment at offset " + checkpointedLogStart
                     + " (the log start offset checkpoint)");
             int lastWritten = cutEpochs(epochs, checkpointedLogStart, checkpointedLogStart);
-            return summary(topicId, checkpointedLogStart, checkpointedLogStart, lastWritten, -1, 0, null);
+            return summary(readTopicId(), checkpointedLogStart, checkpointedLogStart, lastWritten, -1, 0, null);
         }
 
+        ProducerStateRebuild producerState = ProducerStateRebuild.of(dir, context.logDir());
         Map<Long, SegmentTail> recovered = new HashMap<>();
         long removedBytes = 0;
+        List<SegmentFiles.Segment> loaded = new ArrayList<>();
         for (SegmentFiles.Segment segment : files.segments()) {
             String why = SegmentFiles.recoveredAtLoad(segment);
             if (why != null) {
-                SegmentTail tail = SegmentRecovery.recover(segment.log(), segment.baseOffset(), epochs);
+                SegmentTail tail = recover(segment, loaded, checkpointedLogStart, epochs, producerState);
                 recovered.put(segment.baseOffset(), tail);
                 removedBytes += tail.invalidTailBytes();
                 if (tail.dataAfterCut()) {
@@ -118,17 +129,18 @@ final class PartitionLogReader {
                         + (tail.invalidTailBytes() > 0 ? "; recovery cuts its last " + tail.invalidTailBytes()
                         + " bytes (" + tail.invalidTailReason() + ")" : ""));
             }
+            loaded.add(segment);
         }
         List<SegmentFiles.Segment> kept = new ArrayList<>(files.segments());
         SegmentTail cut = null;
-        if (!context.cleanShutdown().present()) {
+        if (!clean) {
             long recoveryPoint = context.recoveryPoints().getOrDefault(topicPartition, 0L);
             for (int i = firstToRecover(kept, recoveryPoint); i < kept.size(); i++) {
                 SegmentFiles.Segment segment = kept.get(i);
                 if (recovered.containsKey(segment.baseOffset())) {
                     continue; // recovered once already: its second recovery finds nothing to cut
                 }
-                SegmentTail tail = SegmentRecovery.recover(segment.log(), segment.baseOffset(), epochs);
+                SegmentTail tail = recover(segment, kept, checkpointedLogStart, epochs, producerState);
                 recovered.put(segment.baseOffset(), tail);
                 if (tail.invalidTailBytes() > 0) {
                     cut = tail;
@@ -148,8 +160,9 @@ final class PartitionLogReader {
 
         SegmentFiles.Segment last = kept.get(kept.size() - 1);
         SegmentTail tail = recovered.containsKey(last.baseOffset()) ? recovered.get(last.baseOffset())
-                : SegmentTailReader.read(last.log(), last.baseOffset(), last.offsetIndex());
-        if (!recovered.containsKey(last.baseOffset()) && tail.invalidTailBytes() > 0) {
+                : SegmentTailReader.read(last.log(), last.baseOffset(), last.offsetIndex(), context.logDir());
+        notes.addAll(tail.notes());
+        if (!recovered.containsKey(last.baseOffset()) && tail.invalidTailReason() != null) {
             removedBytes += tail.invalidTailBytes();
             notes.add(tail.invalidTailBytes() + " bytes after the last whole batch of segment " + last.baseOffset()
                     + " (" + tail.invalidTailReason() + "): the clean-shutdown marker makes Kafka skip log recovery,"
@@ -165,8 +178,10 @@ final class PartitionLogReader {
             notes.add("the log ends at " + logEndOffset + ", before its checkpointed log start offset "
                     + checkpointedLogStart + ": Kafka will delete all segments and start the log at "
                     + checkpointedLogStart);
-            return summary(topicId, checkpointedLogStart, checkpointedLogStart, -1, lastBatchEpoch, removedBytes, null);
+            return summary(readTopicId(), checkpointedLogStart, checkpointedLogStart, -1, lastBatchEpoch, removedBytes,
+                    null);
         }
+        producerState.atLoadEnd(kept, logStartOffset, logEndOffset, clean);
         if (epochs.latestEpoch().orElse(-1) > checkpointedLatest) {
             notes.add("recovered batches have epoch " + epochs.latestEpoch().getAsInt() + ", later than "
                     + CheckpointFile.LEADER_EPOCH + "'s " + checkpointedLatest + ": Kafka's log recovery adds it to the"
@@ -174,7 +189,17 @@ final class PartitionLogReader {
         }
         int lastWritten = cutEpochs(epochs, logEndOffset, checkpointedLogStart);
         noteEpochs(lastWritten, lastBatchEpoch, cut != null || recovered.containsKey(last.baseOffset()));
-        return summary(topicId, logStartOffset, logEndOffset, lastWritten, lastBatchEpoch, removedBytes, null);
+        return summary(readTopicId(), logStartOffset, logEndOffset, lastWritten, lastBatchEpoch, removedBytes, null);
+    }
+
+    /** One segment recovered as Kafka recovers it: producer state rebuilt up to it first, from the segments given. */
+    private static SegmentTail recover(SegmentFiles.Segment segment, List<SegmentFiles.Segment> segments,
+                                       long checkpointedLogStart, LeaderEpochCache epochs,
+                                       ProducerStateRebuild producerState) throws IOException {
+        producerState.beforeRecovering(segment, segments, checkpointedLogStart);
+        SegmentTail tail = SegmentRecovery.recover(segment.log(), segment.baseOffset(), epochs);
+        producerState.recovered(segment, tail);
+        return tail;
     }
 
     /** Kafka recovers the segments from the one holding the recovery point on (all of them when it precedes them all). */
@@ -268,7 +293,8 @@ final class PartitionLogReader {
             }
             if (tail == null) {
                 try {
-                    tail = SegmentTailReader.read(segment.log(), segment.baseOffset(), segment.offsetIndex());
+                    tail = SegmentTailReader.read(segment.log(), segment.baseOffset(), segment.offsetIndex(),
+                            context.logDir());
                 } catch (IOException | LogDirReadException e) {
                     notes.add("the epoch of the last batch is unknown: " + describe(e));
                     return null;

@@ -60,6 +60,7 @@ record RecordBatchHeader(
 
     private static final int TRANSACTIONAL_FLAG = 0x10;
     private static final int CONTROL_FLAG = 0x20;
+    private static final int LEGACY_CODEC_MASK = 0x07;
 
     /** Parses a header from {@code buffer} at its position (which is left unchanged); needs 61 bytes. */
     static RecordBatchHeader parse(ByteBuffer buffer) {
@@ -84,9 +85,19 @@ record RecordBatchHeader(
      * A message of format v0/v1 (a compressed one wraps others): Kafka gives it the offset in its log header as its
      * last offset and no leader epoch.
      */
-    static RecordBatchHeader legacy(long offset, int length, byte magic, long crc) {
-        return new RecordBatchHeader(offset, length, NO_PARTITION_LEADER_EPOCH, magic, crc, (short) 0, 0, -1, -1, -1,
+    static RecordBatchHeader legacy(long offset, int length, byte magic, long crc, byte attributes) {
+        return new RecordBatchHeader(offset, length, NO_PARTITION_LEADER_EPOCH, magic, crc, attributes, 0, -1, -1, -1,
                 (short) -1, -1, 1);
+    }
+
+    /** A v2 batch of which only the log header (offset, length) and magic could be read. */
+    static RecordBatchHeader logHeaderOnly(long baseOffset, int length, byte magic) {
+        return new RecordBatchHeader(baseOffset, length, -1, magic, -1, (short) 0, 0, -1, -1, -1, (short) -1, -1, 0);
+    }
+
+    /** A v0/v1 message whose attributes name a compression codec: it wraps others, which Kafka reads for its base offset. */
+    boolean isCompressedLegacy() {
+        return isLegacy() && (attributes & LEGACY_CODEC_MASK) != 0;
     }
 
     /** A message of format v0/v1, which Kafka reads (and its log recovery keeps) but never writes any more. */
@@ -118,11 +129,11 @@ record RecordBatchHeader(
     }
 
     boolean isTransactional() {
-        return (attributes & TRANSACTIONAL_FLAG) != 0;
+        return !isLegacy() && (attributes & TRANSACTIONAL_FLAG) != 0;
     }
 
     boolean isControlBatch() {
-        return (attributes & CONTROL_FLAG) != 0;
+        return !isLegacy() && (attributes & CONTROL_FLAG) != 0;
     }
 
     @Override

@@ -45,8 +45,16 @@ final class SegmentBatchReader {
      * skipped recovery (after a clean shutdown) reads.
      */
     BatchCheck frame(FileChannel log, long position, long size) throws IOException {
-        long remaining = size - position;
-        int headerBytes = (int) Math.min(RecordBatchHeader.HEADER_SIZE, remaining);
+        return frame(log, position, size, size);
+    }
+
+    /**
+     * Frames the batch at {@code position} of a read that ends at {@code end} (Kafka reads slices of a segment), in a
+     * file of {@code fileSize} bytes: the header of a v2 batch is read from the file whatever the slice, as Kafka does.
+     */
+    BatchCheck frame(FileChannel log, long position, long end, long fileSize) throws IOException {
+        long remaining = end - position;
+        int headerBytes = (int) Math.min(RecordBatchHeader.HEADER_SIZE, fileSize - position);
         header.clear().limit(headerBytes);
         readFully(log, header, position);
         header.flip();
@@ -69,12 +77,14 @@ final class SegmentBatchReader {
         byte magic = header.get(RecordBatchHeader.MAGIC_OFFSET);
         if (magic < RecordBatchHeader.CURRENT_MAGIC) {
             return BatchCheck.unchecked(RecordBatchHeader.legacy(header.getLong(0), length, magic,
-                    Integer.toUnsignedLong(header.getInt(LEGACY_CRC_OFFSET))));
+                    Integer.toUnsignedLong(header.getInt(LEGACY_CRC_OFFSET)),
+                    header.get(RecordBatchHeader.MAGIC_OFFSET + 1)));
         }
         if (headerBytes < RecordBatchHeader.HEADER_SIZE) {
             // Kafka reads the 61-byte header of a v2 batch even when the batch is shorter; here the file ends first
-            return BatchCheck.corrupt("batch at position " + position + " is " + batchSize + " bytes, shorter than"
-                    + " a v2 batch header, and the file ends before 61 bytes", false);
+            return BatchCheck.shortHeader(RecordBatchHeader.logHeaderOnly(header.getLong(0), length, magic),
+                    "batch at position " + position + " is " + batchSize + " bytes, shorter than a v2 batch header,"
+                    + " and the file ends before 61 bytes");
         }
         return BatchCheck.unchecked(RecordBatchHeader.parse(header));
     }
@@ -86,6 +96,9 @@ final class SegmentBatchReader {
      */
     BatchCheck check(FileChannel log, long position, long size) throws IOException {
         BatchCheck framed = frame(log, position, size);
+        if (framed.verdict() == BatchCheck.Verdict.SHORT_HEADER) {
+            return BatchCheck.corrupt(framed.reason(), false);
+        }
         if (!framed.isBatch()) {
             return framed;
         }

@@ -155,7 +155,8 @@ record SegmentFiles(List<Segment> segments, List<String> notes) {
                 short version = entry.getShort(0);
                 if (version > 0) {
                     throw new LogDirReadException(segment.txnIndex() + " entry " + i + " has version " + version
-                            + ", which Kafka does not know: its index check fails and the broker does not start");
+                            + ", which Kafka's index check rejects: " + KafkaLoadFailure.BROKER_DOES_NOT_START
+                            .consequence(segment.log().getParent().getParent()));
                 }
                 long lastOffset = entry.getLong(ABORTED_TXN_LAST_OFFSET);
                 if (lastOffset < segment.baseOffset()) {

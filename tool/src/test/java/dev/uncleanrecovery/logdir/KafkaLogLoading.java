@@ -1,0 +1,160 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.logdir;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Kafka 4.4's own log loading in this JVM, as the oracle of what a broker holds after it restarts on a disk: {@code
+ * UnifiedLog.create} (LogLoader, log recovery, the leader epoch cache) on a partition directory, exactly as the
+ * broker's LogManager calls it, from the stock server jars the build resolves ({@code target/kafka-server-4.4.0.classpath})
+ * in a class loader of their own. Kafka's recovery writes to the directory (truncates, rebuilds indexes): give it a copy.
+ */
+final class KafkaLogLoading implements AutoCloseable {
+
+    /**
+     * What Kafka made of one partition directory.
+     *
+     * @param failure null when the log loaded; otherwise how Kafka's loading failed
+     * @param cause   the exception Kafka's loading threw, for messages; null when it loaded
+     */
+    record Outcome(long logStartOffset, long logEndOffset, int latestEpoch, KafkaLoadFailure failure, String cause) {
+    }
+
+    private final URLClassLoader loader;
+    private final Object scheduler;
+    private final Object topicStats;
+    private final Method create;
+    private final Class<?> logConfig;
+    private final Class<?> failureChannel;
+    private final Object time;
+    private final Object producerStateConfig;
+
+    private KafkaLogLoading(URLClassLoader loader) throws ReflectiveOperationException {
+        this.loader = loader;
+        Class<?> unifiedLog = type("org.apache.kafka.storage.internals.log.UnifiedLog");
+        logConfig = type("org.apache.kafka.storage.internals.log.LogConfig");
+        failureChannel = type("org.apache.kafka.storage.internals.log.LogDirFailureChannel");
+        Class<?> scheduling = type("org.apache.kafka.server.util.Scheduler");
+        Class<?> stats = type("org.apache.kafka.storage.log.metrics.BrokerTopicStats");
+        Class<?> clock = type("org.apache.kafka.common.utils.Time");
+        Class<?> producerState = type("org.apache.kafka.storage.internals.log.ProducerStateManagerConfig");
+        create = unifiedLog.getMethod("create", File.class, logConfig, long.class, long.class, scheduling, stats, clock,
+                int.class, producerState, int.class, failureChannel, boolean.class, Optional.class);
+        scheduler = type("org.apache.kafka.server.util.KafkaScheduler").getConstructor(int.class).newInstance(1);
+        scheduler.getClass().getMethod("startup").invoke(scheduler);
+        topicStats = stats.getConstructor().newInstance();
+        time = clock.getField("SYSTEM").get(null);
+        // Kafka's defaults: transactional.id.expiration / producer id expiration 1 day, no transaction verification
+        producerStateConfig = producerState.getConstructor(int.class, boolean.class).newInstance(86_400_000, false);
+    }
+
+    /** @throws org.opentest4j.TestAbortedException when the build has not resolved the server jars */
+    static KafkaLogLoading open() {
+        // Kafka logs through log4j2 in its own loader: its recovery warnings are expected here, not news
+        System.setProperty("org.apache.logging.log4j.level", System.getProperty("org.apache.logging.log4j.level", "OFF"));
+        Path file = Path.of(System.getProperty("kafka.server.classpath.file", "target/kafka-server-4.4.0.classpath"));
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(file),
+                "the Kafka 4.4 server classpath " + file + " (written by the build's kafka-servers module)");
+        try {
+            List<URL> jars = new ArrayList<>();
+            for (String jar : Files.readString(file, StandardCharsets.UTF_8).trim().split(File.pathSeparator)) {
+                jars.add(Path.of(jar).toUri().toURL());
+            }
+            return new KafkaLogLoading(new URLClassLoader("kafka-4.4-server", jars.toArray(URL[]::new),
+                    ClassLoader.getPlatformClassLoader()));
+        } catch (MalformedURLException e) {
+            throw new IllegalStateException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Kafka 4.4's UnifiedLog.create is not what this oracle expects", e);
+        }
+    }
+
+    /**
+     * Loads {@code partitionDir} as the broker's LogManager would: with the log start offset and recovery point its
+     * log dir's checkpoints give the partition (0 where they have none), and whether the log dir had a clean-shutdown
+     * marker. Kafka's LogManager turns an IOException, or a KafkaStorageException over one, into a failed log dir and
+     * lets any other exception stop the broker; so does this.
+     */
+    Outcome load(Path partitionDir, long logStartOffset, long recoveryPoint, boolean hadCleanShutdown) {
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        Object log = null;
+        Object channel = null;
+        try {
+            channel = failureChannel.getConstructor(int.class).newInstance(1);
+            Object config = logConfig.getConstructor(Map.class).newInstance(Map.of());
+            log = create.invoke(null, partitionDir.toFile(), config, logStartOffset, recoveryPoint, scheduler,
+                    topicStats, time, 900_000, producerStateConfig, 600_000, channel, hadCleanShutdown, Optional.empty());
+            if (offline(channel, partitionDir)) {
+                return failed(KafkaLoadFailure.LOG_DIR_OFFLINE, "the log dir was marked failed");
+            }
+            Class<?> type = log.getClass();
+            @SuppressWarnings("unchecked")
+            Optional<Integer> epoch = (Optional<Integer>) type.getMethod("latestEpoch").invoke(log);
+            return new Outcome((long) type.getMethod("logStartOffset").invoke(log),
+                    (long) type.getMethod("logEndOffset").invoke(log), epoch.orElse(-1), null, null);
+        } catch (InvocationTargetException e) {
+            Throwable thrown = e.getCause();
+            boolean storage = thrown instanceof IOException || (thrown.getClass().getSimpleName()
+                    .equals("KafkaStorageException") && thrown.getCause() instanceof IOException);
+            return failed(storage || offline(channel, partitionDir) ? KafkaLoadFailure.LOG_DIR_OFFLINE
+                    : KafkaLoadFailure.BROKER_DOES_NOT_START, thrown.toString());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            if (log != null) {
+                try {
+                    log.getClass().getMethod("close").invoke(log);
+                } catch (ReflectiveOperationException e) {
+                    // the outcome is known; a log that does not close leaves only open files in a temporary dir
+                }
+            }
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private static boolean offline(Object channel, Path partitionDir) {
+        if (channel == null) {
+            return false;
+        }
+        try {
+            return (boolean) channel.getClass().getMethod("hasOfflineLogDir", String.class)
+                    .invoke(channel, partitionDir.getParent().toString());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Outcome failed(KafkaLoadFailure failure, String cause) {
+        return new Outcome(-1, -1, -1, failure, cause);
+    }
+
+    private Class<?> type(String name) throws ClassNotFoundException {
+        return Class.forName(name, true, loader);
+    }
+
+    @Override
+    public void close() throws Exception {
+        scheduler.getClass().getMethod("shutdown").invoke(scheduler);
+        topicStats.getClass().getMethod("close").invoke(topicStats);
+        loader.close();
+    }
+}
