@@ -11,11 +11,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -42,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Seeded damage to real segment files, in this JVM, with Kafka 4.4's own log loading as the judge. For every seed a
  * log dir of a few partitions is built from real v2 batches (kafka-clients' builder: plain, compressed,
  * transactional with their COMMIT markers, compacted), damaged the way crashes and failing disks damage logs (see
- * {@link Damage}), then inspected, and each partition is then loaded by Kafka ({@link KafkaLogLoading}) from a copy.
+ * {@link LogDamage}), then inspected, and each partition is then loaded by Kafka ({@link KafkaLogLoading}) from a copy.
  *
  * <p>inspect must never throw, never take longer than {@link #TIME_BOUND}, never allocate more than
  * {@link #ALLOCATION_BOUND} (a length field of 2 GiB must not become a 2 GiB buffer), and wherever it answers, the log
@@ -69,41 +67,9 @@ class InspectFuzzTest {
     @TempDir
     Path tmp;
 
-    /** The ways a crash or a failing disk damages a partition directory. */
-    enum Damage {
-        /** The last segment cut at any byte: writes the page cache never flushed. */
-        TRUNCATE,
-        /** A byte of one batch's CRC field flipped. */
-        FLIP_CRC,
-        /** Any byte of a segment flipped, header fields outside the CRC included. */
-        FLIP_ANY,
-        /** The last segment zeroed from any byte on: blocks allocated but never written. */
-        ZERO_TAIL,
-        /** One 4 KiB page of a segment zeroed: a lost write in the middle. */
-        ZERO_PAGE,
-        /** Random bytes for an offset index. */
-        GARBAGE_INDEX,
-        /** An offset index deleted. */
-        DELETE_INDEX,
-        /** A transaction index of random aborted transactions. */
-        GARBAGE_TXN_INDEX,
-        /** leader-epoch-checkpoint cut at any byte, zeroed at its end, or with a line added. */
-        TORN_EPOCH_CHECKPOINT,
-        /** partition.metadata cut at any byte. */
-        TORN_PARTITION_METADATA,
-        /** Random bytes after the last batch. */
-        APPEND_GARBAGE,
-        /** A copy of an earlier batch written again after the last one. */
-        APPEND_COPY,
-        /** A batch's length field set to a huge or negative value. */
-        HUGE_LENGTH,
-        /** A batch's magic byte set to any value. */
-        MAGIC
-    }
-
     /** What one seed built and did, to say in a failure. */
     private record Built(Path logDir, boolean cleanShutdown, Map<TopicPartition, Long> recoveryPoints,
-                         Map<TopicPartition, List<Damage>> damage) {
+                         Map<TopicPartition, List<LogDamage>> damage) {
     }
 
     @BeforeAll
@@ -123,7 +89,7 @@ class InspectFuzzTest {
             throws IOException {
         List<String> disagreements = new ArrayList<>();
         Map<String, Integer> outcomes = new HashMap<>();
-        Map<Damage, Integer> applied = new EnumMap<>(Damage.class);
+        Map<LogDamage, Integer> applied = new EnumMap<>(LogDamage.class);
         List<Long> seeds = seeds();
         for (long seed : seeds) {
             Built built = build(seed, tmp.resolve("seed-" + seed));
@@ -222,7 +188,7 @@ class InspectFuzzTest {
             logDir.cleanShutdown(7);
         }
         Map<TopicPartition, Long> recoveryPoints = new HashMap<>();
-        Map<TopicPartition, List<Damage>> damage = new HashMap<>();
+        Map<TopicPartition, List<LogDamage>> damage = new HashMap<>();
         int partitions = 1 + random.nextInt(3);
         for (int p = 0; p < partitions; p++) {
             TopicPartition tp = new TopicPartition(TOPIC, p);
@@ -231,11 +197,11 @@ class InspectFuzzTest {
             if (choice > 0) {
                 recoveryPoints.put(tp, choice == 1 ? 0 : choice == 2 ? model.randomSegmentBase(random) : model.logEnd);
             }
-            List<Damage> applied = new ArrayList<>();
+            List<LogDamage> applied = new ArrayList<>();
             int damages = random.nextInt(4); // 0 to 3: an undamaged log must come out right too
             for (int i = 0; i < damages; i++) {
-                Damage d = Damage.values()[random.nextInt(Damage.values().length)];
-                model.apply(d, random);
+                LogDamage d = LogDamage.values()[random.nextInt(LogDamage.values().length)];
+                d.applyTo(model.partition.dir, random);
                 applied.add(d);
             }
             damage.put(tp, applied);
@@ -245,12 +211,10 @@ class InspectFuzzTest {
         return new Built(logDir.dir, clean, recoveryPoints, damage);
     }
 
-    /** One partition as built: its segments and where their batches start, to aim the damage. */
+    /** One partition as built: its segments and where its log ends. */
     private static final class PartitionModel {
         private final Partition partition;
         private final List<Segment> segments = new ArrayList<>();
-        private final List<List<Integer>> batchPositions = new ArrayList<>();
-        private final List<MemoryRecords> batches = new ArrayList<>();
         private final List<String> epochLines = new ArrayList<>();
         private long logEnd;
 
@@ -267,7 +231,6 @@ class InspectFuzzTest {
             int segmentCount = 1 + random.nextInt(3);
             for (int s = 0; s < segmentCount; s++) {
                 Segment segment = partition.segment(offset);
-                List<Integer> positions = new ArrayList<>();
                 int batchCount = random.nextInt(s == segmentCount - 1 ? 12 : 8) + (s == segmentCount - 1 ? 0 : 1);
                 for (int b = 0; b < batchCount; b++) {
                     if (random.nextInt(8) == 0) {
@@ -275,16 +238,13 @@ class InspectFuzzTest {
                         model.epochLines.add(epoch + " " + offset);
                     }
                     MemoryRecords records = randomBatch(random, epoch, offset, timestamp);
-                    positions.add((int) segment.size());
                     segment.append(records);
-                    model.batches.add(records);
                     for (RecordBatch batch : records.batches()) {
                         offset = batch.nextOffset();
                     }
                     timestamp += random.nextInt(1000);
                 }
                 model.segments.add(segment);
-                model.batchPositions.add(positions);
             }
             model.logEnd = offset;
             if (random.nextInt(6) == 0) {
@@ -299,104 +259,6 @@ class InspectFuzzTest {
             return segments.get(random.nextInt(segments.size())).baseOffset;
         }
 
-        void apply(Damage damage, Random random) {
-            Segment last = segments.get(segments.size() - 1);
-            int index = random.nextInt(segments.size());
-            Segment any = segments.get(index);
-            List<Integer> positions = batchPositions.get(index);
-            switch (damage) {
-                case TRUNCATE -> truncate(last.log, random.nextInt((int) last.size() + 1));
-                case FLIP_CRC -> {
-                    if (!positions.isEmpty()) {
-                        flip(any.log, positions.get(random.nextInt(positions.size())) + 17 + random.nextInt(4), random);
-                    }
-                }
-                case FLIP_ANY -> {
-                    if (any.size() > 0) {
-                        flip(any.log, random.nextInt((int) any.size()), random);
-                    }
-                }
-                case ZERO_TAIL -> {
-                    int from = random.nextInt((int) last.size() + 1);
-                    write(last.log, from, new byte[(int) last.size() - from]);
-                }
-                case ZERO_PAGE -> {
-                    int pages = (int) (any.size() / 4096) + 1;
-                    int from = random.nextInt(pages) * 4096;
-                    write(any.log, from, new byte[(int) Math.min(4096, Math.max(0, any.size() - from))]);
-                }
-                case GARBAGE_INDEX -> {
-                    byte[] garbage = new byte[random.nextInt(4096)];
-                    random.nextBytes(garbage);
-                    rewrite(any.index, garbage);
-                }
-                case DELETE_INDEX -> delete(any.index);
-                case GARBAGE_TXN_INDEX -> {
-                    ByteBuffer txns = ByteBuffer.allocate(34 * (1 + random.nextInt(3)));
-                    while (txns.hasRemaining()) {
-                        long first = any.baseOffset + random.nextInt(50) - 10;
-                        txns.putShort((short) (random.nextInt(10) == 0 ? 1 : 0)).putLong(random.nextInt(1000))
-                                .putLong(first).putLong(first + random.nextInt(20) - 5).putLong(first);
-                    }
-                    rewrite(any.log.resolveSibling(SegmentFiles.fileName(any.baseOffset, ".txnindex")), txns.array());
-                }
-                case TORN_EPOCH_CHECKPOINT -> tear(partition.path(CheckpointFile.LEADER_EPOCH), random);
-                case TORN_PARTITION_METADATA -> {
-                    Path metadata = partition.path(PartitionMetadataFile.FILE_NAME);
-                    if (Files.exists(metadata)) {
-                        truncate(metadata, random.nextInt((int) size(metadata) + 1));
-                    }
-                }
-                case APPEND_GARBAGE -> {
-                    byte[] garbage = new byte[1 + random.nextInt(200)];
-                    random.nextBytes(garbage);
-                    last.appendRaw(garbage);
-                }
-                case APPEND_COPY -> {
-                    if (!batches.isEmpty()) {
-                        MemoryRecords copy = batches.get(random.nextInt(batches.size()));
-                        byte[] bytes = new byte[copy.sizeInBytes()];
-                        copy.buffer().duplicate().get(bytes);
-                        last.appendRaw(bytes);
-                    }
-                }
-                case HUGE_LENGTH -> {
-                    if (!positions.isEmpty()) {
-                        int value = switch (random.nextInt(3)) {
-                            case 0 -> Integer.MAX_VALUE;
-                            case 1 -> Integer.MAX_VALUE - random.nextInt(1 << 20);
-                            default -> -1 - random.nextInt(Integer.MAX_VALUE);
-                        };
-                        write(any.log, positions.get(random.nextInt(positions.size())) + 8,
-                                ByteBuffer.allocate(4).putInt(value).array());
-                    }
-                }
-                case MAGIC -> {
-                    if (!positions.isEmpty()) {
-                        write(any.log, positions.get(random.nextInt(positions.size())) + 16,
-                                new byte[] {(byte) random.nextInt(256)});
-                    }
-                }
-            }
-        }
-
-        private static void tear(Path checkpoint, Random random) {
-            if (!Files.exists(checkpoint)) {
-                return;
-            }
-            long size = size(checkpoint);
-            switch (random.nextInt(3)) {
-                case 0 -> truncate(checkpoint, random.nextInt((int) size + 1));
-                case 1 -> {
-                    int from = random.nextInt((int) size + 1);
-                    write(checkpoint, from, new byte[(int) size - from + random.nextInt(8)]);
-                }
-                default -> {
-                    String[] junk = {"x y\n", "3\n", "7 -1\n", "1 2 3\n", "\n", "99999999999 0\n", "5 12\n"};
-                    append(checkpoint, junk[random.nextInt(junk.length)].getBytes(StandardCharsets.UTF_8));
-                }
-            }
-        }
     }
 
     /** A batch of any kind a broker writes: plain, compressed, transactional with its marker, or compacted. */
@@ -491,66 +353,6 @@ class InspectFuzzTest {
             }
         } catch (IOException | UncheckedIOException e) {
             // left for the temporary directory's own clean-up
-        }
-    }
-
-    private static long size(Path file) {
-        try {
-            return Files.size(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void truncate(Path file, long length) {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.truncate(length);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void write(Path file, long position, byte[] bytes) {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.write(ByteBuffer.wrap(bytes), position);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void flip(Path file, long position, Random random) {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.allocate(1);
-            if (channel.read(b, position) == 1) {
-                b.put(0, (byte) (b.get(0) ^ (1 + random.nextInt(255))));
-                channel.write(b.rewind(), position);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void rewrite(Path file, byte[] bytes) {
-        try {
-            Files.write(file, bytes);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void append(Path file, byte[] bytes) {
-        try {
-            Files.write(file, bytes, StandardOpenOption.APPEND);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void delete(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
