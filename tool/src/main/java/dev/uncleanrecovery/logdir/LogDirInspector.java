@@ -24,16 +24,18 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Reads a stopped broker's log dirs (its {@code log.dirs}) and reports, per partition, what the broker will
  * hold when it starts again: log start and end offsets, last written leader epoch, invalid tail bytes, and
- * whether it stopped cleanly. This is the offline evidence for choosing a leader when the broker cannot be
+ * whether it stopped cleanly — what Kafka 4.4's own log loading will make of the same files
+ * ({@link PartitionLogReader}). This is the offline evidence for choosing a leader when the broker cannot be
  * asked over the network.
  *
  * <p>Read-only, always: every file is opened for reading only, nothing is written, locked or renamed — so it is
- * safe on the disks of a broker that must be restarted afterwards. It is meant for stopped brokers; on a
- * running one it reads a moving target. A partition costs a few small reads whatever its size (see
- * {@link SegmentTailReader}).
+ * safe on the disks of a broker that must be restarted afterwards. Only regular files are opened, never through a
+ * symbolic link, and every read is bounded ({@link LogDirFile}): a damaged disk cannot make it hang or exhaust
+ * memory. It is meant for stopped brokers; on a running one it reads a moving target.
  *
- * <p>A problem with one partition becomes that partition's error or note; only log dirs that cannot be used
- * at all (missing, not a directory, belonging to different brokers) make {@link #inspect} throw.
+ * <p>A problem with one partition becomes that partition's error or note, and a problem with a log dir's own files
+ * that log dir's error; only log dirs that cannot be used at all (missing, not a directory, belonging to different
+ * brokers) make {@link #inspect} throw.
  */
 public final class LogDirInspector {
 
