@@ -524,6 +524,38 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     /**
+     * Starts the broker on a disk its log loading is expected to fail on (the broker does not start, or shuts down
+     * once every log dir is marked failed), and returns what it logged once its JVM has exited by itself.
+     *
+     * @throws LocalClusterException when it still runs after {@code timeout}: Kafka did not refuse the disk (the
+     *                               broker is then killed, so the cluster is left as the caller found it)
+     */
+    public synchronized String startBrokerExpectingExit(int brokerId, Duration timeout) {
+        KafkaNode broker = broker(brokerId);
+        if (closed) {
+            throw new IllegalStateException("this local cluster is closed");
+        }
+        if (broker.isRunning()) {
+            throw new IllegalStateException(broker.name() + " is already running (pid " + broker.process().pid() + ")");
+        }
+        launch(broker, baseDirectory.resolve(nodeLoggingConfigName()));
+        RunningNode process = broker.process();
+        Optional<Integer> status = process.awaitExit(timeout);
+        String log = broker.log().readSince(broker.logLengthAtStart());
+        if (status.isEmpty()) {
+            process.kill();
+            broker.stopped(StopMode.ABRUPT, controller.log().length());
+            throw new LocalClusterException(broker.name() + " still ran " + timeout.toSeconds() + " s after it started,"
+                    + " so Kafka did not refuse its disk; it was killed; last lines of " + broker.log().file() + ":\n"
+                    + tailText(broker));
+        }
+        process.release();
+        broker.stopped(StopMode.ABRUPT, controller.log().length());
+        LOG.info("{} exited with status {} as expected, refusing its disk", broker.name(), status.get());
+        return log;
+    }
+
+    /**
      * Freezes the broker's JVM with SIGSTOP: its sockets still accept connections but nothing
      * answers, like a broker stuck in a long GC pause or on a dead disk. After
      * {@code broker.session.timeout.ms} (6 s) the controller fences it. {@link #resumeBroker} thaws it.

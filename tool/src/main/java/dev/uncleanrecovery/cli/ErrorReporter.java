@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.RunLock;
+import dev.uncleanrecovery.support.BoundedFiles;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
@@ -35,6 +36,11 @@ final class ErrorReporter implements IExecutionExceptionHandler {
         if (cause instanceof UserInputException) {
             code = ExitCode.USAGE;
             line = cause.getMessage();
+        } else if (cause instanceof BoundedFiles.NotRegularFileException
+                || cause instanceof BoundedFiles.TooLargeException) {
+            code = ExitCode.USAGE;
+            line = cause.getMessage() + " — give the file itself: a plan, evidence or partition list as the tool or"
+                    + " kafka-leader-election.sh writes it";
         } else if (cause instanceof AuthorizationException refused) {
             code = ExitCode.USAGE;
             line = "not authorized: " + refusal(refused)

@@ -94,6 +94,11 @@ final class StrictJsonFile<T> {
         this.formatError = formatError;
     }
 
+    /**
+     * @throws BoundedFiles.NotRegularFileException when {@code file} is a device, FIFO or directory (an IOException,
+     *                                              as any other file that cannot be read)
+     * @throws BoundedFiles.TooLargeException       when it is larger than {@link #MAX_BYTES}
+     */
     T read(Path file) throws IOException {
         byte[] content;
         try {
@@ -102,8 +107,6 @@ final class StrictJsonFile<T> {
             throw new UserInputException(file + ": no such " + kind + "; write one with " + producedBy + " first", e);
         } catch (AccessDeniedException e) {
             throw new UserInputException(file + ": permission denied reading the " + kind, e);
-        } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
-            throw new UserInputException(e.getMessage() + "; expected a " + kind + " written by " + producedBy, e);
         }
         return parse(file.toString(), content);
     }

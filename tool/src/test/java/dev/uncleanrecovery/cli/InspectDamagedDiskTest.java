@@ -183,7 +183,8 @@ class InspectDamagedDiskTest {
                 logDir.dir.toString(), "--salvage-beyond", "/dev/zero", "--salvage-dir", tmp.resolve("s").toString()));
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
-        assertThat(run.err()).contains("/dev/zero is a character device, not a regular file; expected a plan");
+        assertThat(run.err()).contains("error: /dev/zero is a character device, not a regular file — give the file"
+                + " itself");
     }
 
     private static void mkfifo(Path path) throws Exception {
