@@ -4,8 +4,6 @@ package dev.uncleanrecovery.logdir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.connect.BrokerConnections;
-import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.LogTailCut;
@@ -15,7 +13,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -31,13 +28,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderPartition;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopic;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.EpochEndOffset;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
-import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,7 +142,7 @@ class LogDirInspectorClusterTest {
 
     private static void assertBrokerServes(LocalKafkaCluster cluster, List<PartitionLogSummary> predicted) throws Exception {
         awaitLeaders(cluster);
-        Map<TopicPartition, EpochEndOffset> answers = offsetsForLeaderEpochs(cluster, predicted);
+        Map<TopicPartition, EpochEndOffset> answers = EpochEnds.askedOf(cluster, BROKER, predicted);
         for (PartitionLogSummary p : predicted) {
             EpochEndOffset answer = answers.get(p.topicPartition());
             assertThat(Errors.forCode(answer.errorCode())).as(p.topicPartition() + " error").isEqualTo(Errors.NONE);
@@ -165,30 +157,6 @@ class LogDirInspectorClusterTest {
                     .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
             assertThat(latest).isEqualTo(predicted.stream().collect(Collectors.toMap(
                     PartitionLogSummary::topicPartition, PartitionLogSummary::logEndOffset)));
-        }
-    }
-
-    private static Map<TopicPartition, EpochEndOffset> offsetsForLeaderEpochs(LocalKafkaCluster cluster,
-                                                                              List<PartitionLogSummary> predicted)
-            throws Exception {
-        OffsetForLeaderTopicCollection topics = new OffsetForLeaderTopicCollection();
-        OffsetForLeaderTopic topic = new OffsetForLeaderTopic().setTopic(ORDERS);
-        for (PartitionLogSummary p : predicted) {
-            topic.partitions().add(new OffsetForLeaderPartition().setPartition(p.partition())
-                    .setCurrentLeaderEpoch(-1).setLeaderEpoch(p.lastWrittenLeaderEpoch()));
-        }
-        topics.add(topic);
-        Properties client = new Properties();
-        client.putAll(cluster.clientProperties());
-        String[] hostPort = cluster.brokerAddress(BROKER).split(":");
-        try (BrokerConnections connections = BrokerConnections.open(client,
-                List.of(new BrokerState(BROKER, hostPort[0], Integer.parseInt(hostPort[1]), null, false)))) {
-            OffsetsForLeaderEpochResponse response = connections.send(BROKER,
-                    OffsetsForLeaderEpochRequest.Builder.forConsumer(topics), OffsetsForLeaderEpochResponse.class,
-                    Duration.ofSeconds(30)).get(60, TimeUnit.SECONDS);
-            return response.data().topics().stream().flatMap(t -> t.partitions().stream()
-                            .map(e -> Map.entry(new TopicPartition(t.topic(), e.partition()), e)))
-                    .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
         }
     }
 
