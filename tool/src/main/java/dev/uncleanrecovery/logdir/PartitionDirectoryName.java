@@ -18,6 +18,8 @@ record PartitionDirectoryName(TopicPartition topicPartition, String skipReason) 
 
     /** The KRaft metadata log; it can live in a broker's log dir but is not a data partition. */
     static final String CLUSTER_METADATA_TOPIC = "__cluster_metadata";
+    /** Tiered storage keeps its cache of remote indexes here; Kafka's log loading passes over it. */
+    private static final String REMOTE_INDEX_CACHE = "remote-log-index-cache";
 
     // Legal topic names: [a-zA-Z0-9._-], at most 249 characters. The partition is the digits after the last '-'.
     private static final Pattern PARTITION_DIR = Pattern.compile("([a-zA-Z0-9._-]{1,249})-(\\d{1,10})");
@@ -37,9 +39,14 @@ record PartitionDirectoryName(TopicPartition topicPartition, String skipReason) 
                         "stray replica: the broker found it no longer hosts this partition and will delete it");
             };
         }
+        if (name.equals(REMOTE_INDEX_CACHE)) {
+            return new PartitionDirectoryName(null, "tiered storage's index cache, not a partition");
+        }
         TopicPartition topicPartition = parse(name);
         if (topicPartition == null) {
-            return new PartitionDirectoryName(null, "not a partition directory (expected <topic>-<partition>)");
+            // Kafka reads every directory of a log dir as a partition's, and one it cannot fails its start-up
+            return new PartitionDirectoryName(null, "not a partition directory (expected <topic>-<partition>): Kafka's"
+                    + " log loading fails on it and the broker does not start — move it out of the log dir");
         }
         if (topicPartition.topic().equals(CLUSTER_METADATA_TOPIC)) {
             return new PartitionDirectoryName(topicPartition, "KRaft metadata log, not a data partition");

@@ -57,7 +57,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * (ListOffsets ReplicaId -2), and its last written epoch (OffsetsForLeaderEpoch of the epoch inspect predicted must
  * end at that log end offset, see {@link EpochEnds}) must be what inspect said.
  * Where inspect says Kafka's log loading fails, the broker must exit instead of starting; the damaged files are then
- * put back, and the broker starts on the undamaged disk.
+ * put back, and the broker starts on the undamaged disk. Three more starts check refusals on purpose: a torn
+ * leader-epoch-checkpoint, a segment name beyond a long, a directory that names no partition.
  *
  * <p>Rounds: {@value #DEFAULT_ROUNDS} seeds by default, from 1. {@code -Dinspect.cluster.seeds=N} runs N rounds from
  * {@code -Dinspect.cluster.firstSeed} (default 1). See docs/inspect.md.
@@ -73,11 +74,14 @@ class InspectAgreesWithKafkaClusterTest {
     /** Partitions 0 and 1 get enough records to roll 1 MiB segments: damage can hit a segment before the last. */
     private static final int ROLLING = 2;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    /** Damage to segment and index bytes, which Kafka's recovery handles without refusing the disk. */
+    /**
+     * Damage to segment and index bytes, which Kafka's recovery handles without refusing the disk. Not a copied batch
+     * appended: Kafka may keep it, and inspect declines such a log from then on, round after round (the fuzz test
+     * holds that case to Kafka's own loading).
+     */
     private static final List<LogDamage> SEGMENT_DAMAGE = List.of(LogDamage.TRUNCATE, LogDamage.FLIP_CRC,
             LogDamage.FLIP_ANY, LogDamage.ZERO_TAIL, LogDamage.ZERO_PAGE, LogDamage.GARBAGE_INDEX,
-            LogDamage.DELETE_INDEX, LogDamage.APPEND_GARBAGE, LogDamage.APPEND_COPY, LogDamage.HUGE_LENGTH,
-            LogDamage.MAGIC);
+            LogDamage.DELETE_INDEX, LogDamage.APPEND_GARBAGE, LogDamage.HUGE_LENGTH, LogDamage.MAGIC);
 
     private static int round;
 
@@ -114,6 +118,7 @@ class InspectAgreesWithKafkaClusterTest {
         int rounds = Integer.getInteger("inspect.cluster.seeds", DEFAULT_ROUNDS);
         int compared = 0;
         int declined = 0;
+        int cut = 0;
         for (long seed = first; seed < first + rounds; seed++) {
             produceRound(cluster);
             cluster.stopBroker(BROKER, StopMode.ABRUPT);
@@ -141,6 +146,8 @@ class InspectAgreesWithKafkaClusterTest {
             List<PartitionLogSummary> answered = report.partitions().stream().filter(p -> p.error() == null).toList();
             Map<TopicPartition, EpochEndOffset> epochEnds = EpochEnds.askedOf(cluster, BROKER, answered);
             declined += report.partitions().size() - answered.size();
+            report.partitions().stream().filter(p -> p.error() != null).forEach(p -> System.out.println(
+                    "inspect cluster " + context + ": inspect declined " + p.topicPartition() + ": " + p.error()));
             for (PartitionLogSummary predicted : answered) {
                 TopicPartition tp = predicted.topicPartition();
                 String about = context + ": " + tp + " (notes " + predicted.notes() + ")";
@@ -156,10 +163,12 @@ class InspectAgreesWithKafkaClusterTest {
                             + " ends").isEqualTo(predicted.logEndOffset());
                 }
                 compared++;
+                cut += predicted.invalidTailBytes() > 0 ? 1 : 0;
             }
         }
         System.out.println("inspect cluster: " + rounds + " rounds from seed " + first + ": " + compared
-                + " partitions as inspect predicted, " + declined + " declined");
+                + " partitions as inspect predicted (" + cut + " of them cut by Kafka's recovery), " + declined
+                + " declined");
         assertThat(compared).as("partitions compared with the broker").isGreaterThanOrEqualTo(rounds * PARTITIONS * 3 / 4);
     }
 
@@ -198,6 +207,22 @@ class InspectAgreesWithKafkaClusterTest {
         String log = cluster.startBrokerExpectingExit(BROKER, TIMEOUT);
         System.out.println("inspect cluster: segment named 99999999999999999999.log: " + lastError(log));
         Files.delete(odd);
+    }
+
+    @Test
+    @Order(4)
+    void a_directory_that_names_no_partition_keeps_the_broker_from_starting_as_inspect_says(LocalKafkaCluster cluster)
+            throws Exception {
+        cluster.stopBroker(BROKER, StopMode.ABRUPT);
+        Path lostAndFound = Files.createDirectory(cluster.logDir(BROKER).resolve("lost+found"));
+
+        LogDirReport report = new LogDirInspector().inspect(List.of(cluster.logDir(BROKER)), PartitionFilter.all());
+
+        assertThat(report.skipped()).filteredOn(s -> s.directory().equals("lost+found")).singleElement()
+                .satisfies(s -> assertThat(s.reason()).contains("the broker does not start"));
+        String log = cluster.startBrokerExpectingExit(BROKER, TIMEOUT);
+        System.out.println("inspect cluster: a lost+found directory in the log dir: " + lastError(log));
+        Files.delete(lostAndFound);
     }
 
     // ---- the broker's side ----

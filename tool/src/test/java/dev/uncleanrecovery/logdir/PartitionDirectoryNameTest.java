@@ -38,4 +38,13 @@ class PartitionDirectoryNameTest {
         assertThat(PartitionDirectoryName.classify("orders").isPartition()).isFalse();
         assertThat(PartitionDirectoryName.classify("orders-99999999999").isPartition()).isFalse();
     }
+
+    @Test
+    void a_directory_kafka_cannot_read_as_a_partition_is_said_to_keep_the_broker_from_starting() {
+        assertThat(PartitionDirectoryName.classify("lost+found").skipReason()).contains("the broker does not start")
+                .contains("move it out of the log dir");
+        assertThat(PartitionDirectoryName.classify("orders-99999999999").skipReason()).contains("does not start");
+        assertThat(PartitionDirectoryName.classify("remote-log-index-cache").skipReason())
+                .isEqualTo("tiered storage's index cache, not a partition");
+    }
 }
