@@ -26,7 +26,7 @@ import org.apache.kafka.common.TopicPartition;
  * how its reader fails: an empty file, or one with only its version line, is an empty checkpoint; a wrong version, a
  * line with the wrong number of fields or a count that does not match the lines is an IOException (see
  * {@link KafkaLoadFailure}); a field of the right count that is not a number, or a negative count, is a different
- * exception. Lines are not trimmed and blank lines are not skipped: Kafka does neither.
+ * exception ({@link KafkaReaderFailure}). Lines are not trimmed and blank lines are not skipped: Kafka does neither.
  */
 final class CheckpointFile {
 
@@ -39,25 +39,6 @@ final class CheckpointFile {
 
     private static final int SUPPORTED_VERSION = 0;
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
-
-    /**
-     * A checkpoint Kafka's reader cannot read.
-     *
-     * @see #isIoException()
-     */
-    static final class Unreadable extends LogDirReadException {
-        private final boolean ioException;
-
-        Unreadable(String message, boolean ioException) {
-            super(message);
-            this.ioException = ioException;
-        }
-
-        /** Kafka's reader throws an IOException; otherwise a NumberFormatException or IllegalArgumentException. */
-        boolean isIoException() {
-            return ioException;
-        }
-    }
 
     private CheckpointFile() {
     }
@@ -91,14 +72,14 @@ final class CheckpointFile {
         }
         int version = number(file, 1, lines.next());
         if (version != SUPPORTED_VERSION) {
-            throw new Unreadable(file + " has version " + version + "; Kafka reads version " + SUPPORTED_VERSION, true);
+            throw new KafkaReaderFailure(file + " has version " + version + "; Kafka reads version " + SUPPORTED_VERSION, true);
         }
         if (!lines.hasNext()) {
             return List.of();
         }
         int expected = number(file, 2, lines.next());
         if (expected < 0) {
-            throw new Unreadable(file + " line 2: the entry count " + expected + " is negative", false);
+            throw new KafkaReaderFailure(file + " line 2: the entry count " + expected + " is negative", false);
         }
         List<T> entries = new ArrayList<>();
         int lineNumber = 2;
@@ -107,18 +88,18 @@ final class CheckpointFile {
             lineNumber++;
             String[] fields = WHITESPACE.split(line);
             if (fields.length != fieldsPerEntry) {
-                throw new Unreadable(file + " line " + lineNumber + " '" + printable(line) + "' is not "
+                throw new KafkaReaderFailure(file + " line " + lineNumber + " '" + printable(line) + "' is not "
                         + fieldsPerEntry + " fields separated by spaces", true);
             }
             try {
                 entries.add(entry.apply(fields));
             } catch (NumberFormatException e) {
-                throw new Unreadable(file + " line " + lineNumber + " '" + printable(line) + "' has a field that is"
+                throw new KafkaReaderFailure(file + " line " + lineNumber + " '" + printable(line) + "' has a field that is"
                         + " not a number", false);
             }
         }
         if (entries.size() != expected) {
-            throw new Unreadable(file + " says it has " + expected + " entries but holds " + entries.size()
+            throw new KafkaReaderFailure(file + " says it has " + expected + " entries but holds " + entries.size()
                     + " (a write was cut short?)", true);
         }
         return entries;
@@ -128,7 +109,7 @@ final class CheckpointFile {
         try {
             return Integer.parseInt(line);
         } catch (NumberFormatException e) {
-            throw new Unreadable(file + " line " + lineNumber + " '" + printable(line) + "' is not a number", true);
+            throw new KafkaReaderFailure(file + " line " + lineNumber + " '" + printable(line) + "' is not a number", true);
         }
     }
 

@@ -162,7 +162,7 @@ public final class LogDirInspector {
             return CheckpointFile.readOffsets(file);
         } catch (NoSuchFileException e) {
             return Map.of();
-        } catch (CheckpointFile.Unreadable e) {
+        } catch (KafkaReaderFailure e) {
             if (e.isIoException()) {
                 failures.add(e.getMessage() + ": Kafka marks log dir " + dir + " failed when it reads it, so every"
                         + " replica in it goes offline (a broker with no other log dir shuts down) — restore the file or"

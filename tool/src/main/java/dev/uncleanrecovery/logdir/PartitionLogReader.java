@@ -238,10 +238,8 @@ final class PartitionLogReader {
             notes.add(CheckpointFile.LEADER_EPOCH + " is missing: Kafka starts with an empty epoch cache, which only"
                     + " log recovery fills");
             return new LeaderEpochCache();
-        } catch (CheckpointFile.Unreadable e) {
-            KafkaLoadFailure failure = e.isIoException() ? KafkaLoadFailure.LOG_DIR_OFFLINE
-                    : KafkaLoadFailure.BROKER_DOES_NOT_START;
-            throw new LogDirReadException(e.getMessage() + ": " + failure.consequence(context.logDir())
+        } catch (KafkaReaderFailure e) {
+            throw new LogDirReadException(e.getMessage() + ": " + e.whenLoadingAPartition().consequence(context.logDir())
                     + " — restore the file or remove it (Kafka then rebuilds the cache from what log recovery reads)");
         } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
             throw new LogDirReadException(e.getMessage() + "; inspect did not read it, so this replica's last written"
@@ -315,8 +313,8 @@ final class PartitionLogReader {
             notes.add(PartitionMetadataFile.FILE_NAME + " is missing: topic id unknown, so a topic deleted and"
                     + " re-created under the same name cannot be told apart");
             return null;
-        } catch (PartitionMetadataFile.Unreadable e) {
-            throw new LogDirReadException(e.getMessage() + ": " + e.failure().consequence(context.logDir())
+        } catch (KafkaReaderFailure e) {
+            throw new LogDirReadException(e.getMessage() + ": " + e.whenLoadingAPartition().consequence(context.logDir())
                     + " — restore the file or remove it (Kafka then writes it anew)");
         } catch (BoundedFiles.NotRegularFileException | BoundedFiles.TooLargeException e) {
             throw new LogDirReadException(e.getMessage() + "; inspect did not read it, and what Kafka makes of it is"

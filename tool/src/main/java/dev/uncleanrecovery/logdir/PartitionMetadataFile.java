@@ -13,27 +13,13 @@ import org.apache.kafka.common.Uuid;
  * id tells a partition of a deleted-and-recreated topic apart from the current one with the same name.
  *
  * <p>Kafka 4.4 reads it whenever it loads the partition, and how it fails on a damaged one decides what the broker
- * does (see {@link Unreadable}): parsed here the way its reader parses it.
+ * does (see {@link KafkaReaderFailure}): parsed here the way its reader parses it.
  */
 final class PartitionMetadataFile {
 
     static final String FILE_NAME = "partition.metadata";
 
     private static final Pattern SEPARATOR = Pattern.compile(":\\s+");
-
-    /** A partition.metadata Kafka cannot read, with how its log loading fails on it. */
-    static final class Unreadable extends LogDirReadException {
-        private final KafkaLoadFailure failure;
-
-        Unreadable(String message, KafkaLoadFailure failure) {
-            super(message);
-            this.failure = failure;
-        }
-
-        KafkaLoadFailure failure() {
-            return failure;
-        }
-    }
 
     private PartitionMetadataFile() {
     }
@@ -55,7 +41,7 @@ final class PartitionMetadataFile {
             throw malformed(file, versionLine);
         }
         if (number < 0) {
-            throw new Unreadable(file + " has version " + number, KafkaLoadFailure.LOG_DIR_OFFLINE);
+            throw new KafkaReaderFailure(file + " has version " + number, true);
         }
         String topicIdLine = line(file, lines, 1);
         String[] topicId = SEPARATOR.split(topicIdLine);
@@ -66,25 +52,25 @@ final class PartitionMetadataFile {
         try {
             id = Uuid.fromString(topicId[1]);
         } catch (IllegalArgumentException e) {
-            throw new Unreadable(file + ": topic id '" + CheckpointFile.printable(topicId[1]) + "' is not a base64"
-                    + " topic id", KafkaLoadFailure.BROKER_DOES_NOT_START);
+            throw new KafkaReaderFailure(file + ": topic id '" + CheckpointFile.printable(topicId[1]) + "' is not a base64"
+                    + " topic id", false);
         }
         if (id.equals(Uuid.ZERO_UUID)) {
-            throw new Unreadable(file + " holds the zero topic id", KafkaLoadFailure.LOG_DIR_OFFLINE);
+            throw new KafkaReaderFailure(file + " holds the zero topic id", true);
         }
         return id;
     }
 
     private static String line(Path file, List<String> lines, int index) {
         if (lines.size() <= index) {
-            throw new Unreadable(file + " ends before line " + (index + 1) + " ('" + (index == 0 ? "version" : "topic_id")
-                    + ": ...')", KafkaLoadFailure.BROKER_DOES_NOT_START);
+            throw new KafkaReaderFailure(file + " ends before line " + (index + 1) + " ('"
+                    + (index == 0 ? "version" : "topic_id") + ": ...')", false);
         }
         return lines.get(index);
     }
 
-    private static Unreadable malformed(Path file, String line) {
-        return new Unreadable(file + " line '" + CheckpointFile.printable(line) + "' is not 'key: value'",
-                KafkaLoadFailure.LOG_DIR_OFFLINE);
+    private static KafkaReaderFailure malformed(Path file, String line) {
+        return new KafkaReaderFailure(file + " line '" + CheckpointFile.printable(line) + "' is not 'key: value'",
+                true);
     }
 }

@@ -73,9 +73,9 @@ class CheckpointFileTest {
                 new Case("0\n1\n0 0 0\n", "is not 2 fields", true),
                 new Case("0\n2\n0 0\n\0\0\0\0", "line 4 '\\u0000\\u0000\\u0000\\u0000' is not 2 fields", true))) {
             Path file = write(c.content());
-            assertThatThrownBy(() -> CheckpointFile.readLeaderEpochs(file)).isInstanceOf(CheckpointFile.Unreadable.class)
+            assertThatThrownBy(() -> CheckpointFile.readLeaderEpochs(file)).isInstanceOf(KafkaReaderFailure.class)
                     .hasMessageContaining(file.toString()).hasMessageContaining(c.message())
-                    .satisfies(e -> assertThat(((CheckpointFile.Unreadable) e).isIoException()).as("%s", c)
+                    .satisfies(e -> assertThat(((KafkaReaderFailure) e).isIoException()).as("%s", c)
                             .isEqualTo(c.ioException()));
         }
     }
