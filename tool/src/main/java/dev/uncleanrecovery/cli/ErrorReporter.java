@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.TlsHandshakeException;
 import dev.uncleanrecovery.execute.RunLock;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
@@ -12,6 +13,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -39,6 +41,15 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             code = ExitCode.USAGE;
             line = "not authorized: " + refusal(refused)
                     + " — grant the ACLs listed in README.md (Permissions) to this principal";
+        } else if (find(cause, TlsHandshakeException.class) != null) {
+            // the broker connections name the broker and the truststore
+            code = ExitCode.USAGE;
+            line = find(cause, TlsHandshakeException.class).getMessage();
+        } else if (find(cause, SslAuthenticationException.class) != null) {
+            // Admin and the producer (replay) say no more than "SSL handshake failed"
+            code = ExitCode.USAGE;
+            line = TlsHandshakeException.explain("a broker of --bootstrap-server " + bootstrapServer(parseResult),
+                    find(cause, SslAuthenticationException.class), null);
         } else if (authenticationFailure(cause) != null) {
             code = ExitCode.USAGE;
             line = "authentication failed: " + withoutKafkaPrefix(authenticationFailure(cause).getMessage())
@@ -89,9 +100,13 @@ final class ErrorReporter implements IExecutionExceptionHandler {
 
     /** An authentication failure anywhere in the chain: Admin throws it bare, broker connections wrap it. */
     private static AuthenticationException authenticationFailure(Throwable t) {
+        return find(t, AuthenticationException.class);
+    }
+
+    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
         for (Throwable cause = t; cause != null; cause = cause.getCause()) {
-            if (cause instanceof AuthenticationException failure) {
-                return failure;
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
             }
         }
         return null;
@@ -111,6 +126,15 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    private static String bootstrapServer(ParseResult parseResult) {
+        for (ParseResult r = parseResult; r != null; r = r.subcommand()) {
+            if (r.hasMatchedOption("--bootstrap-server")) {
+                return r.matchedOptionValue("--bootstrap-server", "");
+            }
+        }
+        return "";
     }
 
     private static boolean isVerbose(ParseResult parseResult) {
