@@ -16,6 +16,9 @@ import org.junit.jupiter.api.Test;
 /** Logging as the tool sets it up in code: stderr, kafka-clients quiet, and no request log unless asked for. */
 class LogbackSetupTest {
 
+    /** kafka-clients' NetworkClient, word for word. */
+    private static final String AUTHENTICATION_FAILED = "Connection to node {} ({}) failed authentication due to: {}";
+
     @Test
     void the_tool_logs_warnings_to_stderr_and_kafka_clients_only_errors() {
         LoggerContext context = new LoggerContext();
@@ -35,6 +38,11 @@ class LogbackSetupTest {
             context.getLogger("dev.uncleanrecovery.probe.ProbeFanOut").info("not shown: {}", "INFO under the root's WARN");
             context.getLogger("dev.uncleanrecovery.probe.ProbeFanOut").warn("shown: {}", "our WARN");
             context.getLogger("dev.uncleanrecovery.connect.BrokerConnections").debug("not shown: no request log asked for");
+            // the tool's own error line says why and what to do
+            context.getLogger("org.apache.kafka.clients.BrokerConnections-NetworkClient").error(AUTHENTICATION_FAILED,
+                    -1, "localhost/127.0.0.1:9093", "SSL handshake failed");
+            context.getLogger("org.apache.kafka.clients.NetworkClient").error(AUTHENTICATION_FAILED,
+                    -3, "localhost/127.0.0.1:9093", "SSL handshake failed");
         } finally {
             System.setErr(stderr);
             context.stop();
@@ -42,6 +50,28 @@ class LogbackSetupTest {
         assertThat(captured.toString(StandardCharsets.UTF_8).lines()).satisfiesExactly(
                 l -> assertThat(l).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ERROR \\S+\\.KafkaAdminClient - shown: kafka-clients' ERROR"),
                 l -> assertThat(l).matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} WARN  \\S+\\.ProbeFanOut - shown: our WARN"));
+    }
+
+    @Test
+    void with_verbose_kafka_clients_own_line_about_a_failed_handshake_is_shown_too() {
+        LoggerContext context = new LoggerContext();
+        context.setMDCAdapter(new LogbackMDCAdapter());
+        LogbackSetup setup = new LogbackSetup();
+        setup.setContext(context);
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            setup.configure(context);
+            Logging.setLevels(context, true);
+            context.getLogger("org.apache.kafka.clients.NetworkClient").error(AUTHENTICATION_FAILED,
+                    -3, "localhost/127.0.0.1:9093", "SSL handshake failed");
+        } finally {
+            System.setErr(stderr);
+            context.stop();
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).contains("Connection to node -3"
+                + " (localhost/127.0.0.1:9093) failed authentication due to: SSL handshake failed");
     }
 
     @Test
