@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.connect.TlsHandshakeException;
 import dev.uncleanrecovery.execute.RunLock;
+import dev.uncleanrecovery.support.Causes;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
@@ -32,6 +33,10 @@ final class ErrorReporter implements IExecutionExceptionHandler {
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
         Throwable cause = unwrap(ex);
+        // the broker connections name the broker and the truststore; Admin and the producer (replay) say no more
+        // than "SSL handshake failed"
+        TlsHandshakeException refusedHandshake = Causes.firstOf(cause, TlsHandshakeException.class);
+        SslAuthenticationException failedHandshake = Causes.firstOf(cause, SslAuthenticationException.class);
         int code;
         String line;
         if (cause instanceof UserInputException) {
@@ -41,15 +46,13 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             code = ExitCode.USAGE;
             line = "not authorized: " + refusal(refused)
                     + " — grant the ACLs listed in README.md (Permissions) to this principal";
-        } else if (find(cause, TlsHandshakeException.class) != null) {
-            // the broker connections name the broker and the truststore
+        } else if (refusedHandshake != null) {
             code = ExitCode.USAGE;
-            line = find(cause, TlsHandshakeException.class).getMessage();
-        } else if (find(cause, SslAuthenticationException.class) != null) {
-            // Admin and the producer (replay) say no more than "SSL handshake failed"
+            line = refusedHandshake.getMessage();
+        } else if (failedHandshake != null) {
             code = ExitCode.USAGE;
             line = TlsHandshakeException.explain("a broker of --bootstrap-server " + bootstrapServer(parseResult),
-                    find(cause, SslAuthenticationException.class), null);
+                    failedHandshake, null);
         } else if (authenticationFailure(cause) != null) {
             code = ExitCode.USAGE;
             line = "authentication failed: " + withoutKafkaPrefix(authenticationFailure(cause).getMessage())
@@ -100,16 +103,7 @@ final class ErrorReporter implements IExecutionExceptionHandler {
 
     /** An authentication failure anywhere in the chain: Admin throws it bare, broker connections wrap it. */
     private static AuthenticationException authenticationFailure(Throwable t) {
-        return find(t, AuthenticationException.class);
-    }
-
-    private static <T extends Throwable> T find(Throwable t, Class<T> type) {
-        for (Throwable cause = t; cause != null; cause = cause.getCause()) {
-            if (type.isInstance(cause)) {
-                return type.cast(cause);
-            }
-        }
-        return null;
+        return Causes.firstOf(t, AuthenticationException.class);
     }
 
     // SASL/PLAIN says "Authentication failed: Invalid username or password"; our line already says it.

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.connect;
 
+import dev.uncleanrecovery.support.Causes;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
@@ -34,17 +35,17 @@ public final class TlsHandshakeException extends BrokerRequestException {
      */
     public static String explain(String whom, Throwable failure, String truststore) {
         String failed = "TLS handshake with " + whom + " failed: ";
-        CertificateExpiredException expired = find(failure, CertificateExpiredException.class);
+        CertificateExpiredException expired = Causes.firstOf(failure, CertificateExpiredException.class);
         if (expired != null) {
             return failed + "its certificate has expired (" + expired.getMessage() + ") — the broker needs a renewed"
                     + " certificate in its keystore (ssl.keystore.location); if it was renewed, check this machine's clock";
         }
-        CertificateNotYetValidException notYetValid = find(failure, CertificateNotYetValidException.class);
+        CertificateNotYetValidException notYetValid = Causes.firstOf(failure, CertificateNotYetValidException.class);
         if (notYetValid != null) {
             return failed + "its certificate is not valid yet (" + notYetValid.getMessage() + ") — check this"
                     + " machine's clock against the broker's";
         }
-        if (find(failure, CertPathBuilderException.class) != null) {
+        if (Causes.firstOf(failure, CertPathBuilderException.class) != null) {
             return failed + "its certificate is not signed by a CA this client trusts ("
                     + (truststore == null ? "the truststore of --command-config" : truststore) + ") — set"
                     + " ssl.truststore.location (and ssl.truststore.password, ssl.truststore.type) in --command-config"
@@ -57,7 +58,7 @@ public final class TlsHandshakeException extends BrokerRequestException {
                     + " or set ssl.endpoint.identification.algorithm= (empty) in --command-config to skip the host"
                     + " name check";
         }
-        SSLException tls = find(failure, SSLException.class);
+        SSLException tls = Causes.firstOf(failure, SSLException.class);
         String reason = tls != null && tls.getMessage() != null ? tls.getMessage() : String.valueOf(failure.getMessage());
         return failed + reason + " — is that listener TLS? Check security.protocol and ssl.* in --command-config";
     }
@@ -83,15 +84,6 @@ public final class TlsHandshakeException extends BrokerRequestException {
             if (cause instanceof CertificateException && message != null
                     && (message.startsWith("No subject alternative") || message.startsWith("No name matching"))) {
                 return message.endsWith(".") ? message.substring(0, message.length() - 1) : message;
-            }
-        }
-        return null;
-    }
-
-    private static <T extends Throwable> T find(Throwable failure, Class<T> type) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (type.isInstance(cause)) {
-                return type.cast(cause);
             }
         }
         return null;
