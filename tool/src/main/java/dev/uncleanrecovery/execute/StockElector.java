@@ -105,11 +105,13 @@ public final class StockElector implements DesignatedElector {
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
         byPartition.keySet().forEach(tp -> validated.partition(tp).ifPresent(p -> before.put(tp, p)));
-        beforeFirstChange.run();
-
         // 1. Right before the first change: what someone else did since the re-validation (a reassignment started
-        //    by Cruise Control or kafka-reassign-partitions.sh, a leader elected) is refused and left alone.
-        ClusterSnapshot start = reader.readOrders(byPartition.keySet());
+        //    by Cruise Control or kafka-reassign-partitions.sh, a leader elected) is refused and left alone. The read
+        //    runs while the gate waits (the plan file, the run lock): both end moments before the reorder.
+        CompletableFuture<ClusterSnapshot> reading = OnItsOwnThread.run("replica-orders",
+                () -> reader.readOrders(byPartition.keySet()));
+        beforeFirstChange.run();
+        ClusterSnapshot start = OnItsOwnThread.join(reading);
         Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
         for (ElectionTarget t : byPartition.values()) {
             Optional<String> problem = ElectionVerification.notReady(t, start, false)
