@@ -111,7 +111,7 @@ public record EvidenceFile(
             String error) {
 
         public Partition {
-            Checks.text(topic, "topic");
+            Checks.topic(topic, "topic");
             Checks.atLeast(partition, 0, "partition");
             Checks.text(logDir, "logDir");
             if (topicId != null) {

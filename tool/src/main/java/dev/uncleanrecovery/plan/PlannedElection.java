@@ -56,7 +56,7 @@ public record PlannedElection(
     }
 
     public PlannedElection {
-        Checks.text(topic, "topic");
+        Checks.topic(topic, "topic");
         Checks.atLeast(partition, 0, "partition");
         Checks.present(expected, "expected");
         if (!expected.replicas().contains(designatedLeader)) {

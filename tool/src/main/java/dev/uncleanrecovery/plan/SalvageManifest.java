@@ -69,7 +69,7 @@ public record SalvageManifest(
             throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
         }
         Checks.present(plan, "plan");
-        Checks.text(topic, "topic");
+        Checks.topic(topic, "topic");
         if (topicId != null) {
             try {
                 Uuid.fromString(topicId);
@@ -140,6 +140,15 @@ public record SalvageManifest(
      */
     public static SalvageManifest read(Path file) throws IOException {
         return FORMAT.read(file);
+    }
+
+    /**
+     * A manifest from bytes already read, checked as {@link #read} does.
+     *
+     * @param source how to name the file in messages, usually its path
+     */
+    public static SalvageManifest parse(String source, byte[] content) {
+        return FORMAT.parse(source, content);
     }
 
     /** A manifest that cannot be used: {@code manifest.json: files[0].bytes must be >= 1, found 0}. */
