@@ -5,6 +5,7 @@ package dev.uncleanrecovery.plan;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 
@@ -44,6 +45,18 @@ public final class Checks {
         } catch (InvalidTopicException e) {
             throw new IllegalArgumentException(field + " " + quoted(value) + " is not a Kafka topic name ("
                     + e.getMessage() + ")");
+        }
+        return value;
+    }
+
+    /** A topic id in Kafka's base64 form, or null (the cluster gave none). */
+    static String topicId(String value, String field) {
+        if (value != null) {
+            try {
+                Uuid.fromString(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(field + " '" + value + "' is not a base64 topic id");
+            }
         }
         return value;
     }

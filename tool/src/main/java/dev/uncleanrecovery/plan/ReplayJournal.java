@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.Uuid;
 
 /**
  * What {@code replay --execute} has done with a salvage directory and one target topic, in that directory:
@@ -52,13 +51,7 @@ public record ReplayJournal(
             throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
         }
         Checks.topic(toTopic, "toTopic");
-        if (toTopicId != null) {
-            try {
-                Uuid.fromString(toTopicId);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("toTopicId '" + toTopicId + "' is not a base64 topic id");
-            }
-        }
+        Checks.topicId(toTopicId, "toTopicId");
         Checks.present(startedAt, "startedAt");
         startOffsets = Checks.list(startOffsets, "startOffsets");
         completed = Checks.list(completed, "completed");

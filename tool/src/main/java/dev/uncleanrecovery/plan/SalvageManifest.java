@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.apache.kafka.common.Uuid;
 
 /**
  * The {@code manifest.json} beside the segment files of one salvaged range: which replica's records they are, which
@@ -70,13 +69,7 @@ public record SalvageManifest(
         }
         Checks.present(plan, "plan");
         Checks.topic(topic, "topic");
-        if (topicId != null) {
-            try {
-                Uuid.fromString(topicId);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("topicId '" + topicId + "' is not a base64 topic id");
-            }
-        }
+        Checks.topicId(topicId, "topicId");
         Checks.atLeast(partition, 0, "partition");
         Checks.atLeast(broker, 0, "broker");
         sources = Checks.list(sources, "sources");

@@ -4,7 +4,6 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.LoggerContext;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.salvage.SalvageFixture;
 import dev.uncleanrecovery.salvage.SalvageStore;
@@ -18,7 +17,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the tool writes is its operator's alone and never replaces what is there: directories it creates are 0700 and
@@ -73,7 +71,7 @@ class PrivateFilesTest {
     void the_request_log_is_a_new_private_file_in_a_private_directory() throws Exception {
         Path requestLog = dir.resolve("logs").resolve("requests.log");
 
-        CliRun run = withRequestLog(requestLog, "--version");
+        CliRun run = CliRun.withRequestLog(requestLog, "--version");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
         assertThat(Files.getPosixFilePermissions(requestLog)).isEqualTo(OWNER_READ_WRITE);
@@ -84,7 +82,7 @@ class PrivateFilesTest {
     void an_existing_request_log_is_never_overwritten_the_run_stops_with_exit_2() throws Exception {
         Path requestLog = Files.writeString(dir.resolve("requests.log"), EARLIER_RUN);
 
-        CliRun run = withRequestLog(requestLog, "--version");
+        CliRun run = CliRun.withRequestLog(requestLog, "--version");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: -Dkafka.unclean.recovery.request.log=" + requestLog + ": the"
@@ -100,8 +98,8 @@ class PrivateFilesTest {
         Path link = Files.createSymbolicLink(dir.resolve("requests.log"), elsewhere);
         Path dangling = Files.createSymbolicLink(dir.resolve("dangling.log"), dir.resolve("not-yet"));
 
-        CliRun toFile = withRequestLog(link, "--version");
-        CliRun toNothing = withRequestLog(dangling, "--version");
+        CliRun toFile = CliRun.withRequestLog(link, "--version");
+        CliRun toNothing = CliRun.withRequestLog(dangling, "--version");
 
         assertThat(toFile.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(toFile.err()).startsWith("error: -Dkafka.unclean.recovery.request.log=" + link + ": is a symbolic"
@@ -158,30 +156,5 @@ class PrivateFilesTest {
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err()).startsWith("error: " + file.manifest() + ": topic '../../../../etc/cron.d' is not a Kafka"
                 + " topic name (");
-    }
-
-    /** Runs the tool in this JVM as {@code -Dkafka.unclean.recovery.request.log=FILE} would at start-up. */
-    private static CliRun withRequestLog(Path requestLog, String... args) {
-        LoggerContext logging = (LoggerContext) LoggerFactory.getILoggerFactory();
-        String before = System.getProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
-        try {
-            System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, requestLog.toString());
-            reconfigure(logging);
-            return CliRun.of(args);
-        } finally {
-            if (before == null) {
-                System.clearProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
-            } else {
-                System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, before);
-            }
-            reconfigure(logging);
-        }
-    }
-
-    private static void reconfigure(LoggerContext logging) {
-        logging.reset();
-        LogbackSetup setup = new LogbackSetup();
-        setup.setContext(logging);
-        setup.configure(logging);
     }
 }
