@@ -38,6 +38,8 @@ import org.slf4j.ILoggerFactory;
 public final class LogbackSetup extends ContextAwareBase implements Configurator {
 
     public static final String REQUEST_LOG_PROPERTY = "kafka.unclean.recovery.request.log";
+    /** The console appender's name. */
+    static final String STDERR = "STDERR";
     /** The loggers whose DEBUG lines are the request log (BrokerConnections' own NetworkClient is not among them). */
     static final List<String> REQUEST_LOGGERS = List.of("dev.uncleanrecovery.connect.BrokerConnections",
             "dev.uncleanrecovery.connect.BrokerRawChannels", "org.apache.kafka.clients.NetworkClient");
@@ -50,7 +52,7 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setTarget("System.err");
         context.getLogger(Logger.ROOT_LOGGER_NAME)
-                .addAppender(started(context, stderr, "STDERR", "%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n"));
+                .addAppender(started(context, stderr, STDERR, "%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n"));
         Logging.setLevels(context, false);
 
         String requestLog = System.getProperty(REQUEST_LOG_PROPERTY);
