@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,6 +122,24 @@ class PrivateFilesTest {
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).startsWith("error: salvage directory " + salvage + " is writable by every user"
                 + " (mode rwxrwxrwx): another user could change or remove the salvaged records.");
+    }
+
+    @Test
+    void execute_refuses_a_salvage_directory_another_user_owns() throws Exception {
+        // Only root can give a directory to another user; CI runs as root.
+        Assumptions.assumeTrue(Integer.valueOf(0).equals(Files.getAttribute(dir, "unix:uid")),
+                "needs root to chown a directory");
+        Path plan = Files.copy(Path.of("examples", "plan.json"), dir.resolve("plan.json"));
+        Path salvage = Files.createDirectory(dir.resolve("plan-salvage"));
+        Files.setPosixFilePermissions(salvage, PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(salvage, "unix:uid", 65534);
+
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute", "--plan",
+                plan.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).startsWith("error: salvage directory " + salvage + " is owned by ")
+                .contains(", not by the user running the tool");
     }
 
     @Test
