@@ -27,6 +27,7 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -91,10 +92,13 @@ class ReplayClusterTest {
     static void aLedgerWithTransactionsSalvagedFromTheBrokersDisk(LocalKafkaCluster cluster) throws Exception {
         Uuid topicId;
         try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(new NewTopic(LEDGER, 1, (short) 1), new NewTopic(REPLAYED, 1, (short) 1),
-                            new NewTopic(HASHED, 3, (short) 1), new NewTopic(RESUMED, 1, (short) 1)))
-                    .all().get();
-            topicId = admin.describeTopics(List.of(LEDGER)).allTopicNames().get().get(LEDGER).topicId();
+            // the id from CreateTopics' own answer: a describe right after it can reach a broker that has not
+            // seen the topic yet (UNKNOWN_TOPIC_OR_PARTITION)
+            CreateTopicsResult created = admin.createTopics(List.of(new NewTopic(LEDGER, 1, (short) 1),
+                    new NewTopic(REPLAYED, 1, (short) 1), new NewTopic(HASHED, 3, (short) 1),
+                    new NewTopic(RESUMED, 1, (short) 1)));
+            created.all().get();
+            topicId = created.topicId(LEDGER).get();
         }
         produceLedger(cluster);
         long logEnd = awaitNoOpenTransaction(cluster);
