@@ -172,8 +172,10 @@ public final class StockElector implements DesignatedElector {
             //    decided every election it answered, and an order change never moves a leader that stays a replica.
             //    It runs while the leaders are read back.
             if (!reorders.isEmpty()) {
+                Set<TopicPartition> led = toElect.stream().filter(tp -> !electionErrors.containsKey(tp))
+                        .collect(Collectors.toSet());
                 restoring = OnItsOwnThread.run("replica-order-restore",
-                        () -> journal.restoreRecorded(restore, progress));
+                        () -> journal.restoreRecorded(restore, progress, false, led));
             }
 
             // 6. Verify: leader == designated and leader epoch == planned + 1.
@@ -266,7 +268,4 @@ public final class StockElector implements DesignatedElector {
         }
         return errors;
     }
-
-
-
 }
