@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * restarted on the same port with the same data, and a stopped broker's replica log can be cut on
  * disk to simulate writes that never reached it. With {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS}
  * clients must log in ({@link #clientProperties(String)}, {@link #writeCommandConfig(String)}) and
- * may do only what {@link #allow} granted them.
+ * may do only what {@link #allow} granted them; {@link ClusterSecurity#SASL_SSL_WITH_ACLS} does the same over
+ * TLS, with certificates it makes at start ({@link #certificates()}) and more listeners for tests of TLS itself
+ * ({@link #bootstrapServers(TlsListener)}).
  *
  * <p>Every JVM it starts is killed by PID on {@link #close()}, and a watchdog kills it if this JVM
  * dies first, even by {@code kill -9}.
@@ -75,7 +77,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     public static final int DEFAULT_CONTROLLER_ID = 1000;
     public static final int DEFAULT_BROKERS = 3;
-    /** The super user of a {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS} cluster; the harness's own clients log in as it. */
+    /** The super user of a secured cluster; the harness's own clients log in as it. */
     public static final String ADMIN_USER = "admin";
     /** A user of a secured cluster meant to receive the tool's ACLs. */
     public static final String RECOVERY_USER = "recovery";
@@ -114,6 +116,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final ClassDataSharing classDataSharing;
     private final ClusterSecurity security;
     private final SaslPlainUsers saslUsers;
+    /** Null unless the security uses TLS. */
+    private final ClusterCertificates certificates;
+    /** Every broker's port of each TLS listener; empty unless the security uses TLS. */
+    private final Map<Integer, Map<TlsListener, Integer>> tlsPorts = new TreeMap<>();
     private final List<String> formatFeatures;
     private final String kafkaVersion;
 
@@ -136,9 +142,13 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.security = builder.security;
         this.formatFeatures = List.copyOf(builder.formatFeatures);
         this.kafkaVersion = builder.kafkaVersion;
-        this.saslUsers = security == ClusterSecurity.SASL_PLAIN_WITH_ACLS ? new SaslPlainUsers(builder.saslUsers) : null;
+        this.saslUsers = security.hasSaslUsers() ? new SaslPlainUsers(builder.saslUsers,
+                security.usesTls() ? TlsListener.SASL_SSL.securityProtocol() : "SASL_PLAINTEXT") : null;
+        this.certificates = security.usesTls() ? new ClusterCertificates(baseDirectory.resolve("tls")) : null;
 
-        List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers);
+        // A TLS broker's first port is its SASL_SSL listener's, the others follow after every node's first
+        int extraListeners = security.usesTls() ? TlsListener.values().length - 1 : 0;
+        List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers * (1 + extraListeners));
         List<Integer> controllerPorts = ports.subList(0, builder.controllers);
         String quorumVoters = java.util.stream.IntStream.range(0, builder.controllers)
                 .mapToObj(i -> (builder.controllerId + i) + "@" + LoopbackPorts.HOST + ":" + controllerPorts.get(i))
@@ -160,10 +170,20 @@ public final class LocalKafkaCluster implements AutoCloseable {
         for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
             int port = ports.get(builder.controllers + brokerId - 1);
             Path brokerDirectory = baseDirectory.resolve("broker-" + brokerId);
+            Map<String, String> brokerSecurity = saslUsers == null ? Map.of() : saslUsers.brokerConfig(port);
+            if (certificates != null) {
+                Map<TlsListener, Integer> listenerPorts = new EnumMap<>(TlsListener.class);
+                listenerPorts.put(TlsListener.SASL_SSL, port);
+                for (int i = 1; i <= extraListeners; i++) {
+                    listenerPorts.put(TlsListener.values()[i], ports.get(builder.controllers + builder.brokers
+                            + (brokerId - 1) * extraListeners + i - 1));
+                }
+                tlsPorts.put(brokerId, listenerPorts);
+                brokerSecurity = TlsListener.brokerConfig(brokerSecurity, listenerPorts, certificates);
+            }
             brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
                     builder.propertiesOf(brokerId, NodeRole.BROKER, secured(brokerDefaults(brokerId, port, quorumVoters,
-                            builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
-                            saslUsers == null ? Map.of() : saslUsers.brokerConfig(port))),
+                            builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)), brokerSecurity)),
                     builder.brokersWithoutAgents.contains(brokerId)
                             ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
                             : builder.jvmArgs.get(NodeRole.BROKER)));
@@ -205,6 +225,9 @@ public final class LocalKafkaCluster implements AutoCloseable {
                     ? ContainerRuntime.open(baseDirectory, kafkaVersion, classpath, readOnlyMounts)
                     : new ProcessRuntime(classpath);
             Path log4jConfig = writeNodeLoggingConfig();
+            if (certificates != null) {
+                certificates.create();
+            }
             allNodes().forEach(KafkaNode::writeConfiguration);
             clusterId = Uuid.randomUuid().toString();
             formatStorage(log4jConfig);
@@ -275,6 +298,26 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return security;
     }
 
+    /**
+     * {@code 127.0.0.1:p1,127.0.0.1:p2,...}: every broker's address on one listener of a TLS cluster
+     * ({@link TlsListener#SASL_SSL} is {@link #bootstrapServers()}).
+     */
+    public String bootstrapServers(TlsListener listener) {
+        return brokers.keySet().stream().map(id -> listenerAddress(id, listener)).collect(Collectors.joining(","));
+    }
+
+    /** The broker's {@code host:port} on one listener of a TLS cluster. */
+    public String listenerAddress(int brokerId, TlsListener listener) {
+        requireTls("name a TLS listener");
+        broker(brokerId);
+        return LoopbackPorts.HOST + ":" + tlsPorts.get(brokerId).get(listener);
+    }
+
+    /** The CA, keystores and truststores of a TLS cluster (made when it starts). */
+    public ClusterCertificates certificates() {
+        return requireTls("give its certificates");
+    }
+
     /** What runs the nodes: processes of this machine or containers. */
     public ClusterBackend backend() {
         return backend;
@@ -291,8 +334,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     /**
-     * The minimal client configuration for this cluster: PLAINTEXT on loopback, or, on a
-     * {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS} cluster, SASL/PLAIN as the super user {@value #ADMIN_USER}.
+     * The minimal client configuration for this cluster: PLAINTEXT on loopback, or, on a secured cluster, SASL/PLAIN
+     * as the super user {@value #ADMIN_USER} (over TLS, trusting the cluster's CA, on a TLS cluster).
      */
     public Map<String, Object> clientProperties() {
         return saslUsers == null
@@ -307,9 +350,18 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     /** Like {@link #clientProperties(String)} with any password, right or wrong. */
     public Map<String, Object> clientProperties(String user, String password) {
-        Map<String, Object> config = new HashMap<>(requireSasl("log in as " + user).clientProperties(user, password));
+        Map<String, Object> config = new HashMap<>(loginProperties(user, password));
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return Map.copyOf(config);
+    }
+
+    /** security.protocol, sasl.* and, on a TLS cluster, ssl.truststore.*: what a --command-config holds. */
+    private Map<String, Object> loginProperties(String user, String password) {
+        Map<String, Object> config = new HashMap<>(requireSasl("log in as " + user).clientProperties(user, password));
+        if (certificates != null) {
+            config.putAll(certificates.clientTruststoreProperties());
+        }
+        return config;
     }
 
     /** The SASL users of a secured cluster, {@value #ADMIN_USER} first. */
@@ -324,7 +376,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     /**
      * Writes a {@code --command-config} file that logs in as {@code user} (security.protocol,
-     * sasl.mechanism, sasl.jaas.config; no bootstrap servers) into the cluster's directory.
+     * sasl.mechanism, sasl.jaas.config and on a TLS cluster ssl.truststore.*; no bootstrap servers) into the
+     * cluster's directory.
      */
     public Path writeCommandConfig(String user) {
         return writeCommandConfig(user, saslPassword(user), baseDirectory.resolve("command-config-" + user + ".properties"));
@@ -333,8 +386,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
     /** Writes a {@code --command-config} file for {@code user} with the given password (right or wrong) to {@code file}. */
     public Path writeCommandConfig(String user, String password, Path file) {
         java.util.Properties properties = new java.util.Properties();
-        requireSasl("write a --command-config for " + user).clientProperties(user, password)
-                .forEach((key, value) -> properties.setProperty(key, String.valueOf(value)));
+        requireSasl("write a --command-config for " + user);
+        loginProperties(user, password).forEach((key, value) -> properties.setProperty(key, String.valueOf(value)));
         try (var writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             properties.store(writer, "SASL/PLAIN login as " + user + " on the local cluster " + clusterId);
         } catch (IOException e) {
@@ -1137,9 +1190,17 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private SaslPlainUsers requireSasl(String action) {
         if (saslUsers == null) {
             throw new IllegalStateException("cannot " + action + ": this cluster has no SASL users; build it with"
-                    + " security(ClusterSecurity.SASL_PLAIN_WITH_ACLS)");
+                    + " security(ClusterSecurity.SASL_PLAIN_WITH_ACLS) or SASL_SSL_WITH_ACLS");
         }
         return saslUsers;
+    }
+
+    private ClusterCertificates requireTls(String action) {
+        if (certificates == null) {
+            throw new IllegalStateException("cannot " + action + ": this cluster does not use TLS; build it with"
+                    + " security(ClusterSecurity.SASL_SSL_WITH_ACLS)");
+        }
+        return certificates;
     }
 
     private static int internalTopicReplication(int brokerCount) {
@@ -1343,8 +1404,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
 
         /**
-         * Adds a SASL user (password {@code <user>-secret}, no ACLs) to those of a
-         * {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS} cluster: {@value #ADMIN_USER},
+         * Adds a SASL user (password {@code <user>-secret}, no ACLs) to those of a secured
+         * cluster: {@value #ADMIN_USER},
          * {@value #RECOVERY_USER}, {@value #NOBODY_USER}.
          */
         public Builder saslUser(String user) {

@@ -3,8 +3,10 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.TlsHandshakeException;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.support.BoundedFiles;
+import dev.uncleanrecovery.support.Causes;
 import java.io.PrintWriter;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
@@ -13,6 +15,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -31,6 +34,10 @@ final class ErrorReporter implements IExecutionExceptionHandler {
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
         Throwable cause = unwrap(ex);
+        // the broker connections name the broker and the truststore; Admin and the producer (replay) say no more
+        // than "SSL handshake failed"
+        TlsHandshakeException refusedHandshake = Causes.firstOf(cause, TlsHandshakeException.class);
+        SslAuthenticationException failedHandshake = Causes.firstOf(cause, SslAuthenticationException.class);
         int code;
         String line;
         if (cause instanceof UserInputException) {
@@ -45,6 +52,13 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             code = ExitCode.USAGE;
             line = "not authorized: " + refusal(refused)
                     + " — grant the ACLs listed in README.md (Permissions) to this principal";
+        } else if (refusedHandshake != null) {
+            code = ExitCode.USAGE;
+            line = refusedHandshake.getMessage();
+        } else if (failedHandshake != null) {
+            code = ExitCode.USAGE;
+            line = TlsHandshakeException.explain("a broker of --bootstrap-server " + bootstrapServer(parseResult),
+                    failedHandshake, null);
         } else if (authenticationFailure(cause) != null) {
             code = ExitCode.USAGE;
             line = "authentication failed: " + withoutKafkaPrefix(authenticationFailure(cause).getMessage())
@@ -95,12 +109,7 @@ final class ErrorReporter implements IExecutionExceptionHandler {
 
     /** An authentication failure anywhere in the chain: Admin throws it bare, broker connections wrap it. */
     private static AuthenticationException authenticationFailure(Throwable t) {
-        for (Throwable cause = t; cause != null; cause = cause.getCause()) {
-            if (cause instanceof AuthenticationException failure) {
-                return failure;
-            }
-        }
-        return null;
+        return Causes.firstOf(t, AuthenticationException.class);
     }
 
     // SASL/PLAIN says "Authentication failed: Invalid username or password"; our line already says it.
@@ -117,6 +126,15 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    private static String bootstrapServer(ParseResult parseResult) {
+        for (ParseResult r = parseResult; r != null; r = r.subcommand()) {
+            if (r.hasMatchedOption("--bootstrap-server")) {
+                return r.matchedOptionValue("--bootstrap-server", "");
+            }
+        }
+        return "";
     }
 
     private static boolean isVerbose(ParseResult parseResult) {

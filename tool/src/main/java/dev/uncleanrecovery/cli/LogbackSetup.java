@@ -9,10 +9,17 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
-import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import dev.uncleanrecovery.support.DurableFiles;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.List;
+import org.slf4j.ILoggerFactory;
 
 /**
  * The tool's logging, set up in code (logback finds it through META-INF/services): everything to stderr, kafka-clients
@@ -23,10 +30,16 @@ import java.util.List;
  * request the tool sends and per answer, with the time: what it asked of the cluster, for an audit or a timeline.
  * The tool's own broker connections log a short line; Admin's requests (the stock elector's reassignments and
  * elections) come from kafka-clients' NetworkClient, which prints their bodies.
+ * <p>
+ * The request log is always a new file, created 0600: never an existing file (overwritten, it would lose an earlier
+ * run's audit; appended to, two runs would mix) and never through a symbolic link. When it cannot be created the
+ * tool says so and exits 2 before doing anything ({@link #requestLogProblem}).
  */
 public final class LogbackSetup extends ContextAwareBase implements Configurator {
 
     public static final String REQUEST_LOG_PROPERTY = "kafka.unclean.recovery.request.log";
+    /** The console appender's name. */
+    static final String STDERR = "STDERR";
     /** The loggers whose DEBUG lines are the request log (BrokerConnections' own NetworkClient is not among them). */
     static final List<String> REQUEST_LOGGERS = List.of("dev.uncleanrecovery.connect.BrokerConnections",
             "dev.uncleanrecovery.connect.BrokerRawChannels", "org.apache.kafka.clients.NetworkClient");
@@ -39,14 +52,20 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setTarget("System.err");
         context.getLogger(Logger.ROOT_LOGGER_NAME)
-                .addAppender(started(context, stderr, "STDERR", "%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n"));
+                .addAppender(started(context, stderr, STDERR, "%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n"));
         Logging.setLevels(context, false);
 
         String requestLog = System.getProperty(REQUEST_LOG_PROPERTY);
         if (requestLog != null && !requestLog.isBlank()) {
-            FileAppender<ILoggingEvent> file = new FileAppender<>();
-            file.setFile(requestLog);
-            file.setAppend(false);
+            OutputStream stream;
+            try {
+                stream = DurableFiles.appendToNew(Path.of(requestLog));
+            } catch (IOException | InvalidPathException e) {
+                context.putObject(REQUEST_LOG_PROBLEM, whyNotCreated(requestLog, e));
+                return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+            }
+            OutputStreamAppender<ILoggingEvent> file = new OutputStreamAppender<>();
+            file.setOutputStream(stream);
             OutputStreamAppender<ILoggingEvent> appender = started(context, file, "REQUESTS", "%d{HH:mm:ss.SSS} %msg%n");
             for (String name : REQUEST_LOGGERS) {
                 Logger logger = context.getLogger(name);
@@ -56,6 +75,27 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
             }
         }
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    private static final String REQUEST_LOG_PROBLEM = LogbackSetup.class.getName() + ".requestLogProblem";
+
+    /**
+     * Why the request log asked for could not be created, in one line for the operator; null when it was, or none was
+     * asked for.
+     */
+    static String requestLogProblem(ILoggerFactory loggers) {
+        return loggers instanceof LoggerContext context ? (String) context.getObject(REQUEST_LOG_PROBLEM) : null;
+    }
+
+    private static String whyNotCreated(String requestLog, Exception e) {
+        String what = "-D" + REQUEST_LOG_PROPERTY + "=" + requestLog + ": ";
+        if (e instanceof FileAlreadyExistsException) {
+            return what + (Files.isSymbolicLink(Path.of(requestLog)) ? "is a symbolic link, and the request log is never"
+                    + " written through one" : "the file exists") + "; the request log is always a new file (never"
+                    + " overwritten nor appended to): name a new file, or move the old one away";
+        }
+        return what + "cannot be created (" + e.getClass().getSimpleName() + ": " + e.getMessage() + "); name a file"
+                + " in a directory you may write";
     }
 
     private static OutputStreamAppender<ILoggingEvent> started(LoggerContext context, OutputStreamAppender<ILoggingEvent> appender,

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.cli;
 
 import java.io.PrintWriter;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -22,6 +23,13 @@ public final class Main {
 
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         Logging.configure(Logging.isVerbose(args));
+        String requestLogProblem = LogbackSetup.requestLogProblem(LoggerFactory.getILoggerFactory());
+        if (requestLogProblem != null) {
+            // before anything is asked of a cluster: the operator asked for a record of every request
+            err.println("error: " + requestLogProblem);
+            err.flush();
+            return ExitCode.USAGE;
+        }
         CommandLine commandLine = withoutUnusedOptions(new CommandLine(new RootCommand()));
         commandLine.setOut(out);
         commandLine.setErr(err);

@@ -2,26 +2,37 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.salvage.EarlierReplays;
+import dev.uncleanrecovery.salvage.SalvageChain;
 import dev.uncleanrecovery.salvage.SalvageDirectory;
 import dev.uncleanrecovery.salvage.SalvageReplay;
 import dev.uncleanrecovery.salvage.SalvageReplay.PartitionMap;
 import dev.uncleanrecovery.salvage.SalvageReplay.Progress;
 import dev.uncleanrecovery.salvage.SalvageReplay.RangeCounts;
 import dev.uncleanrecovery.salvage.SalvageReplay.Sample;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,7 +46,13 @@ import picocli.CommandLine.Spec;
                 + "with their keys, values, headers and timestamps and salvage.* headers saying where they come from. "
                 + "Control records, aborted transactions and transactions with no marker in the salvage are skipped. "
                 + "Dry run unless --execute: shows what would be produced and writes nothing.",
-            "Exit 0 when done or shown, 2 on bad input (unknown topic, a file that differs from its manifest)."})
+            "Before producing, the salvage is checked against the result file of the run that made it (--result): "
+                + "each manifest's SHA-256 there, each segment file's in the manifest. Each record is produced once: "
+                + "a replay run again after a failure finds what an earlier one put into the topic (its journal "
+                + "replay-into-<topic>.json in the salvage directory, and the salvage.* headers in the topic) and "
+                + "skips it.",
+            "Exit 0 when done or shown, 2 on bad input (unknown topic, a file that differs from its manifest or from "
+                + "the result file)."})
 public class ReplayCommand implements Callable<Integer> {
 
     private static final int SAMPLES = 5;
@@ -55,6 +72,17 @@ public class ReplayCommand implements Callable<Integer> {
             description = "The existing topic to produce into.")
     String toTopic;
 
+    @Option(names = "--result", paramLabel = "FILE",
+            description = "The result file of the run that salvaged into the directory ('Result written to' at the end"
+                    + " of execute; <plan>-result.json by default). Repeat it when several runs of the plan salvaged"
+                    + " there. Needed with --execute unless --without-result.")
+    List<Path> resultFiles = new ArrayList<>();
+
+    @Option(names = "--without-result",
+            description = "Replay a salvage no result file records ('inspect --salvage-beyond' writes none): each range"
+                    + " is checked against its own manifest only.")
+    boolean withoutResult;
+
     @Option(names = "--partition-map", paramLabel = "same|hash", defaultValue = "same",
             description = "same: the partition number the records were salvaged from (default); hash: the producer's"
                     + " partitioner decides by key.")
@@ -72,72 +100,153 @@ public class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (withoutResult && !resultFiles.isEmpty()) {
+            throw new UserInputException("--result and --without-result: choose one");
+        }
         SalvageDirectory salvage = SalvageDirectory.read(salvageDir);
         SalvageReplay.refuseOriginalTopic(salvage, toTopic, intoOriginal);
+        List<String> warnings = new ArrayList<>();
+        SalvageChain.Checked chain = checkChain(salvage, warnings);
         PrintWriter out = spec.commandLine().getOut();
         SalvageReplay.Target target = null;
+        EarlierReplays earlier = EarlierReplays.notLooked(salvage, toTopic);
         if (execute || root.global.bootstrapServer != null) {
-            target = SalvageReplay.describeTarget(connection.clientProperties(root.global), toTopic,
-                    Duration.ofMillis(root.global.adminTimeoutMs));
+            Properties clientProperties = connection.clientProperties(root.global);
+            Duration timeout = Duration.ofMillis(root.global.adminTimeoutMs);
+            target = SalvageReplay.describeTarget(clientProperties, toTopic, timeout);
             SalvageReplay.checkPartitions(salvage, target, partitionMap);
+            earlier = EarlierReplays.look(salvage, target, clientProperties, timeout);
         }
         String into = "topic '" + toTopic + "'" + (target == null ? " (not checked: no --bootstrap-server)"
                 : ", " + target.partitions() + " partition(s)") + ", --partition-map "
                 + partitionMap.name().toLowerCase(Locale.ROOT);
         boolean json = root.global.output == GlobalOptions.OutputFormat.json;
-        if (!execute) {
-            List<RangeCounts> counts = SalvageReplay.count(salvage, SAMPLES);
-            if (json) {
-                out.println(Json.mapper().writeValueAsString(ReplayReport.of(false, toTopic, partitionMap, counts)));
-                return ExitCode.OK;
-            }
-            out.println("Dry run: nothing is produced (add --execute).");
-            out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
-            out.println("Into " + into);
-            out.println();
-            printCounts(counts, "REPLAY", out);
-            printSamples(counts, out);
+        List<RangeCounts> counts = execute
+                ? SalvageReplay.produce(salvage, target, partitionMap, connection.clientProperties(root.global), earlier,
+                        ToolVersion.describe(), progress(spec.commandLine().getErr()))
+                : SalvageReplay.count(salvage, earlier, SAMPLES);
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(ReplayReport.of(execute, toTopic, partitionMap, chain,
+                    earlier, warnings, counts)));
             return ExitCode.OK;
         }
-        List<RangeCounts> counts = SalvageReplay.produce(salvage, target, partitionMap,
-                connection.clientProperties(root.global), progress(spec.commandLine().getErr()));
-        if (json) {
-            out.println(Json.mapper().writeValueAsString(ReplayReport.of(true, toTopic, partitionMap, counts)));
-            return ExitCode.OK;
+        if (!execute) {
+            out.println("Dry run: nothing is produced (add --execute).");
         }
         out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
+        if (!chain.resultFiles().isEmpty()) {
+            Table.printWrapped(out, "Checked against " + chain.resultFiles().stream().map(Path::toString)
+                    .collect(Collectors.joining(", ")), 4);
+        }
         out.println("Into " + into);
         out.println();
-        printCounts(counts, "REPLAYED", out);
-        out.println("Produced " + counts.stream().mapToLong(RangeCounts::replay).sum() + " record(s) into " + toTopic
-                + " (idempotent producer, acks=all).");
+        printCounts(counts, execute ? "REPLAYED" : "REPLAY", out);
+        long already = counts.stream().mapToLong(RangeCounts::alreadyReplayed).sum();
+        if (already > 0) {
+            Table.printWrapped(out, already + " record(s) are in " + toTopic + " already, from an earlier replay of this"
+                    + " salvage (" + earlier.journalFile() + "): not produced again.", 4);
+        }
+        if (execute) {
+            out.println("Produced " + counts.stream().mapToLong(RangeCounts::replay).sum() + " record(s) into " + toTopic
+                    + " (idempotent producer, acks=all).");
+        } else {
+            printSamples(counts, out);
+        }
+        if (!warnings.isEmpty()) {
+            out.println();
+        }
+        for (String warning : warnings) {
+            Table.printWrapped(out, "WARNING: " + warning, 4);
+        }
         return ExitCode.OK;
     }
 
-    /** What {@code replay --output json} prints: per range what was (or would be) produced and skipped. */
-    record ReplayReport(boolean executed, String toTopic, String partitionMap, List<Range> ranges) {
+    /**
+     * The salvage checked against the result files named; with none, a warning in a dry run and a refusal when
+     * producing, unless --without-result.
+     */
+    private SalvageChain.Checked checkChain(SalvageDirectory salvage, List<String> warnings) throws IOException {
+        if (resultFiles.isEmpty()) {
+            if (withoutResult) {
+                warnings.add("--without-result: the salvage was checked against its own manifests only, not against"
+                        + " the result file of a run");
+            } else if (execute) {
+                throw new UserInputException("replay checks the salvage against the result file of the run that made"
+                        + " it: pass --result FILE (" + resultHint(salvage.directory()) + "), or --without-result for a"
+                        + " salvage no result file records ('inspect --salvage-beyond' writes none)");
+            } else {
+                warnings.add("not checked against a result file: pass --result FILE, as --execute will need ("
+                        + resultHint(salvage.directory()) + ")");
+            }
+            return new SalvageChain.Checked(List.of(), List.of());
+        }
+        Map<Path, ResultFile> results = new LinkedHashMap<>();
+        for (Path file : resultFiles) {
+            results.put(file, ResultFile.read(file));
+        }
+        SalvageChain.Checked checked = SalvageChain.check(salvage, results);
+        warnings.addAll(checked.warnings());
+        return checked;
+    }
+
+    /** Where execute's result file would be, when the salvage directory has the name execute gives it by default. */
+    private static String resultHint(Path salvageDir) {
+        String name = salvageDir.toAbsolutePath().normalize().getFileName().toString();
+        if (name.endsWith("-salvage")) {
+            Path result = salvageDir.toAbsolutePath().normalize()
+                    .resolveSibling(name.substring(0, name.length() - "-salvage".length()) + "-result.json");
+            if (Files.isRegularFile(result)) {
+                return "execute wrote " + result;
+            }
+        }
+        return "'Result written to' at the end of execute; <plan>-result.json beside the plan by default";
+    }
+
+    /**
+     * What {@code replay --output json} prints: per range what was (or would be) produced and skipped, and what was
+     * already in the target from an earlier replay.
+     *
+     * @param checkedAgainst the result files the salvage was checked against; empty when none
+     * @param journal        the replay journal of this salvage and target (written by --execute)
+     */
+    record ReplayReport(boolean executed, String toTopic, String partitionMap, List<String> checkedAgainst,
+                        String journal, long alreadyReplayed, List<String> warnings, List<Range> ranges) {
 
         record Range(String topic, int partition, int broker, long fromOffset, long toOffset, long replayed,
-                     long control, long aborted, long noMarker, long beforeRange) {
+                     long alreadyReplayed, long control, long aborted, long noMarker, long beforeRange) {
         }
 
-        static ReplayReport of(boolean executed, String toTopic, PartitionMap map, List<RangeCounts> counts) {
-            return new ReplayReport(executed, toTopic, map.name().toLowerCase(Locale.ROOT), counts.stream().map(c -> {
-                var range = c.range().range();
-                return new Range(range.partition().topic(), range.partition().partition(), range.broker(),
-                        range.fromOffset(), range.toOffset(), c.replay(), c.control(), c.aborted(), c.noMarker(),
-                        c.beforeRange());
-            }).toList());
+        static ReplayReport of(boolean executed, String toTopic, PartitionMap map, SalvageChain.Checked chain,
+                               EarlierReplays earlier, List<String> warnings, List<RangeCounts> counts) {
+            return new ReplayReport(executed, toTopic, map.name().toLowerCase(Locale.ROOT),
+                    chain.resultFiles().stream().map(Path::toString).toList(), earlier.journalFile().toString(),
+                    counts.stream().mapToLong(RangeCounts::alreadyReplayed).sum(), List.copyOf(warnings),
+                    counts.stream().map(c -> {
+                        var range = c.range().range();
+                        return new Range(range.partition().topic(), range.partition().partition(), range.broker(),
+                                range.fromOffset(), range.toOffset(), c.replay(), c.alreadyReplayed(), c.control(),
+                                c.aborted(), c.noMarker(), c.beforeRange());
+                    }).toList());
         }
     }
 
     private static void printCounts(List<RangeCounts> counts, String replayed, PrintWriter out) {
-        Table table = new Table("PARTITION", "BROKER", "OFFSETS", replayed, "CONTROL", "ABORTED", "NO-MARKER",
-                "BEFORE-RANGE");
+        boolean anyAlready = counts.stream().anyMatch(c -> c.alreadyReplayed() > 0);
+        List<String> columns = new ArrayList<>(List.of("PARTITION", "BROKER", "OFFSETS", replayed));
+        if (anyAlready) {
+            columns.add("REPLAYED-BEFORE");
+        }
+        columns.addAll(List.of("CONTROL", "ABORTED", "NO-MARKER", "BEFORE-RANGE"));
+        Table table = new Table(columns.toArray(String[]::new));
         for (RangeCounts c : counts) {
             var range = c.range().range();
-            table.row(range.partition(), range.broker(), "[" + range.fromOffset() + ", " + range.toOffset() + ")",
-                    c.replay(), c.control(), c.aborted(), c.noMarker(), c.beforeRange());
+            List<Object> row = new ArrayList<>(List.of(range.partition(), range.broker(),
+                    "[" + range.fromOffset() + ", " + range.toOffset() + ")", c.replay()));
+            if (anyAlready) {
+                row.add(c.alreadyReplayed());
+            }
+            row.addAll(List.of(c.control(), c.aborted(), c.noMarker(), c.beforeRange()));
+            table.row(row.toArray());
         }
         table.print(out);
         long noMarker = counts.stream().mapToLong(RangeCounts::noMarker).sum();

@@ -59,8 +59,8 @@ import org.slf4j.LoggerFactory;
  * {@link Settings#maxInFlightRequestsPerBroker()} requests on the wire; the rest wait in a queue.
  *
  * <p>A request that gets no answer fails with a {@link BrokerRequestException} naming the broker
- * and its address: connection refused, authentication failed, connection closed, or no answer
- * within the request's timeout.
+ * and its address: connection refused, the TLS handshake failed ({@link TlsHandshakeException}), authentication
+ * failed, connection closed, or no answer within the request's timeout.
  */
 public final class BrokerConnections implements AutoCloseable {
 
@@ -90,6 +90,8 @@ public final class BrokerConnections implements AutoCloseable {
 
     private final Map<Integer, Node> brokers;
     private final AdminClientConfig config;
+    /** What this client trusts, as TLS failures name it. */
+    private final String truststore;
     private final String clientId;
     private final Settings settings;
     private final Time time = Time.SYSTEM;
@@ -113,6 +115,7 @@ public final class BrokerConnections implements AutoCloseable {
         this.brokers = new ConcurrentHashMap<>(nodes);
         this.settings = settings;
         this.config = new AdminClientConfig(clientProperties);
+        this.truststore = TlsHandshakeException.truststoreOf(config);
         String configuredClientId = config.getString(CommonClientConfigs.CLIENT_ID_CONFIG);
         this.clientId = configuredClientId == null || configuredClientId.isBlank()
                 ? "kafka-unclean-recovery" : configuredClientId;
@@ -300,7 +303,7 @@ public final class BrokerConnections implements AutoCloseable {
             throw new IllegalStateException("broker connections are closed");
         }
         if (rawChannels == null) {
-            rawChannels = new BrokerRawChannels(config, brokers, clientId, this::describe);
+            rawChannels = new BrokerRawChannels(config, brokers, clientId, this::describe, truststore);
         }
         return rawChannels;
     }
@@ -383,8 +386,7 @@ public final class BrokerConnections implements AutoCloseable {
         if (!queue.isEmpty() && client.connectionFailed(node)) {
             AuthenticationException authFailure = client.authenticationException(node);
             BrokerRequestException failure = authFailure != null
-                    ? new BrokerRequestException(brokerId, false, "authentication to " + describe(brokerId) + " failed: "
-                            + authFailure.getMessage() + "; check security.protocol, sasl.* and ssl.* in --command-config", authFailure)
+                    ? BrokerRequestException.authenticationFailed(brokerId, describe(brokerId), authFailure, truststore)
                     : BrokerRequestException.refused(brokerId, "cannot connect to " + describe(brokerId)
                             + ": connection refused or closed during setup (is the broker running and is this its listener?)");
             while (!queue.isEmpty()) {
@@ -426,9 +428,8 @@ public final class BrokerConnections implements AutoCloseable {
         int id = request.brokerId;
         String api = request.apiName();
         if (response.authenticationException() != null) {
-            request.fail(new BrokerRequestException(id, false, "authentication to " + describe(id) + " failed: "
-                    + response.authenticationException().getMessage()
-                    + "; check security.protocol, sasl.* and ssl.* in --command-config", response.authenticationException()));
+            request.fail(BrokerRequestException.authenticationFailed(id, describe(id), response.authenticationException(),
+                    truststore));
         } else if (response.versionMismatch() != null) {
             request.fail(new BrokerRequestException(id, false, describe(id) + " supports no version of " + api
                     + " this tool can send: " + response.versionMismatch().getMessage(), response.versionMismatch()));

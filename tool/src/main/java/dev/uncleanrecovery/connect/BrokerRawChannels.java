@@ -65,6 +65,7 @@ final class BrokerRawChannels implements AutoCloseable {
     private final Map<Integer, Node> brokers;
     private final String clientId;
     private final IntFunction<String> describe;
+    private final String truststore;
     private final Time time = Time.SYSTEM;
     private final Metrics metrics = new Metrics();
     private final Selector selector;
@@ -77,8 +78,11 @@ final class BrokerRawChannels implements AutoCloseable {
     private final Map<Integer, ArrayDeque<RawRequest>> waiting = new HashMap<>();
     private final Map<Integer, Map<Integer, RawRequest>> inFlightByBroker = new HashMap<>();
 
-    BrokerRawChannels(AdminClientConfig config, Map<Integer, Node> brokers, String clientId, IntFunction<String> describe) {
+    /** @param truststore what the client trusts, as TLS failures name it */
+    BrokerRawChannels(AdminClientConfig config, Map<Integer, Node> brokers, String clientId, IntFunction<String> describe,
+                      String truststore) {
         this.brokers = brokers;
+        this.truststore = truststore;
         this.clientId = clientId;
         this.describe = describe;
         LogContext logContext = new LogContext("[" + clientId + " raw broker channels] ");
@@ -304,9 +308,8 @@ final class BrokerRawChannels implements AutoCloseable {
             ChannelState state = entry.getValue();
             BrokerRequestException failure;
             if (state.exception() != null) {
-                failure = new BrokerRequestException(brokerId, false, "authentication to " + describe.apply(brokerId)
-                        + " failed: " + state.exception().getMessage()
-                        + "; check security.protocol, sasl.* and ssl.* in --command-config", state.exception());
+                failure = BrokerRequestException.authenticationFailed(brokerId, describe.apply(brokerId), state.exception(),
+                        truststore);
             } else if (inFlightByBroker.containsKey(brokerId)) {
                 failure = new BrokerRequestException(brokerId, true, describe.apply(brokerId)
                         + " closed the connection before answering");

@@ -3,9 +3,11 @@
 package dev.uncleanrecovery.connect;
 
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 
 /**
- * A request to one broker got no answer: it could not connect, authentication failed, the broker
+ * A request to one broker got no answer: it could not connect, TLS or authentication failed, the broker
  * closed the connection, or it did not answer in time. The message names the broker and its
  * address. Per-partition errors inside an answer are not this exception: they arrive in the answer.
  */
@@ -31,6 +33,22 @@ public class BrokerRequestException extends KafkaException {
     /** No connection: refused (nothing listens there) or closed before TLS/SASL finished. Worth asking again. */
     public static BrokerRequestException refused(int brokerId, String message) {
         return new BrokerRequestException(brokerId, true, true, message, null);
+    }
+
+    /**
+     * The broker did not let this client in: a TLS handshake that failed ({@link TlsHandshakeException}) or a SASL
+     * login it refused. Not retriable.
+     *
+     * @param whom       the broker as messages name it
+     * @param truststore what the client trusts, for a TLS failure ({@link TlsHandshakeException#truststoreOf})
+     */
+    static BrokerRequestException authenticationFailed(int brokerId, String whom, AuthenticationException failure,
+                                                       String truststore) {
+        if (failure instanceof SslAuthenticationException tls) {
+            return new TlsHandshakeException(brokerId, whom, tls, truststore);
+        }
+        return new BrokerRequestException(brokerId, false, "authentication to " + whom + " failed: "
+                + failure.getMessage() + "; check security.protocol, sasl.* and ssl.* in --command-config", failure);
     }
 
     public BrokerRequestException(int brokerId, boolean retriable, String message) {

@@ -185,18 +185,29 @@ public final class ControllerCalls {
      * @return the controller's refusal (UNKNOWN_TOPIC_ID when it is already gone), or empty when deleted
      */
     public Optional<Errors> deleteTopic(Uuid topicId) {
-        DeleteTopicsRequest.Builder request = new DeleteTopicsRequest.Builder(new DeleteTopicsRequestData()
-                .setTopics(List.of(new DeleteTopicState().setTopicId(topicId)))
-                .setTimeoutMs((int) requestTimeout.toMillis()));
+        Errors error = deleteTopics(List.of(topicId)).get(topicId);
+        return error == Errors.NONE ? Optional.empty() : Optional.of(error);
+    }
+
+    /**
+     * Deletes topics by id in one request (see {@link #deleteTopic}).
+     *
+     * @return per id, the controller's answer: NONE when deleted; UNKNOWN_SERVER_ERROR for an id it did not answer
+     */
+    public Map<Uuid, Errors> deleteTopics(List<Uuid> topicIds) {
+        DeleteTopicsRequestData data = new DeleteTopicsRequestData().setTimeoutMs((int) requestTimeout.toMillis());
+        topicIds.forEach(id -> data.topics().add(new DeleteTopicState().setTopicId(id)));
+        DeleteTopicsRequest.Builder request = new DeleteTopicsRequest.Builder(data);
         DeleteTopicsResponseData answer = rotation.ask(liveBrokers.get(), DELETE, (broker, timeout) ->
                 BrokerRotation.await(connections.send(broker.id(), request, DeleteTopicsResponse.class, timeout))).data();
+        Map<Uuid, Errors> errors = new LinkedHashMap<>();
+        topicIds.forEach(id -> errors.put(id, Errors.UNKNOWN_SERVER_ERROR));
         for (DeleteTopicsResponseData.DeletableTopicResult result : answer.responses()) {
-            if (topicId.equals(result.topicId())) {
-                Errors error = Errors.forCode(result.errorCode());
-                return error == Errors.NONE ? Optional.empty() : Optional.of(error);
+            if (errors.containsKey(result.topicId())) {
+                errors.put(result.topicId(), Errors.forCode(result.errorCode()));
             }
         }
-        return Optional.of(Errors.UNKNOWN_SERVER_ERROR);
+        return errors;
     }
 
     /** The names and ids of the topics whose name starts with {@code prefix}, as a live broker's metadata has them. */

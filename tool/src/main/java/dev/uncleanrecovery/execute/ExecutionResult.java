@@ -150,7 +150,7 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
     private static dev.uncleanrecovery.plan.ResultFile.Salvaged salvaged(SalvagedFile f) {
         return new dev.uncleanrecovery.plan.ResultFile.Salvaged(f.range().broker(), f.range().fromOffset(),
                 f.range().toOffset(), f.records(), f.batches(), f.bytes(), f.sources().stream().map(Enum::name).toList(),
-                f.segment().toString(), f.manifest().toString());
+                f.segment().toString(), f.manifest().toString(), f.manifestSha256());
     }
 
     private static dev.uncleanrecovery.plan.ResultFile.State state(dev.uncleanrecovery.cluster.TopicPartitionState s) {

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -302,7 +303,7 @@ public final class PlanExecution {
         unknownLoss.forEach((tp, unknown) -> {
             Outcome outcome = outcomes.get(tp).outcome();
             if (outcome == Outcome.ELECTED || outcome == Outcome.ELECTED_OTHER || outcome == Outcome.WOULD_ELECT) {
-                new java.util.TreeMap<>(unknown).forEach((broker, why) -> notes.merge(tp, "broker " + broker
+                new TreeMap<>(unknown).forEach((broker, why) -> notes.merge(tp, "broker " + broker
                         + ": loss NOT KNOWN (" + why + ")", PlanExecution::both));
             }
         });

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -146,7 +147,13 @@ public final class ReorderJournalFile {
      *             read when it resumes), and only a later read can tell
      */
     ReplicaOrderRestore.Report restoreRecorded(ReplicaOrderRestore restore, Consumer<String> progress, boolean keep) {
-        ReplicaOrderRestore.Report report = restore.restore(recorded(), progress);
+        return restoreRecorded(restore, progress, keep, Set.of());
+    }
+
+    /** As {@link #restoreRecorded(ReplicaOrderRestore, Consumer, boolean)}; {@code led}: see ReplicaOrderRestore. */
+    ReplicaOrderRestore.Report restoreRecorded(ReplicaOrderRestore restore, Consumer<String> progress, boolean keep,
+                                               Set<TopicPartition> led) {
+        ReplicaOrderRestore.Report report = restore.restore(recorded(), progress, led);
         if (report.settled() && !keep) {
             remove();
         }

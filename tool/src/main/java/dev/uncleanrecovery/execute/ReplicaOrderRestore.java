@@ -97,6 +97,17 @@ public final class ReplicaOrderRestore {
      * the original order (or {@code visibleWithin} passes: then they count as not restored, and the journal stays).
      */
     public Report restore(List<ReorderJournal.Reorder> recorded, Consumer<String> progress) {
+        return restore(recorded, progress, Set.of());
+    }
+
+    /**
+     * As {@link #restore(List, Consumer)}, but a partition in {@code led} that the controller accepts the restore of
+     * counts as restored on that answer: the controller answers AlterPartitionReassignments only once the change is
+     * committed to the metadata log, and a led partition is not planned again, so no later read can mistake the
+     * reordered set for its assignment. Its broker is busy taking the leadership over and can show the order a second
+     * or more later.
+     */
+    public Report restore(List<ReorderJournal.Reorder> recorded, Consumer<String> progress, Set<TopicPartition> led) {
         Map<TopicPartition, ReorderJournal.Reorder> byPartition = new LinkedHashMap<>();
         recorded.forEach(r -> byPartition.put(r.topicPartition(), r));
         Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
@@ -136,6 +147,15 @@ public final class ReplicaOrderRestore {
                 byPartition.get(tp).reorderedReplicas(), "the controller refused: " + why)));
         Map<TopicPartition, List<Integer>> sent = new LinkedHashMap<>(toRestore);
         sent.keySet().removeAll(refused.keySet());
+        if (failure == null) {
+            for (TopicPartition tp : List.copyOf(sent.keySet())) {
+                if (led.contains(tp)) {
+                    sent.remove(tp);
+                    verdicts.put(tp, new Verdict(byPartition.get(tp), Found.RESTORED,
+                            byPartition.get(tp).originalReplicas(), null));
+                }
+            }
+        }
         verdicts.putAll(readBack(sent, byPartition, failure == null ? visibleWithin : Duration.ZERO, failure));
         return new Report(verdicts);
     }

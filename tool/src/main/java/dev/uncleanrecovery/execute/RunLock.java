@@ -7,6 +7,7 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -202,19 +203,19 @@ public final class RunLock implements AutoCloseable {
         return lockId;
     }
 
-    /** Removes the lock, then its owner topic (the other order could leave a lock nobody can name). */
+    /**
+     * Removes the lock and its owner topic in one request: both names share the prefix the operator's ACLs cover, so
+     * the controller refuses both or neither.
+     */
     @Override
     public void close() {
         try {
-            Optional<Errors> refused = controller.deleteTopic(lockId);
-            if (refused.isPresent() && refused.get() != Errors.UNKNOWN_TOPIC_ID) {
-                progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + refused.get().name()
+            List<Uuid> topics = ownerTopicId == null ? List.of(lockId) : List.of(lockId, ownerTopicId);
+            Errors refused = controller.deleteTopics(topics).get(lockId);
+            if (refused != Errors.NONE && refused != Errors.UNKNOWN_TOPIC_ID) {
+                progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + refused.name()
                         + "): the next run on this host takes it over; from another host, run with --break-lock "
                         + lockId);
-                return;
-            }
-            if (ownerTopicId != null) {
-                controller.deleteTopic(ownerTopicId);
             }
         } catch (RuntimeException e) {
             progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + e.getMessage() + "): the"

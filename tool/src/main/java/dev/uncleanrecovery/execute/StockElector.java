@@ -105,11 +105,13 @@ public final class StockElector implements DesignatedElector {
         Map<TopicPartition, PartitionOutcome> outcomes = new LinkedHashMap<>();
         Map<TopicPartition, TopicPartitionState> before = new HashMap<>();
         byPartition.keySet().forEach(tp -> validated.partition(tp).ifPresent(p -> before.put(tp, p)));
-        beforeFirstChange.run();
-
         // 1. Right before the first change: what someone else did since the re-validation (a reassignment started
-        //    by Cruise Control or kafka-reassign-partitions.sh, a leader elected) is refused and left alone.
-        ClusterSnapshot start = reader.readOrders(byPartition.keySet());
+        //    by Cruise Control or kafka-reassign-partitions.sh, a leader elected) is refused and left alone. The read
+        //    runs while the gate waits (the plan file, the run lock): both end moments before the reorder.
+        CompletableFuture<ClusterSnapshot> reading = OnItsOwnThread.run("replica-orders",
+                () -> reader.readOrders(byPartition.keySet()));
+        beforeFirstChange.run();
+        ClusterSnapshot start = OnItsOwnThread.join(reading);
         Map<TopicPartition, List<Integer>> reorders = new LinkedHashMap<>();
         for (ElectionTarget t : byPartition.values()) {
             Optional<String> problem = ElectionVerification.notReady(t, start, false)
@@ -170,8 +172,10 @@ public final class StockElector implements DesignatedElector {
             //    decided every election it answered, and an order change never moves a leader that stays a replica.
             //    It runs while the leaders are read back.
             if (!reorders.isEmpty()) {
+                Set<TopicPartition> led = toElect.stream().filter(tp -> !electionErrors.containsKey(tp))
+                        .collect(Collectors.toSet());
                 restoring = OnItsOwnThread.run("replica-order-restore",
-                        () -> journal.restoreRecorded(restore, progress));
+                        () -> journal.restoreRecorded(restore, progress, false, led));
             }
 
             // 6. Verify: leader == designated and leader epoch == planned + 1.
@@ -264,7 +268,4 @@ public final class StockElector implements DesignatedElector {
         }
         return errors;
     }
-
-
-
 }

@@ -5,12 +5,15 @@ package dev.uncleanrecovery.plan;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
 
 /**
  * The invariants the plan records check in their constructors. Messages start with the field's name, relative
  * to the record, so that {@link PlanFile} can put the JSON path in front: "partitions[0]." + "topic is missing".
  */
-final class Checks {
+public final class Checks {
 
     private Checks() {
     }
@@ -27,6 +30,48 @@ final class Checks {
             throw new IllegalArgumentException(field + " must not be empty");
         }
         return value;
+    }
+
+    /**
+     * A topic name as Kafka itself allows it ({@code Topic.validate}: ASCII letters, digits, '.', '_' and '-', at most
+     * 249, not "." or ".."). Every name read from a file is checked so: it becomes part of a path (the salvage
+     * directory's {@code <topic>-<partition>}) and of the shell commands the tool prints, where "../../etc" or "a;b"
+     * would reach places the operator did not name.
+     */
+    public static String topic(String value, String field) {
+        text(value, field);
+        try {
+            Topic.validate(value);
+        } catch (InvalidTopicException e) {
+            throw new IllegalArgumentException(field + " " + quoted(value) + " is not a Kafka topic name ("
+                    + e.getMessage() + ")");
+        }
+        return value;
+    }
+
+    /** A topic id in Kafka's base64 form, or null (the cluster gave none). */
+    static String topicId(String value, String field) {
+        if (value != null) {
+            try {
+                Uuid.fromString(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(field + " '" + value + "' is not a base64 topic id");
+            }
+        }
+        return value;
+    }
+
+    /** A name from a file, quoted, with anything a terminal would act on escaped. */
+    static String quoted(String value) {
+        StringBuilder quoted = new StringBuilder("'");
+        value.codePoints().limit(300).forEach(c -> {
+            if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+                quoted.append(String.format("\\u%04x", c));
+            } else {
+                quoted.appendCodePoint(c);
+            }
+        });
+        return quoted.append(value.length() > 300 ? "...'" : "'").toString();
     }
 
     static <T> List<T> list(List<T> values, String field) {

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.Uuid;
 
 /**
  * The evidence file {@code inspect} writes from a stopped broker's log dirs, for {@code plan --evidence} to use
@@ -111,16 +110,10 @@ public record EvidenceFile(
             String error) {
 
         public Partition {
-            Checks.text(topic, "topic");
+            Checks.topic(topic, "topic");
             Checks.atLeast(partition, 0, "partition");
             Checks.text(logDir, "logDir");
-            if (topicId != null) {
-                try {
-                    Uuid.fromString(topicId);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("topicId '" + topicId + "' is not a base64 topic id");
-                }
-            }
+            Checks.topicId(topicId, "topicId");
             if (error == null) {
                 atLeast(Checks.present(logStartOffset, "logStartOffset"), 0, "logStartOffset");
                 atLeast(Checks.present(logEndOffset, "logEndOffset"), logStartOffset, "logEndOffset");

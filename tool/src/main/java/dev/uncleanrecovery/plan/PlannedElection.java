@@ -56,7 +56,7 @@ public record PlannedElection(
     }
 
     public PlannedElection {
-        Checks.text(topic, "topic");
+        Checks.topic(topic, "topic");
         Checks.atLeast(partition, 0, "partition");
         Checks.present(expected, "expected");
         if (!expected.replicas().contains(designatedLeader)) {
@@ -82,13 +82,7 @@ public record PlannedElection(
         consumerGroupsAhead = consumerGroupsAhead == null ? List.of()
                 : Checks.list(consumerGroupsAhead, "consumerGroupsAhead");
         tieredStorage = tieredStorage != null && tieredStorage;
-        if (topicId != null) {
-            try {
-                Uuid.fromString(topicId);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("topicId '" + topicId + "' is not a base64 topic id");
-            }
-        }
+        Checks.topicId(topicId, "topicId");
         for (int i = 0; i < alternatives.size(); i++) {
             // an operator who designates an alternative by hand may leave the list as it was
             int broker = alternatives.get(i).broker();

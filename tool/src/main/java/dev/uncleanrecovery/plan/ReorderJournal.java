@@ -47,7 +47,7 @@ public record ReorderJournal(
                           @JsonProperty(required = true) List<Integer> reorderedReplicas) {
 
         public Reorder {
-            Checks.present(topic, "topic");
+            Checks.topic(topic, "topic");
             originalReplicas = List.copyOf(originalReplicas);
             reorderedReplicas = List.copyOf(reorderedReplicas);
         }

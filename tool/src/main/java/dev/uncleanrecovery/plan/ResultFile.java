@@ -4,7 +4,6 @@ package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -24,17 +23,25 @@ public record ResultFile(int version, String clusterId, String planFile, String 
                          List<String> warnings, List<HangingTransaction> hangingTransactions, String salvageDir,
                          String salvage) {
 
-    /** 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss. */
-    public static final int VERSION = 4;
+    /**
+     * 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss; 5 each
+     * salvage manifest's SHA-256.
+     */
+    public static final int VERSION = 5;
+
+    private static final StrictJsonFile<ResultFile> FORMAT = new StrictJsonFile<>(ResultFile.class, "result file", 1,
+            VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
 
     /**
      * One doomed range copied before the election: offsets {@code [fromOffset, toOffset)} of {@code broker}.
      *
-     * @param sources how it was read (FETCH_DEBUG_REPLICA, FETCH_FUTURE_REPLICA, DISK), in order
-     * @param segment the Kafka segment file of the original batches; {@code manifest} describes it
+     * @param sources        how it was read (FETCH_DEBUG_REPLICA, FETCH_FUTURE_REPLICA, DISK), in order
+     * @param segment        the Kafka segment file of the original batches; {@code manifest} describes it
+     * @param manifestSha256 SHA-256 of the manifest file as written (lower-case hex), which holds each segment file's:
+     *                       {@code replay} checks the salvage against it (version 5; null in older files)
      */
     public record Salvaged(int broker, long fromOffset, long toOffset, long records, int batches, long bytes,
-                           List<String> sources, String segment, String manifest) {
+                           List<String> sources, String segment, String manifest, String manifestSha256) {
     }
 
     /**
@@ -43,6 +50,9 @@ public record ResultFile(int version, String clusterId, String planFile, String 
      */
     public record HangingTransaction(String topic, int partition, long producerId, int producerEpoch, long startOffset,
                                      String why, String abortCommand) {
+        public HangingTransaction {
+            Checks.topic(topic, "topic");
+        }
     }
 
     /** @param wouldElect dry runs only: partitions that passed every check (absent from older files: 0) */
@@ -63,6 +73,9 @@ public record ResultFile(int version, String clusterId, String planFile, String 
     public record Partition(String topic, int partition, int designatedLeader, String outcome, String detail,
                             State before, State after, List<Truncation> truncations, List<Salvaged> salvaged,
                             @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> unknownLoss) {
+        public Partition {
+            Checks.topic(topic, "topic");
+        }
     }
 
     /**
@@ -92,7 +105,12 @@ public record ResultFile(int version, String clusterId, String planFile, String 
         return StrictJsonFile.writeUnderFreeName(file, result);
     }
 
+    /**
+     * Reads a result file of any version this tool wrote, checking each topic name.
+     *
+     * @throws PlanFormatException with the file, the JSON path and what is wrong, in one line
+     */
     public static ResultFile read(Path file) throws IOException {
-        return Json.mapper().readValue(file.toFile(), ResultFile.class);
+        return FORMAT.read(file);
     }
 }

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.apache.kafka.common.Uuid;
 
 /**
  * The {@code manifest.json} beside the segment files of one salvaged range: which replica's records they are, which
@@ -69,14 +68,8 @@ public record SalvageManifest(
             throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
         }
         Checks.present(plan, "plan");
-        Checks.text(topic, "topic");
-        if (topicId != null) {
-            try {
-                Uuid.fromString(topicId);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("topicId '" + topicId + "' is not a base64 topic id");
-            }
-        }
+        Checks.topic(topic, "topic");
+        Checks.topicId(topicId, "topicId");
         Checks.atLeast(partition, 0, "partition");
         Checks.atLeast(broker, 0, "broker");
         sources = Checks.list(sources, "sources");
@@ -140,6 +133,15 @@ public record SalvageManifest(
      */
     public static SalvageManifest read(Path file) throws IOException {
         return FORMAT.read(file);
+    }
+
+    /**
+     * A manifest from bytes already read, checked as {@link #read} does.
+     *
+     * @param source how to name the file in messages, usually its path
+     */
+    public static SalvageManifest parse(String source, byte[] content) {
+        return FORMAT.parse(source, content);
     }
 
     /** A manifest that cannot be used: {@code manifest.json: files[0].bytes must be >= 1, found 0}. */

@@ -20,7 +20,7 @@ public record SkippedPartition(
         List<PlanEvidence> evidence) {
 
     public SkippedPartition {
-        Checks.text(topic, "topic");
+        Checks.topic(topic, "topic");
         Checks.atLeast(partition, 0, "partition");
         Checks.present(reason, "reason");
         evidence = evidence == null ? List.of() : Checks.list(evidence, "evidence");

@@ -195,6 +195,12 @@ public final class RecoveryExecution implements AutoCloseable {
                 via -> NativeElector.of(discovery.connections(), via, polling, options.verifyTimeout(), progress),
                 whyStock -> new StockElector(ControllerCalls.through(discovery), polling, options.verifyTimeout(), progress,
                         whyStock, journal));
+        Path salvageDirectory = options.noSalvage() ? null
+                : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(Path.of(planFile));
+        if (salvageDirectory != null) {
+            // before the lock and any read: a directory others may write is bad input, whatever the cluster says
+            SalvageStore.refuseShared(salvageDirectory);
+        }
         if (!options.mode().dryRun()) {
             lock(options.locking(), progress);
         }
@@ -216,8 +222,7 @@ public final class RecoveryExecution implements AutoCloseable {
         if (options.noSalvage()) {
             execution.withoutSalvage();
         } else {
-            Path directory = options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(Path.of(planFile));
-            execution.withSalvage(new LiveSalvage(directory,
+            execution.withSalvage(new LiveSalvage(salvageDirectory,
                     new SalvageStore.PlanReference(planFile, plan.clusterId(), plan.createdAt()), discovery::connections,
                     LiveReplicaReader.Settings.defaults(), progress));
         }

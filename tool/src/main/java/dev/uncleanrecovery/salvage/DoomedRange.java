@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
+import dev.uncleanrecovery.plan.Checks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
@@ -20,6 +21,8 @@ public record DoomedRange(TopicPartition partition, Uuid topicId, int broker, lo
         if (partition == null || topicId == null) {
             throw new IllegalArgumentException("partition and topicId are required");
         }
+        // the topic becomes a directory name of the salvage: <dir>/<topic>-<partition>/broker-<id>
+        Checks.topic(partition.topic(), "topic");
         if (broker < 0 || fromOffset < 0 || toOffset <= fromOffset) {
             throw new IllegalArgumentException("broker " + broker + " [" + fromOffset + ", " + toOffset
                     + ") is not a doomed range");

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 
@@ -156,6 +157,7 @@ public final class RangeWriter implements AutoCloseable {
             store.manifest(range, sources, checks, files).write(manifestFile);
             DurableFiles.syncDirectory(directory);
             published.clear();
+            return salvaged(sources, manifestFile);
         } catch (SalvageException e) {
             unpublish(e);
             throw e;
@@ -164,7 +166,6 @@ public final class RangeWriter implements AutoCloseable {
             unpublish(failure);
             throw failure;
         }
-        return salvaged(sources, manifestFile);
     }
 
     /** Removes the temporary files; a published copy stays. */
@@ -181,6 +182,7 @@ public final class RangeWriter implements AutoCloseable {
 
     private void startPart(long baseOffset) throws IOException {
         if (parts.isEmpty()) {
+            refuseSharedBelow(store.directory());
             DurableFiles.createDirectories(directory);
         } else {
             Part previous = parts.get(parts.size() - 1);
@@ -190,6 +192,22 @@ public final class RangeWriter implements AutoCloseable {
             }
         }
         parts.add(new Part(baseOffset, DurableFiles.create(directory.resolve(Part.fileName(baseOffset)))));
+    }
+
+    /**
+     * The directories between the store's and this range's that exist already are private too: files written into a
+     * directory others may write could be swapped after they are checked.
+     */
+    private void refuseSharedBelow(Path storeDirectory) throws IOException {
+        for (Path d = directory; d != null && d.startsWith(storeDirectory); d = d.getParent()) {
+            if (Files.isDirectory(d)) {
+                Optional<String> why = DurableFiles.whyNotPrivate(d);
+                if (why.isPresent()) {
+                    throw new IOException(d + " " + why.get() + "; salvage only into directories that only you may"
+                            + " write");
+                }
+            }
+        }
     }
 
     private void write(ByteBuffer bytes, int from, int to) throws IOException {
@@ -213,10 +231,11 @@ public final class RangeWriter implements AutoCloseable {
         }
     }
 
-    private SalvagedFile salvaged(List<SalvageSource> sources, Path manifestFile) {
+    private SalvagedFile salvaged(List<SalvageSource> sources, Path manifestFile) throws IOException {
         String sha256 = whole == null ? parts.get(0).sha256 : HexFormat.of().formatHex(whole.digest());
         return new SalvagedFile(range, sources, directory.resolve(parts.get(0).fileName()), manifestFile,
-                checks.firstOffset, checks.lastOffset, checks.records, checks.batches, checks.bytes, sha256);
+                checks.firstOffset, checks.lastOffset, checks.records, checks.batches, checks.bytes, sha256,
+                SalvageStore.sha256(manifestFile));
     }
 
     /** A segment file of another copy would be read as part of this one by anyone listing the directory. */

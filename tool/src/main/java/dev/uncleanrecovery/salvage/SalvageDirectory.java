@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -28,9 +29,13 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  */
 public final class SalvageDirectory {
 
-    /** One salvaged range: the manifest and its segment files, checked. */
+    /**
+     * One salvaged range: the manifest and its segment files, checked.
+     *
+     * @param manifestSha256 SHA-256 of the manifest file's bytes, the ones parsed into {@code manifest}
+     */
     public record SalvagedRange(DoomedRange range, List<SalvageSource> sources, SalvageManifest manifest,
-                                Path manifestFile, List<Path> segments) {
+                                Path manifestFile, String manifestSha256, List<Path> segments) {
 
         public SalvagedRange {
             sources = List.copyOf(sources);
@@ -40,17 +45,18 @@ public final class SalvageDirectory {
         /** The copy as {@link SalvageStore#write} describes what it wrote (a re-run finding it there). */
         public SalvagedFile asSalvagedFile() {
             String sha256 = manifest.files().size() == 1 ? manifest.files().get(0).sha256()
-                    : joinedSha256();
+                    : sha256(segments.toArray(Path[]::new));
             return new SalvagedFile(range, sources, segments.get(0), manifestFile, manifest.firstOffset(),
                     manifest.lastOffset(), manifest.records(), manifest.batches(),
-                    manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum(), sha256);
+                    manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum(), sha256,
+                    manifestSha256);
         }
 
-        private String joinedSha256() {
+        private static String sha256(Path... files) {
             try {
-                return SalvageStore.sha256(segments.toArray(Path[]::new));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                return SalvageStore.sha256(files);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
 
@@ -145,6 +151,9 @@ public final class SalvageDirectory {
         }
     }
 
+    /** A manifest names a few segment files: far below this. */
+    private static final long MAX_MANIFEST_BYTES = 1 << 20;
+
     private final Path directory;
     private final List<SalvagedRange> ranges;
 
@@ -156,13 +165,14 @@ public final class SalvageDirectory {
     /**
      * Reads every {@code manifest.json} under {@code directory} and checks each file it names.
      *
-     * @throws UserInputException when the directory holds no manifest, a manifest is malformed, or a file is missing
-     *                            or differs from its manifest
+     * @throws UserInputException when the directory others may write ({@link SalvageStore#refuseShared}) or holds no
+     *                            manifest, a manifest is malformed, or a file is missing or differs from its manifest
      */
     public static SalvageDirectory read(Path directory) {
         if (!Files.isDirectory(directory)) {
             throw new UserInputException("--salvage-dir " + directory + " is not a directory");
         }
+        SalvageStore.refuseShared(directory);
         List<Path> manifests;
         // <dir>/<topic>-<partition>/broker-<id>/manifest.json
         try (Stream<Path> files = Files.walk(directory, 3)) {
@@ -196,8 +206,16 @@ public final class SalvageDirectory {
 
     private static SalvagedRange check(Path manifestFile) {
         SalvageManifest manifest;
+        String manifestSha256;
         try {
-            manifest = SalvageManifest.read(manifestFile);
+            // read once: the bytes hashed are the bytes parsed
+            if (Files.size(manifestFile) > MAX_MANIFEST_BYTES) {
+                throw new UserInputException(manifestFile + ": " + Files.size(manifestFile) + " bytes, no manifest the"
+                        + " tool writes is larger than " + MAX_MANIFEST_BYTES + "; not reading it");
+            }
+            byte[] content = Files.readAllBytes(manifestFile);
+            manifest = SalvageManifest.parse(manifestFile.toString(), content);
+            manifestSha256 = HexFormat.of().formatHex(CheckedCopy.digest().digest(content));
         } catch (IOException e) {
             throw new UserInputException(manifestFile + ": cannot be read: " + e.getMessage(), e);
         }
@@ -230,7 +248,8 @@ public final class SalvageDirectory {
         } catch (IllegalArgumentException e) {
             throw new UserInputException(manifestFile + ": " + e.getMessage(), e);
         }
-        return new SalvagedRange(range, sources(manifestFile, manifest.sources()), manifest, manifestFile, segments);
+        return new SalvagedRange(range, sources(manifestFile, manifest.sources()), manifest, manifestFile,
+                manifestSha256, segments);
     }
 
     private static List<SalvageSource> sources(Path manifestFile, List<String> names) {

@@ -3,12 +3,18 @@
 package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.plan.ReplayJournal;
 import dev.uncleanrecovery.salvage.SalvageDirectory.SalvagedRange;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,11 +24,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -36,7 +45,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * {@code replay}: the salvaged records a consumer could have read, produced again into a topic the operator names,
  * each with its key, value, headers and timestamp and headers saying where it was salvaged from. Control records,
- * aborted transactions and transactions with no marker in the salvage are skipped.
+ * aborted transactions and transactions with no marker in the salvage are skipped, and so are the records an earlier
+ * replay of the same salvage put into the topic ({@link EarlierReplays}): run again after a failure, replay writes
+ * each record once.
  */
 public final class SalvageReplay {
 
@@ -58,9 +69,14 @@ public final class SalvageReplay {
     public record Sample(long offset, long timestamp, byte[] key, byte[] value) {
     }
 
-    /** What replay does with one salvaged range, in records. */
-    public record RangeCounts(SalvagedRange range, long replay, long control, long aborted, long noMarker,
-                              long beforeRange, List<Sample> samples) {
+    /**
+     * What replay does with one salvaged range, in records.
+     *
+     * @param replay          records to produce (or produced)
+     * @param alreadyReplayed records an earlier replay of this salvage put into the target: not produced again
+     */
+    public record RangeCounts(SalvagedRange range, long replay, long alreadyReplayed, long control, long aborted,
+                              long noMarker, long beforeRange, List<Sample> samples) {
     }
 
     /** Records of a range produced so far (acknowledged or not), of {@code total} to produce. */
@@ -76,21 +92,31 @@ public final class SalvageReplay {
     private SalvageReplay() {
     }
 
-    /** Counts per range, with the first {@code samples} records that would be produced. Reads only the directory. */
-    public static List<RangeCounts> count(SalvageDirectory salvage, int samples) {
+    /**
+     * Counts per range, with the first {@code samples} records that would be produced. Reads only the directory.
+     *
+     * @param earlier what earlier replays put into the target: counted apart, not produced again
+     */
+    public static List<RangeCounts> count(SalvageDirectory salvage, EarlierReplays earlier, int samples) {
         List<RangeCounts> counts = new ArrayList<>();
         for (SalvagedRange range : salvage.ranges()) {
             long[] byFate = new long[RecordFate.values().length];
+            long[] already = {0};
             List<Sample> shown = new ArrayList<>();
             ReplayRecords.forEach(range, (batch, record, fate) -> {
+                if (fate == RecordFate.REPLAY && earlier.contains(range, record.offset())) {
+                    already[0]++;
+                    return;
+                }
                 byFate[fate.ordinal()]++;
                 if (fate == RecordFate.REPLAY && shown.size() < samples) {
                     shown.add(new Sample(record.offset(), record.timestamp(), bytes(record.key()), bytes(record.value())));
                 }
             });
-            counts.add(new RangeCounts(range, byFate[RecordFate.REPLAY.ordinal()], byFate[RecordFate.CONTROL.ordinal()],
-                    byFate[RecordFate.ABORTED.ordinal()], byFate[RecordFate.NO_MARKER.ordinal()],
-                    byFate[RecordFate.BEFORE_RANGE.ordinal()], List.copyOf(shown)));
+            counts.add(new RangeCounts(range, byFate[RecordFate.REPLAY.ordinal()], already[0],
+                    byFate[RecordFate.CONTROL.ordinal()], byFate[RecordFate.ABORTED.ordinal()],
+                    byFate[RecordFate.NO_MARKER.ordinal()], byFate[RecordFate.BEFORE_RANGE.ordinal()],
+                    List.copyOf(shown)));
         }
         return counts;
     }
@@ -143,24 +169,38 @@ public final class SalvageReplay {
 
     /**
      * Produces every range's records in offset order with an idempotent producer (acks=all, at most 5 requests in
-     * flight: Kafka keeps the order per partition across retries), then waits for every acknowledgement.
+     * flight: Kafka keeps the order per partition across retries), then waits for every acknowledgement; a range all
+     * of whose records are acknowledged is added to the journal. Records {@code earlier} replays put into the target
+     * are skipped. The journal is written before the first record: whatever happens after, a replay run again finds
+     * what this one wrote.
      *
      * @param clientProperties bootstrap servers and the operator's client properties
+     * @param tool             the tool and version, as the journal names it
      * @param progress         called every thousand records and at the end of each range
-     * @return the counts of what was produced
+     * @return the counts of what was produced and skipped
      * @throws SalvageReplayException when a record was not acknowledged; the counts say how far it got
      */
     public static List<RangeCounts> produce(SalvageDirectory salvage, Target target, PartitionMap map,
-                                            Properties clientProperties, Consumer<Progress> progress) {
-        List<RangeCounts> counts = count(salvage, 0);
+                                            Properties clientProperties, EarlierReplays earlier, String tool,
+                                            Consumer<Progress> progress) throws IOException {
+        List<RangeCounts> counts = count(salvage, earlier, 0);
+        ReplayJournal journal = earlier.journal().orElse(null);
+        if (journal == null) {
+            journal = new ReplayJournal(ReplayJournal.VERSION, tool, target.topic(), target.topicId().toString(),
+                    Instant.now(), logEnds(clientProperties, target), List.of());
+            ReplayJournal.write(earlier.journalFile(), journal);
+        }
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong acknowledged = new AtomicLong();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties(clientProperties))) {
             for (RangeCounts range : counts) {
                 SalvagedRange salvaged = range.range();
+                if (earlier.completed(salvaged)) {
+                    continue;
+                }
                 long[] sent = {0};
                 ReplayRecords.forEach(salvaged, (batch, record, fate) -> {
-                    if (fate != RecordFate.REPLAY || failure.get() != null) {
+                    if (fate != RecordFate.REPLAY || failure.get() != null || earlier.contains(salvaged, record.offset())) {
                         return;
                     }
                     producer.send(record(target, map, salvaged, batch, record), (metadata, e) -> {
@@ -178,12 +218,37 @@ public final class SalvageReplay {
                 if (failure.get() != null) {
                     throw new SalvageReplayException("replay of " + salvaged.describe() + " into " + target.topic()
                             + " failed: " + failure.get().getMessage() + "; " + acknowledged.get() + " record(s) were"
-                            + " acknowledged before it (a second replay produces them again)", failure.get());
+                            + " acknowledged before it. Run the same replay again: what is in " + target.topic()
+                            + " already is found there and not produced twice", failure.get());
                 }
+                journal = journal.completing(new ReplayJournal.CompletedRange(salvaged.range().partition().topic(),
+                        salvaged.range().partition().partition(), salvaged.range().broker(),
+                        salvaged.range().fromOffset(), salvaged.range().toOffset(), salvaged.manifestSha256(),
+                        sent[0], Instant.now()));
+                ReplayJournal.write(earlier.journalFile(), journal);
                 progress.accept(new Progress(salvaged, sent[0], range.replay()));
             }
         }
         return counts;
+    }
+
+    /** Where each partition of the target ends now: what a replay writes lies at or after it. */
+    private static List<ReplayJournal.StartOffset> logEnds(Properties clientProperties, Target target) {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < target.partitions(); p++) {
+            latest.put(new TopicPartition(target.topic(), p), OffsetSpec.latest());
+        }
+        try (Admin admin = Admin.create(clientProperties)) {
+            Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get();
+            return ends.entrySet().stream()
+                    .map(e -> new ReplayJournal.StartOffset(e.getKey().partition(), e.getValue().offset()))
+                    .sorted(Comparator.comparingInt(ReplayJournal.StartOffset::partition)).toList();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof KafkaException k ? k : new KafkaException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.common.errors.InterruptException(e);
+        }
     }
 
     /** A record the producer could not deliver: replay stops there. */

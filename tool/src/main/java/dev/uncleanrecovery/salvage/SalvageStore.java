@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.plan.SalvageManifest;
 import dev.uncleanrecovery.plan.SalvageManifest.SegmentFile;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -14,6 +16,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -61,13 +64,42 @@ public final class SalvageStore {
         return open(directory, plan, null);
     }
 
-    /** @param tool the tool and version, as manifests name it ("kafka-unclean-recovery 0.1.0"); null to leave it out */
+    /**
+     * @param tool the tool and version, as manifests name it ("kafka-unclean-recovery 0.1.0"); null to leave it out
+     * @throws UserInputException when the directory exists and is not private ({@link #refuseShared})
+     */
     public static SalvageStore open(Path directory, PlanReference plan, String tool) {
+        refuseShared(directory);
         return new SalvageStore(directory, plan, tool, MAX_FILE_BYTES);
+    }
+
+    /**
+     * Refuses a salvage directory that exists and that another user may write into: owned by someone else, or writable
+     * by its group or by everyone. Whoever can write there can swap or remove the salvaged records between the copy
+     * and the replay. A directory the tool creates is 0700 (see {@link DurableFiles}).
+     *
+     * @throws UserInputException naming the directory, what is wrong and what to do
+     */
+    public static void refuseShared(Path directory) {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        Optional<String> why;
+        try {
+            why = DurableFiles.whyNotPrivate(directory);
+        } catch (IOException e) {
+            throw new UserInputException("salvage directory " + directory + " cannot be checked: " + e.getMessage(), e);
+        }
+        why.ifPresent(reason -> {
+            throw new UserInputException("salvage directory " + directory + " " + reason + ": another user could"
+                    + " change or remove the salvaged records. Use a directory that only you own and may write"
+                    + " (chmod go-w " + directory + ", or a new --salvage-dir, which the tool creates 0700)");
+        });
     }
 
     /** For tests of copies that span several files. */
     static SalvageStore open(Path directory, PlanReference plan, String tool, long maxFileBytes) {
+        refuseShared(directory);
         return new SalvageStore(directory, plan, tool, maxFileBytes);
     }
 

@@ -16,7 +16,10 @@ import java.util.List;
  * @param records     records in the batches, control records included
  * @param bytes       the copy's size, all its files together
  * @param sha256      SHA-256 of the copy, all its files concatenated (lower-case hex)
+ * @param manifestSha256 SHA-256 of the manifest file (lower-case hex): the result file records it, so that
+ *                       {@code replay} can tell the salvage is the one this run made
  */
 public record SalvagedFile(DoomedRange range, List<SalvageSource> sources, Path segment, Path manifest,
-                           long firstOffset, long lastOffset, long records, int batches, long bytes, String sha256) {
+                           long firstOffset, long lastOffset, long records, int batches, long bytes, String sha256,
+                           String manifestSha256) {
 }

@@ -14,8 +14,17 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
@@ -23,8 +32,18 @@ import java.util.function.IntFunction;
  * name flushed too. On Linux a new, renamed or removed name is durable only once its directory is flushed
  * (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step that
  * depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
+ *
+ * <p>And private: what the tool writes holds the records of the cluster's topics (salvage) and what it learned of
+ * the cluster, so every file is created 0600 and every directory 0700, whatever the umask, with the permissions given
+ * to the creating call itself (no window in which another user could open it). On a file system without POSIX
+ * permissions (FAT, some network mounts) the file system's own defaults apply.
  */
 public final class DurableFiles {
+
+    private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
+    private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OTHERS_MAY_WRITE = EnumSet.of(PosixFilePermission.GROUP_WRITE,
+            PosixFilePermission.OTHERS_WRITE);
 
     /** A file's whole content, written to a stream the caller does not close. */
     @FunctionalInterface
@@ -125,7 +144,7 @@ public final class DurableFiles {
 
     /** The content in a new temporary file beside {@code target}, forced to the disk. */
     private static Path writeAside(Path target, Content content) throws IOException {
-        Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
+        Path temporary = createTemporary(target);
         try (FileOutputStream out = new FileOutputStream(temporary.toFile())) {
             content.writeTo(out);
             out.flush();
@@ -137,10 +156,102 @@ public final class DurableFiles {
         return temporary;
     }
 
+    /** A new, empty file beside {@code target} under a hidden temporary name, readable and writable by its owner only. */
+    private static Path createTemporary(Path target) throws IOException {
+        Path directory = target.getParent();
+        return Files.createTempFile(directory, "." + target.getFileName() + ".", ".tmp", privateFile(directory));
+    }
+
+    /**
+     * A new file for a log the tool appends to as it runs (the request log), created 0600 and opened for appending.
+     * Never an existing file, and never through a symbolic link at {@code file}: another user's link could otherwise
+     * point the tool's writes at any file it may write. Missing parent directories are created 0700.
+     *
+     * @throws FileAlreadyExistsException when {@code file} exists, a symbolic link included (even one to nothing)
+     */
+    public static OutputStream appendToNew(Path file) throws IOException {
+        Path absolute = file.toAbsolutePath();
+        createDirectories(absolute.getParent());
+        FileChannel channel = FileChannel.open(absolute, Set.<OpenOption>of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
+                privateFile(absolute.getParent()));
+        try {
+            syncDirectory(absolute.getParent());
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        return Channels.newOutputStream(channel);
+    }
+
+    /**
+     * Why {@code directory}, which exists, is no place for the tool's files: owned by another user, or writable by
+     * its group or by anyone, so that someone else may put, replace or remove files in it. Empty when it is fine, and
+     * where the file system cannot tell (no POSIX permissions).
+     */
+    public static Optional<String> whyNotPrivate(Path directory) throws IOException {
+        if (!hasPosixPermissions(directory)) {
+            return Optional.empty();
+        }
+        PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class);
+        if (!attributes.isDirectory()) {
+            return Optional.of("is not a directory");
+        }
+        Optional<Integer> owner = ownerUid(directory);
+        Optional<Integer> me = OwnUid.VALUE;
+        if (owner.isPresent() && me.isPresent() && !owner.get().equals(me.get())) {
+            return Optional.of("is owned by " + attributes.owner().getName() + ", not by the user running the tool");
+        }
+        Set<PosixFilePermission> writable = EnumSet.copyOf(OTHERS_MAY_WRITE);
+        writable.retainAll(attributes.permissions());
+        if (!writable.isEmpty()) {
+            return Optional.of("is writable by " + (writable.contains(PosixFilePermission.OTHERS_WRITE) ? "every user"
+                    : "its group") + " (mode " + PosixFilePermissions.toString(attributes.permissions()) + ")");
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Integer> ownerUid(Path path) {
+        try {
+            return Optional.of((Integer) Files.getAttribute(path, "unix:uid"));
+        } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The uid the tool runs as, where the JDK can tell (jdk.security.auth on a Unix). */
+    private static final class OwnUid {
+        static final Optional<Integer> VALUE = read();
+
+        private static Optional<Integer> read() {
+            try {
+                return Optional.of(Math.toIntExact(new com.sun.security.auth.module.UnixSystem().getUid()));
+            } catch (LinkageError | RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    private static boolean hasPosixPermissions(Path path) {
+        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
+    }
+
+    private static FileAttribute<?>[] privateFile(Path directory) {
+        return hasPosixPermissions(directory)
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_READ_WRITE)}
+                : new FileAttribute<?>[0];
+    }
+
+    private static FileAttribute<?>[] privateDirectory(Path directory) {
+        return hasPosixPermissions(directory)
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY)}
+                : new FileAttribute<?>[0];
+    }
+
     /** A file for {@code target} whose content arrives in parts, written under a temporary name beside it. */
     public static NewFile create(Path target) throws IOException {
         Path absolute = target.toAbsolutePath();
-        Path temporary = Files.createTempFile(absolute.getParent(), "." + absolute.getFileName() + ".", ".tmp");
+        Path temporary = createTemporary(absolute);
         try {
             return new NewFile(absolute, temporary, FileChannel.open(temporary, StandardOpenOption.WRITE));
         } catch (IOException | RuntimeException e) {
@@ -241,7 +352,10 @@ public final class DurableFiles {
         }
     }
 
-    /** Creates {@code directory} and its missing parents, each new entry flushed into its parent. */
+    /**
+     * Creates {@code directory} and its missing parents, each 0700 and flushed into its parent. Directories that exist
+     * are left as they are.
+     */
     public static void createDirectories(Path directory) throws IOException {
         Path absolute = directory.toAbsolutePath();
         if (Files.isDirectory(absolute)) {
@@ -249,7 +363,7 @@ public final class DurableFiles {
         }
         createDirectories(absolute.getParent());
         try {
-            Files.createDirectory(absolute);
+            Files.createDirectory(absolute, privateDirectory(absolute));
         } catch (FileAlreadyExistsException e) {
             if (!Files.isDirectory(absolute)) {
                 throw e;

@@ -4,11 +4,13 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.LoggerContext;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.LoggerFactory;
 
 /** Runs the CLI in-process the way a user would, capturing what it prints and its exit code. */
 public record CliRun(int exitCode, String out, String err) {
@@ -18,6 +20,34 @@ public record CliRun(int exitCode, String out, String err) {
         StringWriter err = new StringWriter();
         int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
         return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /**
+     * Runs the CLI in-process as {@code -Dkafka.unclean.recovery.request.log=FILE} would at start-up: logging set up
+     * again with the request log, and as it was after.
+     */
+    public static CliRun withRequestLog(Path requestLog, String... args) {
+        LoggerContext logging = (LoggerContext) LoggerFactory.getILoggerFactory();
+        String before = System.getProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
+        try {
+            System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, requestLog.toString());
+            reconfigure(logging);
+            return of(args);
+        } finally {
+            if (before == null) {
+                System.clearProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
+            } else {
+                System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, before);
+            }
+            reconfigure(logging);
+        }
+    }
+
+    private static void reconfigure(LoggerContext logging) {
+        logging.reset();
+        LogbackSetup setup = new LogbackSetup();
+        setup.setContext(logging);
+        setup.configure(logging);
     }
 
     /** A proactive plan of one partition written to {@code file}, as the runbook makes it; the test fails without one. */

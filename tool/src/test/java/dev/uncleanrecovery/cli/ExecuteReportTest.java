@@ -89,7 +89,7 @@ class ExecuteReportTest {
                 new Uuid(42, 7), 3, 1_234_567_890L, 1_234_600_000L, 7);
         SalvagedFile kept = new SalvagedFile(range, List.of(SalvageSource.FETCH_DEBUG_REPLICA,
                 SalvageSource.FETCH_FUTURE_REPLICA), segment, segment.resolveSibling("manifest.json"), 1_234_567_880L,
-                1_234_599_999L, 32_110, 321, 12_345_678, "sha");
+                1_234_599_999L, 32_110, 321, 12_345_678, "sha", "manifest-sha");
         ExecutionResult result = new ExecutionResult("cluster", "plan.json", Instant.parse("2026-11-30T07:00:00Z"),
                 Duration.ofMillis(42), "stock elector", List.of(new PartitionOutcome(range.partition(), 2,
                         Outcome.ELECTED, "leader 2, leader epoch 4 -> 5", null, null)))

@@ -50,6 +50,7 @@ class JsonSchemaDocsTest {
         formats.put("evidence.schema.json", EvidenceFile.class);
         formats.put("status.schema.json", StatusCommand.StatusReport.class);
         formats.put("salvage-manifest.schema.json", dev.uncleanrecovery.plan.SalvageManifest.class);
+        formats.put("replay-journal.schema.json", dev.uncleanrecovery.plan.ReplayJournal.class);
         return formats;
     }
 

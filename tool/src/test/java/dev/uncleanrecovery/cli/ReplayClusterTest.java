@@ -23,9 +23,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -37,10 +39,14 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
@@ -64,6 +70,9 @@ class ReplayClusterTest {
     private static final String LEDGER = "ledger";
     private static final String REPLAYED = "ledger-replayed";
     private static final String HASHED = "ledger-hashed";
+    private static final String RESUMED = "bulk-resumed";
+    private static final TopicPartition RESUMED_0 = new TopicPartition(RESUMED, 0);
+    private static final int BULK_RECORDS = 2000;
     private static final TopicPartition SOURCE = new TopicPartition(LEDGER, 0);
     private static final TopicPartition TARGET = new TopicPartition(REPLAYED, 0);
     /** The doomed range starts past the first records, which the new leader keeps. */
@@ -83,10 +92,13 @@ class ReplayClusterTest {
     static void aLedgerWithTransactionsSalvagedFromTheBrokersDisk(LocalKafkaCluster cluster) throws Exception {
         Uuid topicId;
         try (Admin admin = cluster.createAdmin()) {
-            admin.createTopics(List.of(new NewTopic(LEDGER, 1, (short) 1), new NewTopic(REPLAYED, 1, (short) 1),
-                            new NewTopic(HASHED, 3, (short) 1)))
-                    .all().get();
-            topicId = admin.describeTopics(List.of(LEDGER)).allTopicNames().get().get(LEDGER).topicId();
+            // the id from CreateTopics' own answer: a describe right after it can reach a broker that has not
+            // seen the topic yet (UNKNOWN_TOPIC_OR_PARTITION)
+            CreateTopicsResult created = admin.createTopics(List.of(new NewTopic(LEDGER, 1, (short) 1),
+                    new NewTopic(REPLAYED, 1, (short) 1), new NewTopic(HASHED, 3, (short) 1),
+                    new NewTopic(RESUMED, 1, (short) 1)));
+            created.all().get();
+            topicId = created.topicId(LEDGER).get();
         }
         produceLedger(cluster);
         long logEnd = awaitNoOpenTransaction(cluster);
@@ -142,7 +154,7 @@ class ReplayClusterTest {
     @Order(3)
     void an_unknown_target_topic_is_one_line_of_bad_input(LocalKafkaCluster cluster) {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", "no-such-topic", "--execute");
+                "--salvage-dir", salvageDir.toString(), "--to-topic", "no-such-topic", "--execute", "--without-result");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: unknown topic 'no-such-topic': replay does not create topics;"
@@ -160,7 +172,7 @@ class ReplayClusterTest {
         Files.write(segment, bytes);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", tampered.toString(), "--to-topic", REPLAYED, "--execute");
+                "--salvage-dir", tampered.toString(), "--to-topic", REPLAYED, "--execute", "--without-result");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: " + segment + ": SHA-256 differs from the manifest's; the file"
@@ -173,7 +185,7 @@ class ReplayClusterTest {
     void execute_replays_exactly_the_committed_records_in_order_with_their_provenance(LocalKafkaCluster cluster)
             throws Exception {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", REPLAYED, "--execute");
+                "--salvage-dir", salvageDir.toString(), "--to-topic", REPLAYED, "--execute", "--without-result");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.out()).contains("Produced " + committed.size() + " record(s) into " + REPLAYED);
@@ -206,7 +218,8 @@ class ReplayClusterTest {
     @Order(6)
     void hash_leaves_the_partition_to_the_producers_partitioner_by_key(LocalKafkaCluster cluster) throws Exception {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", HASHED, "--partition-map", "hash", "--execute");
+                "--salvage-dir", salvageDir.toString(), "--to-topic", HASHED, "--partition-map", "hash", "--execute",
+                "--without-result");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
         List<ConsumerRecord<byte[], byte[]>> replayed = new ArrayList<>();
@@ -220,6 +233,87 @@ class ReplayClusterTest {
         // Kafka's default partitioner: murmur2 of the key's bytes, modulo the partition count
         assertThat(replayed).filteredOn(r -> r.key() != null)
                 .allMatch(r -> r.partition() == Utils.toPositive(Utils.murmur2(r.key())) % 3);
+    }
+
+    @Test
+    @Order(7)
+    void a_replay_killed_halfway_and_run_again_puts_each_record_into_the_topic_once(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: 2,000 records of 1 KB salvaged, and the tool's producer held to 100 KB/s, so a kill lands mid-way
+        Path bulk = bulkSalvage(cluster);
+        throttleTheTool(cluster, 100_000.0);
+        ToolJvm.Run killed;
+        try {
+            // when: the tool is killed (SIGKILL) as soon as the first records are acknowledged
+            killed = ToolJvm.run(work, "Received PRODUCE response", () -> { }, ToolJvm.AtTrigger.KILL_THE_TOOL,
+                    "--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir", bulk.toString(),
+                    "--to-topic", RESUMED, "--execute", "--without-result");
+        } finally {
+            throttleTheTool(cluster, null);
+        }
+        assertThat(killed.triggered()).as(killed.output()).isTrue();
+        long beforeRerun = endOffset(cluster, RESUMED_0);
+        assertThat(beforeRerun).as("the kill came half-way").isPositive().isLessThan(BULK_RECORDS);
+        // and the replay is run again
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "replay",
+                "--salvage-dir", bulk.toString(), "--to-topic", RESUMED, "--execute", "--without-result");
+
+        // then: what the killed run wrote is skipped as already replayed, the rest produced, each record once
+        assertThat(again.exitCode()).as(again.err()).isEqualTo(ExitCode.OK);
+        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(again.out());
+        long already = report.get("alreadyReplayed").asLong();
+        assertThat(already).isPositive();
+        assertThat(report.get("ranges").get(0).get("alreadyReplayed").asLong()).isEqualTo(already);
+        assertThat(report.get("ranges").get(0).get("replayed").asLong()).isEqualTo(BULK_RECORDS - already);
+        assertThat(salvagedOffsetsIn(cluster, RESUMED_0)).as("each salvaged record once, in offset order")
+                .containsExactlyElementsOf(LongStream.range(0, BULK_RECORDS).boxed().toList());
+
+        // and a third run, after a complete one, produces nothing
+        CliRun third = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
+                "--salvage-dir", bulk.toString(), "--to-topic", RESUMED, "--execute", "--without-result");
+        assertThat(third.exitCode()).as(third.err()).isEqualTo(ExitCode.OK);
+        assertThat(third.out()).contains(BULK_RECORDS + " record(s) are in " + RESUMED + " already, from an earlier"
+                + " replay of this salvage", "Produced 0 record(s) into " + RESUMED);
+        assertThat(endOffset(cluster, RESUMED_0)).isEqualTo(BULK_RECORDS);
+    }
+
+    /** 2,000 records of 1 KB, 10 a batch, of a partition "bulk-0" as a broker's disk held them. */
+    private static Path bulkSalvage(LocalKafkaCluster cluster) throws Exception {
+        List<ByteBuffer> batches = new ArrayList<>();
+        byte[] value = new byte[1000];
+        for (int base = 0; base < BULK_RECORDS; base += 10) {
+            SimpleRecord[] records = new SimpleRecord[10];
+            for (int i = 0; i < 10; i++) {
+                records[i] = new SimpleRecord(FIRST_TIMESTAMP + base + i,
+                        ("bulk-" + (base + i)).getBytes(StandardCharsets.UTF_8), value);
+            }
+            batches.add(MemoryRecords.withRecords(base, Compression.NONE, 0, records).buffer());
+        }
+        DoomedRange range = new DoomedRange(new TopicPartition("bulk", 0), Uuid.randomUuid(), BROKER, 0,
+                BULK_RECORDS, 0);
+        Path dir = work.resolve("bulk-salvage");
+        new CopiedBatches(range, List.of(SalvageSource.DISK), batches).writeTo(SalvageStore.open(dir,
+                new SalvageStore.PlanReference(work.resolve("bulk.json").toString(), cluster.clusterId(), Instant.now()),
+                ToolVersion.describe()));
+        return dir;
+    }
+
+    /** A produce quota on the tool's client id (null: none): the broker delays its answers to keep the rate. */
+    private static void throttleTheTool(LocalKafkaCluster cluster, Double bytesPerSecond) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
+                    new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "kafka-unclean-recovery")),
+                    List.of(new ClientQuotaAlteration.Op("producer_byte_rate", bytesPerSecond))))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The salvage.offset header of every record of {@code partition}, in the partition's order. */
+    private static List<Long> salvagedOffsetsIn(LocalKafkaCluster cluster, TopicPartition partition) throws Exception {
+        return consume(cluster, partition, 0, endOffset(cluster, partition), IsolationLevel.READ_UNCOMMITTED).stream()
+                .map(r -> Long.parseLong(new String(r.headers().lastHeader("salvage.offset").value(),
+                        StandardCharsets.UTF_8)))
+                .toList();
     }
 
     // ---- the ledger ----

@@ -4,8 +4,12 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.salvage.SalvageDirectory;
 import dev.uncleanrecovery.salvage.SalvageFixture;
 import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.salvage.SalvagedFile;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +38,8 @@ class ReplayCommandTest {
                 "2 record(s) of transactions with no marker in the salvage were never committed: not replayed.",
                 "1 record(s) lie below a range's first offset, which the new leader keeps: not replayed.");
         // the first five records replayed: offset 0 lies below the range, 5 to 10 are skipped
-        assertThat(run.out().lines().dropWhile(l -> !l.startsWith("OFFSET")).skip(1).map(l -> l.split("\\s{2,}")[0]))
+        assertThat(run.out().lines().dropWhile(l -> !l.startsWith("OFFSET")).skip(1).takeWhile(l -> !l.isBlank())
+                .map(l -> l.split("\\s{2,}")[0]))
                 .containsExactly("1", "2", "3", "4", "11");
         String last = run.out().lines().filter(l -> l.startsWith("11 ")).findFirst().orElseThrow();
         assertThat(last.split("\\s{2,}")).containsExactly("11", "2026-12-01T10:00:00.011Z", "key-11", "value-11");
@@ -51,8 +56,8 @@ class ReplayCommandTest {
         assertThat(report.get("executed").asBoolean()).isFalse();
         assertThat(report.get("partitionMap").asText()).isEqualTo("same");
         assertThat(report.get("ranges").toString()).isEqualTo("[{\"topic\":\"orders\",\"partition\":2,\"broker\":3,"
-                + "\"fromOffset\":1,\"toOffset\":13,\"replayed\":6,\"control\":2,\"aborted\":2,\"noMarker\":2,"
-                + "\"beforeRange\":1}]");
+                + "\"fromOffset\":1,\"toOffset\":13,\"replayed\":6,\"alreadyReplayed\":0,\"control\":2,\"aborted\":2,"
+                + "\"noMarker\":2,\"beforeRange\":1}]");
     }
 
     @Test
@@ -65,7 +70,8 @@ class ReplayCommandTest {
 
     @Test
     void execute_needs_a_cluster_and_a_directory_needs_manifests() {
-        CliRun noCluster = CliRun.of("replay", "--salvage-dir", dir.toString(), "--to-topic", "x", "--execute");
+        CliRun noCluster = CliRun.of("replay", "--salvage-dir", dir.toString(), "--to-topic", "x", "--execute",
+                "--without-result");
         CliRun noSalvage = CliRun.of("replay", "--salvage-dir", dir.resolve("orders-2").resolve("none").toString(),
                 "--to-topic", "x");
 
@@ -73,6 +79,60 @@ class ReplayCommandTest {
         assertThat(noCluster.err()).contains("--bootstrap-server is required");
         assertThat(noSalvage.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(noSalvage.err()).contains("is not a directory");
+    }
+
+    @Test
+    void execute_without_the_result_file_is_refused_and_told_where_execute_wrote_it() throws Exception {
+        Path ops = Files.createDirectory(dir.resolve("ops"));
+        SalvagedFile salvaged = SalvageFixture.copied().writeTo(SalvageStore.open(ops.resolve("plan-salvage"),
+                SalvageFixture.PLAN));
+        ResultFile.write(ops.resolve("plan-result.json"), SalvageFixture.resultRecording(ResultFile.VERSION, salvaged));
+
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "replay", "--salvage-dir",
+                ops.resolve("plan-salvage").toString(), "--to-topic", "orders-replayed", "--execute");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).isEqualTo("error: replay checks the salvage against the result file of the run"
+                + " that made it: pass --result FILE (execute wrote " + ops.resolve("plan-result.json") + "), or"
+                + " --without-result for a salvage no result file records ('inspect --salvage-beyond' writes none)");
+    }
+
+    @Test
+    void a_dry_run_checked_against_the_result_file_names_it() throws Exception {
+        Path result = dir.resolve("orders-2").resolve("result.json");
+        Path salvage = dir;
+        ResultFile.write(result, SalvageFixture.resultRecording(ResultFile.VERSION,
+                SalvageDirectory.read(salvage).ranges().get(0).asSalvagedFile()));
+
+        CliRun text = CliRun.of("replay", "--salvage-dir", salvage.toString(), "--to-topic", "orders-replayed",
+                "--result", result.toString());
+        CliRun json = CliRun.of("replay", "--salvage-dir", salvage.toString(), "--to-topic", "orders-replayed",
+                "--result", result.toString(), "--output", "json");
+
+        assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
+        assertThat(text.out()).contains("Checked against " + result).doesNotContain("WARNING");
+        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(json.out());
+        assertThat(report.get("checkedAgainst").toString()).isEqualTo("[\"" + result + "\"]");
+        assertThat(report.get("warnings").toString()).isEqualTo("[]");
+        assertThat(report.get("alreadyReplayed").asLong()).isZero();
+    }
+
+    @Test
+    void a_salvage_changed_since_the_run_that_made_it_is_refused() throws Exception {
+        SalvagedFile salvaged = SalvageDirectory.read(dir).ranges().get(0).asSalvagedFile();
+        Path result = Files.createDirectory(dir.resolve("ops")).resolve("plan-result.json");
+        ResultFile.write(result, SalvageFixture.resultRecording(ResultFile.VERSION, salvaged));
+        // whoever changes the records and writes the manifest to match passes the manifest's own check
+        Files.writeString(salvaged.manifest(), Files.readString(salvaged.manifest()).replace("\"records\" : 13",
+                "\"records\" : 14"));
+
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "replay", "--salvage-dir", dir.toString(),
+                "--to-topic", "orders-replayed", "--result", result.toString(), "--execute");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).isEqualTo("error: " + salvaged.manifest() + ": another SHA-256 than " + result
+                + " records for orders-2 broker 3 [1, 13); the salvage changed after the run that made it: not"
+                + " replaying");
     }
 
     @Test

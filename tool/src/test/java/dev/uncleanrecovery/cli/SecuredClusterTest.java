@@ -31,6 +31,8 @@ import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.salvage.SalvageFixture;
+import dev.uncleanrecovery.salvage.SalvageStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -297,6 +299,71 @@ class SecuredClusterTest {
         PartitionView after = cluster.describePartition(ORDERS_0);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(after.replicas()).containsExactly(1, 3, 2);
+    }
+
+    @Test
+    @Order(11)
+    void the_sasl_password_is_in_no_output_no_request_log_and_no_file_the_tool_writes(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: the super user's password, and a wrong one, only in --command-config files outside the tool's directory
+        String password = cluster.saslPassword(LocalKafkaCluster.ADMIN_USER);
+        String wrongPassword = "wr0ng-Pa55w0rd-for-admin";
+        Path right = cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER, password, dir.resolve("admin.properties"));
+        Path wrong = cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER, wrongPassword,
+                dir.resolve("wrong.properties"));
+        Path work = Files.createDirectory(dir.resolve("secrets"));
+        Path plan = work.resolve("plan.json");
+        Path salvage = work.resolve("replay-salvage");
+        SalvageFixture.copied().writeTo(SalvageStore.open(salvage, SalvageFixture.PLAN));
+        cluster.createTopic("secrets-replayed", List.of(LastReplicaStandingOutage.LONGEST_SURVIVOR), java.util.Map.of());
+        String bootstrap = cluster.bootstrapServers();
+
+        // when: each command that connects runs as operators run it, in a JVM of its own with its request log on,
+        // with and without --verbose, logged in and refused
+        List<ToolJvm.Run> runs = List.of(
+                tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "--verbose", "plan",
+                        "--strategy", "proactive", "--probe-timeout-ms", "10000", "--topic", TOPIC, "--output-file",
+                        plan.toString(), "--kafka-tools", work.resolve("steps").toString()),
+                tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "execute", "--plan",
+                        plan.toString(), "--accept-unknown-loss"),
+                tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "--verbose", "replay",
+                        "--salvage-dir", salvage.toString(), "--to-topic", "secrets-replayed", "--partition-map", "hash",
+                        "--execute", "--without-result"),
+                tool(work, "--bootstrap-server", bootstrap, "--command-config", wrong.toString(), "status"),
+                tool(work, "--bootstrap-server", bootstrap, "--command-config", wrong.toString(), "--verbose", "plan",
+                        "--topic", TOPIC, "--output-file", work.resolve("refused-plan.json").toString()));
+
+        // then: they did what they were asked
+        assertThat(runs.get(0).exitCode()).as(runs.get(0).output()).isEqualTo(ExitCode.OK);
+        assertThat(runs.get(1).exitCode()).as(runs.get(1).output()).isEqualTo(ExitCode.OK);
+        assertThat(runs.get(2).exitCode()).as(runs.get(2).output()).isEqualTo(ExitCode.OK);
+        for (ToolJvm.Run refused : runs.subList(3, 5)) {
+            assertThat(refused.exitCode()).as(refused.output()).isEqualTo(ExitCode.USAGE);
+            assertThat(refused.output()).contains("error: authentication failed: Invalid username or password");
+        }
+        // kafka-clients logged its configuration at --verbose, the JAAS line hidden
+        assertThat(runs.get(0).output()).contains("sasl.jaas.config = [hidden]");
+        // and neither password is in what they printed, nor in any file they wrote: plan, Kafka tools' steps, result,
+        // salvage, replay journal, request logs
+        for (ToolJvm.Run run : runs) {
+            assertThat(run.output()).doesNotContain(password).doesNotContain(wrongPassword);
+        }
+        List<Path> written;
+        try (var files = Files.walk(work)) {
+            written = files.filter(Files::isRegularFile).toList();
+        }
+        assertThat(written).extracting(f -> f.getFileName().toString())
+                .anyMatch(name -> name.startsWith("requests-")).contains("plan.json", "STEPS.txt", "plan-result.json",
+                        "manifest.json", "replay-into-secrets-replayed.json");
+        for (Path file : written) {
+            String content = new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(content).as(file.toString()).doesNotContain(password).doesNotContain(wrongPassword);
+        }
+    }
+
+    /** The tool in its own JVM, to its end: what it prints and its request log are all there is. */
+    private static ToolJvm.Run tool(Path work, String... args) throws Exception {
+        return ToolJvm.runToTheEnd(work, List.of(), Duration.ofSeconds(120), args);
     }
 
     private static String commandConfig(LocalKafkaCluster cluster, String user) {

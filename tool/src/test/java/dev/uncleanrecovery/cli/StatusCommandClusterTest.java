@@ -4,7 +4,6 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.LoggerContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 @KafkaClusterTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -102,22 +100,9 @@ class StatusCommandClusterTest {
     @Order(4)
     void the_request_log_has_one_short_line_per_request_and_answer(LocalKafkaCluster cluster, @TempDir Path dir) throws Exception {
         Path requestLog = dir.resolve("requests.log");
-        LoggerContext logging = (LoggerContext) LoggerFactory.getILoggerFactory();
-        String before = System.getProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
-        CliRun run;
-        try {
-            // As -Dkafka.unclean.recovery.request.log=FILE does at start-up.
-            System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, requestLog.toString());
-            reconfigure(logging);
-            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", "orders");
-        } finally {
-            if (before == null) {
-                System.clearProperty(LogbackSetup.REQUEST_LOG_PROPERTY);
-            } else {
-                System.setProperty(LogbackSetup.REQUEST_LOG_PROPERTY, before);
-            }
-            reconfigure(logging);
-        }
+
+        CliRun run = CliRun.withRequestLog(requestLog, "--bootstrap-server", cluster.bootstrapServers(), "status",
+                "--topic", "orders");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.ATTENTION);
         List<String> lines = Files.readAllLines(requestLog);
@@ -131,13 +116,6 @@ class StatusCommandClusterTest {
         // The broker connections' own NetworkClient (bodies, connection chatter) stays out of it.
         assertThat(lines).noneMatch(l -> l.contains("broker connections]") || l.contains("Initiating connection"));
         assertThat(lines).allMatch(l -> l.length() < 300);
-    }
-
-    private static void reconfigure(LoggerContext logging) {
-        logging.reset();
-        LogbackSetup setup = new LogbackSetup();
-        setup.setContext(logging);
-        setup.configure(logging);
     }
 
     private static String ids(List<Integer> ids) {

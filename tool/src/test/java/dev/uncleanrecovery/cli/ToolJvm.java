@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -47,14 +48,15 @@ final class ToolJvm {
      */
     static Run run(Path dir, List<String> jvmArgs, String trigger, Runnable action, AtTrigger then, String... args)
             throws IOException, InterruptedException {
-        Path requestLog = Files.createTempFile(dir, "requests-", ".log");
+        Path requestLog = newRequestLog(dir);
         Path output = Files.createTempFile(dir, "tool-", ".out");
         Process tool = start(requestLog, output, jvmArgs, args);
         boolean triggered = false;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (!triggered && tool.isAlive() && System.nanoTime() < deadline) {
-                triggered = Files.readString(requestLog).contains(trigger) || Files.readString(output).contains(trigger);
+                triggered = Files.exists(requestLog) && Files.readString(requestLog).contains(trigger)
+                        || Files.readString(output).contains(trigger);
                 if (!triggered) {
                     Thread.onSpinWait();
                 }
@@ -109,7 +111,7 @@ final class ToolJvm {
     static Run runToTheEnd(Path dir, List<String> jvmOptions, Duration timeout, String... args)
             throws IOException, InterruptedException {
         Path output = Files.createTempFile(dir, "tool-", ".out");
-        Process tool = start(Files.createTempFile(dir, "requests-", ".log"), output, jvmOptions, args);
+        Process tool = start(newRequestLog(dir), output, jvmOptions, args);
         try {
             if (!tool.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("the tool did not finish within " + timeout.toSeconds() + " s: "
@@ -122,6 +124,11 @@ final class ToolJvm {
             }
         }
         return new Run(false, tool.exitValue(), Files.readString(output));
+    }
+
+    /** A name no file has: the tool creates its request log itself, and refuses an existing file. */
+    static Path newRequestLog(Path dir) {
+        return dir.resolve("requests-" + UUID.randomUUID() + ".log");
     }
 
     private static Process start(Path requestLog, Path output, List<String> jvmOptions, String... args)

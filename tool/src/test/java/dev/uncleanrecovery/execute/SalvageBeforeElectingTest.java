@@ -65,7 +65,7 @@ class SalvageBeforeElectingTest {
                     : new Kept(r, new SalvagedFile(r, List.of(SalvageSource.FETCH_DEBUG_REPLICA),
                             Path.of("plan-salvage", r.partition() + "-" + r.broker() + ".log"),
                             Path.of("plan-salvage", "manifest.json"), r.fromOffset(), r.toOffset() - 1, r.offsets(), 3,
-                            1234, "sha"), null)).toList();
+                            1234, "sha", "manifest-sha"), null)).toList();
         }
 
         @Override
@@ -75,7 +75,7 @@ class SalvageBeforeElectingTest {
             return copied ? new EarlierCopy(new SalvagedFile(range, List.of(SalvageSource.DISK),
                     Path.of("plan-salvage", range.partition() + "-" + range.broker() + ".log"),
                     Path.of("plan-salvage", "disk-manifest.json"), range.fromOffset(), range.toOffset() - 1,
-                    range.offsets(), 2, 999, "sha"), List.of()) : new EarlierCopy(null, notUsed);
+                    range.offsets(), 2, 999, "sha", "disk-manifest-sha"), List.of()) : new EarlierCopy(null, notUsed);
         }
     };
     /** Ranges a stopped broker's disk already gave (inspect --salvage-beyond). */
@@ -165,7 +165,7 @@ class SalvageBeforeElectingTest {
         assertThat(file.salvage()).isNull();
         assertThat(file.partitions().get(0).salvaged()).containsExactly(new ResultFile.Salvaged(3, 10, 30, 20, 3, 1234,
                 List.of("FETCH_DEBUG_REPLICA"), Path.of("plan-salvage", "orders-0-3.log").toString(),
-                Path.of("plan-salvage", "manifest.json").toString()));
+                Path.of("plan-salvage", "manifest.json").toString(), "manifest-sha"));
     }
 
     @Test

@@ -115,6 +115,15 @@ class EvidenceFileTest {
     }
 
     @Test
+    void a_topic_name_kafka_would_refuse_is_refused_before_it_names_anything() {
+        String hostile = GOLDEN.replaceFirst("\"topic\" : \"orders\"", "\"topic\" : \"../../etc\"");
+
+        assertThatThrownBy(() -> EvidenceFile.parse("b2.json", hostile.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(UserInputException.class)
+                .hasMessageStartingWith("b2.json: partitions[0].topic '../../etc' is not a Kafka topic name (");
+    }
+
+    @Test
     void a_clean_shutdown_keeps_its_broker_epoch() {
         LogDirReport clean = new LogDirReport(AT,
                 List.of(new LogDirSummary(DATA, 2, null, null, true, 311, List.of(), null)), List.of(), List.of());

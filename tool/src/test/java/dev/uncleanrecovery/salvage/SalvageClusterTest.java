@@ -26,13 +26,18 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -135,6 +140,25 @@ class SalvageClusterTest {
             assertThat(Files.readAllBytes(Path.of(s.segment()))).isEqualTo(onDisk);
         });
         assertThat(run.out()).contains("diverge-0 replica 3 [10..30): 20 records, ");
+        // the salvage is the operator's alone, and the result file records its manifest's SHA-256
+        ResultFile.Salvaged copy = elected.salvaged().get(0);
+        assertThat(Files.getPosixFilePermissions(salvageDir)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(Path.of(copy.segment())))
+                .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(copy.manifestSha256()).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(Files.readAllBytes(Path.of(copy.manifest())))));
+        // which replay checks the salvage against before it produces a record
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic("diverge-replayed", 1, (short) 1))).all().get();
+        }
+        CliRun replay = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "replay",
+                "--salvage-dir", salvageDir.toString(), "--to-topic", "diverge-replayed", "--result",
+                dir.resolve("salvage-result.json").toString(), "--execute");
+        assertThat(replay.exitCode()).as(replay.err()).isEqualTo(ExitCode.OK);
+        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(replay.out());
+        assertThat(report.get("checkedAgainst").get(0).asText()).isEqualTo(dir.resolve("salvage-result.json").toString());
+        assertThat(report.get("warnings")).isEmpty();
+        assertThat(report.get("ranges").get(0).get("replayed").asLong()).isEqualTo(LOG_END_ON_3 - CUT);
         // and broker 3 really cut there under the new leader
         cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
                 && v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
+import dev.uncleanrecovery.plan.ResultFile;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -74,6 +75,23 @@ public final class SalvageFixture {
         List<ByteBuffer> batches = batches();
         return new CopiedBatches(range(), List.of(SalvageSource.FETCH_DEBUG_REPLICA, SalvageSource.FETCH_FUTURE_REPLICA),
                 List.of(concat(batches.subList(0, 4)), concat(batches.subList(4, batches.size()))));
+    }
+
+    /**
+     * The result file execute writes for orders-2, elected after {@code salvaged} was copied (version {@code version};
+     * {@code salvaged} null: nothing was).
+     */
+    public static ResultFile resultRecording(int version, SalvagedFile salvaged) {
+        ResultFile.Salvaged recorded = salvaged == null ? null : new ResultFile.Salvaged(salvaged.range().broker(),
+                salvaged.range().fromOffset(), salvaged.range().toOffset(), salvaged.records(), salvaged.batches(),
+                salvaged.bytes(), List.of("FETCH_DEBUG_REPLICA"), salvaged.segment().toString(),
+                salvaged.manifest().toString(), version >= 5 ? salvaged.manifestSha256() : null);
+        return new ResultFile(version, "cluster-1", "/ops/plan.json", "test", Instant.parse("2026-12-01T11:00:00Z"),
+                42, "stock elector", new ResultFile.Summary(1, 0, 0, 0, 0, 0L),
+                List.of(new ResultFile.Partition(PARTITION.topic(), PARTITION.partition(), 1, "ELECTED", "leader 1",
+                        null, null, null, recorded == null ? null : List.of(recorded), null)),
+                List.of(), null, salvaged == null ? null : salvaged.segment().getParent().getParent().getParent()
+                .toString(), null);
     }
 
     static ByteBuffer concat(List<ByteBuffer> buffers) {

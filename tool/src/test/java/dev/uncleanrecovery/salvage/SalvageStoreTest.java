@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
@@ -22,6 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SalvageStoreTest {
+
+    private static final java.util.Set<PosixFilePermission> OWNER_ONLY_DIRECTORY =
+            PosixFilePermissions.fromString("rwx------");
+    private static final java.util.Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
 
     @TempDir
     Path dir;
@@ -68,19 +74,77 @@ class SalvageStoreTest {
                 original.length, file.sha256()));
         assertThat(manifest.salvagedAt()).isNotNull();
 
+        String manifestSha256 = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(Files.readAllBytes(file.manifest())));
+        assertThat(file.manifestSha256()).as("what the result file records").isEqualTo(manifestSha256);
+
         SalvageDirectory salvage = SalvageDirectory.read(dir);
         assertThat(salvage.ranges()).hasSize(1);
         SalvageDirectory.SalvagedRange range = salvage.ranges().get(0);
         assertThat(range.range()).isEqualTo(SalvageFixture.range());
         assertThat(range.sources()).isEqualTo(copied.sources());
         assertThat(range.segments()).containsExactly(file.segment());
+        assertThat(range.manifestSha256()).isEqualTo(manifestSha256);
+        assertThat(range.asSalvagedFile().manifestSha256()).isEqualTo(manifestSha256);
+    }
+
+    @Test
+    void the_salvage_is_private_its_directories_0700_and_its_files_0600() throws Exception {
+        Path store = dir.resolve("plan-salvage");
+
+        SalvagedFile file = SalvageFixture.copied().writeTo(SalvageStore.open(store, PLAN));
+
+        assertThat(Files.getPosixFilePermissions(store)).as(store.toString()).isEqualTo(OWNER_ONLY_DIRECTORY);
+        assertThat(Files.getPosixFilePermissions(store.resolve("orders-2"))).isEqualTo(OWNER_ONLY_DIRECTORY);
+        assertThat(Files.getPosixFilePermissions(file.segment().getParent())).isEqualTo(OWNER_ONLY_DIRECTORY);
+        assertThat(Files.getPosixFilePermissions(file.segment())).isEqualTo(OWNER_READ_WRITE);
+        assertThat(Files.getPosixFilePermissions(file.manifest())).isEqualTo(OWNER_READ_WRITE);
+    }
+
+    @Test
+    void a_salvage_directory_others_may_write_is_refused_for_writing_and_for_replay() throws Exception {
+        SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
+        Path shared = dir.resolve("orders-2");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxr-x"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        try {
+            assertThatThrownBy(() -> SalvageStore.open(dir, PLAN)).isInstanceOf(UserInputException.class)
+                    .hasMessage("salvage directory " + dir + " is writable by its group (mode rwxrwxr-x): another user"
+                            + " could change or remove the salvaged records. Use a directory that only you own and may"
+                            + " write (chmod go-w " + dir + ", or a new --salvage-dir, which the tool creates 0700)");
+            assertThatThrownBy(() -> SalvageDirectory.read(dir)).isInstanceOf(UserInputException.class)
+                    .hasMessageStartingWith("salvage directory " + dir + " is writable by its group");
+
+            // a directory below the store's that others may write: the copy into it fails, naming it
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            DoomedRange other = new DoomedRange(PARTITION, SalvageFixture.TOPIC_ID, 4, SalvageFixture.FROM,
+                    SalvageFixture.TO, SalvageFixture.LAST_EPOCH);
+            assertThatThrownBy(() -> copy(other, SalvageFixture.concat(SalvageFixture.batches()))
+                    .writeTo(SalvageStore.open(dir, PLAN)))
+                    .isInstanceOf(SalvageException.class)
+                    .hasMessageContaining(shared + " is writable by every user (mode rwxrwxrwx)");
+            assertThat(shared.resolve("broker-4")).doesNotExist();
+        } finally {
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx------"));
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
+    @Test
+    void a_topic_name_that_is_not_kafkas_never_becomes_a_path() {
+        assertThatThrownBy(() -> new DoomedRange(new org.apache.kafka.common.TopicPartition("../../etc", 0),
+                SalvageFixture.TOPIC_ID, 1, 0, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("topic '../../etc' is not a Kafka topic name");
     }
 
     @Test
     void replay_counts_skip_markers_aborted_and_unmarked_transactions_and_what_the_leader_keeps() throws Exception {
         SalvageFixture.copied().writeTo(SalvageStore.open(dir, PLAN));
 
-        SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 10).get(0);
+        SalvageDirectory salvage = SalvageDirectory.read(dir);
+        SalvageReplay.RangeCounts counts = SalvageReplay.count(salvage, EarlierReplays.notLooked(salvage, "replayed"),
+                10).get(0);
 
         assertThat(counts.replay()).isEqualTo(6);
         assertThat(counts.control()).isEqualTo(2);
@@ -233,7 +297,9 @@ class SalvageStoreTest {
         assertThat(manifest.files().stream().mapToLong(SalvageManifest.SegmentFile::bytes).sum()).isEqualTo(file.bytes());
         assertThat(file.sha256()).as("of the files joined").isEqualTo(HexFormat.of().formatHex(MessageDigest
                 .getInstance("SHA-256").digest(SalvageFixture.bytes(SalvageFixture.concat(SalvageFixture.batches())))));
-        SalvageReplay.RangeCounts counts = SalvageReplay.count(SalvageDirectory.read(dir), 0).get(0);
+        SalvageDirectory salvage = SalvageDirectory.read(dir);
+        SalvageReplay.RangeCounts counts = SalvageReplay.count(salvage, EarlierReplays.notLooked(salvage, "replayed"),
+                0).get(0);
         assertThat(counts.replay()).isEqualTo(6);
         assertThat(counts.control() + counts.aborted() + counts.noMarker() + counts.beforeRange()).isEqualTo(7);
     }
