@@ -686,6 +686,20 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     /**
+     * Starts every stopped controller of the quorum at once and returns once each serves requests: a voter started
+     * alone waits for a majority before it logs that it has started, so one at a time would wait out the timeout.
+     */
+    public synchronized void startStoppedControllers() {
+        if (closed) {
+            throw new IllegalStateException("this local cluster is closed");
+        }
+        List<KafkaNode> stopped = controllers.values().stream().filter(node -> !node.isRunning()).toList();
+        Path log4jConfig = baseDirectory.resolve(nodeLoggingConfigName());
+        stopped.forEach(node -> launch(node, log4jConfig));
+        awaitServerStarted(stopped);
+    }
+
+    /**
      * Cuts the tail of the last segment of {@code brokerId}'s replica of {@code partition}, as if the
      * last writes never reached the disk. Only while the broker is stopped: a running broker keeps
      * the segment open, and log recovery, which notices the cut, runs only at start-up (after an
