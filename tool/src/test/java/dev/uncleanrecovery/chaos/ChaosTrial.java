@@ -143,7 +143,6 @@ final class ChaosTrial {
         int dead = schedule.deadBroker();
         String bootstrap = cluster.bootstrapServers();
         Path evidence = work.resolve("evidence-broker-" + dead + ".json");
-        Path diskSalvage = work.resolve("disk-salvage");
         boolean diskSurvives = !schedule.deadDiskLost();
         List<String> evidenceArgs = List.of();
         if (diskSurvives) {
@@ -171,7 +170,7 @@ final class ChaosTrial {
                         if (Files.exists(plan)) {
                             expectExit(violations, "inspect --salvage-beyond " + plan.getFileName(), CliRun.of("inspect",
                                     "--log-dir", cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString(),
-                                    "--salvage-dir", diskSalvage.toString()), 0, 3);
+                                    "--salvage-dir", diskSalvageOf(plan).toString()), 0, 3);
                         }
                     }
                 }
@@ -186,7 +185,7 @@ final class ChaosTrial {
                 if (diskSurvives) {
                     expectExit(violations, "inspect --salvage-beyond", CliRun.of("inspect", "--log-dir",
                             cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString(), "--salvage-dir",
-                            diskSalvage.toString()), 0, 3);
+                            diskSalvageOf(plan).toString()), 0, 3);
                 }
                 List<String> execute = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "execute", "--plan",
                         plan.toString(), "--result-file", resultOf(plan).toString()));
@@ -200,13 +199,12 @@ final class ChaosTrial {
 
         Set<String> salvaged = new HashSet<>();
         Set<String> replayed = new HashSet<>();
-        List<Path> executeSalvages = plans.stream().map(ChaosTrial::salvageOf).filter(ChaosTrial::hasManifest).toList();
-        boolean fromDisk = hasManifest(diskSalvage);
-        for (Path salvage : executeSalvages) {
-            salvaged.addAll(salvagedValues(salvage));
-        }
-        if (fromDisk) {
-            salvaged.addAll(salvagedValues(diskSalvage));
+        for (Path plan : plans) {
+            for (Path salvage : List.of(salvageOf(plan), diskSalvageOf(plan))) {
+                if (hasManifest(salvage)) {
+                    salvaged.addAll(salvagedValues(salvage));
+                }
+            }
         }
         if (!salvaged.isEmpty()) {
             createTopic(cluster, SALVAGED, Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 4), 2, List.of(3, 4, 1),
@@ -217,11 +215,11 @@ final class ChaosTrial {
                             bootstrap, "replay", "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED,
                             "--result", resultOf(plan).toString(), "--execute"), 0);
                 }
-            }
-            if (fromDisk) {
-                expectExit(violations, "replay --without-result", CliRun.of("--bootstrap-server", bootstrap, "replay",
-                        "--salvage-dir", diskSalvage.toString(), "--to-topic", SALVAGED, "--without-result",
-                        "--execute"), 0);
+                if (hasManifest(diskSalvageOf(plan))) {
+                    expectExit(violations, "replay " + diskSalvageOf(plan).getFileName(), CliRun.of(
+                            "--bootstrap-server", bootstrap, "replay", "--salvage-dir", diskSalvageOf(plan).toString(),
+                            "--to-topic", SALVAGED, "--without-result", "--execute"), 0);
+                }
             }
             List<TopicPartition> target = List.of(new TopicPartition(SALVAGED, 0), new TopicPartition(SALVAGED, 1),
                     new TopicPartition(SALVAGED, 2), new TopicPartition(SALVAGED, 3));
@@ -457,6 +455,11 @@ final class ChaosTrial {
 
     private static Path resultOf(Path plan) {
         return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-result.json"));
+    }
+
+    /** Where {@code inspect --salvage-beyond} copies the dead broker's records past the plan's cut. */
+    private static Path diskSalvageOf(Path plan) {
+        return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-disk-salvage"));
     }
 
     private static Path salvageOf(Path plan) {
