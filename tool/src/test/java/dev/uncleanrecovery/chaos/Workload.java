@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -171,8 +172,9 @@ final class Workload implements AutoCloseable {
         List<String> topics = new ArrayList<>();
         plainPartitions.forEach(tp -> { if (!topics.contains(tp.topic())) topics.add(tp.topic()); });
         transactionalPartitions.forEach(tp -> { if (!topics.contains(tp.topic())) topics.add(tp.topic()); });
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer());
+        try {
             consumer.subscribe(topics);
             while (reading.get()) {
                 try {
@@ -185,6 +187,9 @@ final class Workload implements AutoCloseable {
                     pause(Duration.ofMillis(500)); // a coordinator gone: the next poll finds the new one
                 }
             }
+        } finally {
+            // the outage has taken the group's coordinator: leaving the group would wait out the default 30 s
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(2)));
         }
     }
 
