@@ -29,7 +29,7 @@ class ChaosClusterTest {
         assumeFalse(Boolean.getBoolean("skipClusterTests"), "skipClusterTests=true: the chaos suite needs real Kafka");
         String property = System.getProperty(SEEDS_PROPERTY, "").trim();
         boolean shortRun = property.isEmpty() || Boolean.getBoolean("chaos.short");
-        List<Long> seeds = seeds(shortRun ? DEFAULT_SEEDS : property);
+        List<Long> seeds = seeds(property.isEmpty() ? DEFAULT_SEEDS : property);
         List<TrialOutcome> outcomes = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (long seed : seeds) {
@@ -40,9 +40,11 @@ class ChaosClusterTest {
             TrialOutcome outcome;
             List<String> transcript = new ArrayList<>();
             try {
+                long start = System.nanoTime();
                 outcome = new ChaosTrial(seed, dir, shortRun, line -> {
-                    transcript.add(line);
-                    System.out.println("  [seed " + seed + "] " + line);
+                    String stamped = "[seed " + seed + " +" + (System.nanoTime() - start) / 1_000_000_000 + "s] " + line;
+                    transcript.add(stamped);
+                    System.out.println("  " + stamped);
                 }).run();
             } catch (Exception | AssertionError e) {
                 outcome = new TrialOutcome(seed, ChaosTrial.toolPath(seed), true, 0, Map.of(),

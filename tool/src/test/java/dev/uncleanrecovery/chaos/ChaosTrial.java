@@ -559,7 +559,9 @@ final class ChaosTrial {
     }
 
     private void expectExit(List<String> violations, String step, CliRun run, int... documented) {
-        log.accept("  " + step + ": exit " + run.exitCode());
+        log.accept("  " + step + ": exit " + run.exitCode() + (run.exitCode() == 0 ? "" : "; " + (run.out() + run.err())
+                .lines().filter(l -> l.contains("WARNING") || l.contains("REFUSED") || l.contains("refused")
+                        || l.startsWith("error")).limit(4).toList()));
         for (int code : documented) {
             if (run.exitCode() == code) {
                 return;
