@@ -577,6 +577,32 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     /**
+     * Restarts stopped brokers all at once, with their ports and data; returns once every one is unfenced. Their
+     * JVMs start in parallel, which on a small machine takes little longer than one.
+     */
+    public void startBrokers(Collection<Integer> brokerIds) {
+        List<KafkaNode> starting = brokerIds.stream().map(this::broker).toList();
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("this local cluster is closed");
+            }
+            for (KafkaNode node : starting) {
+                if (node.isRunning()) {
+                    throw new IllegalStateException(node.name() + " is already running (pid " + node.process().pid() + ")");
+                }
+            }
+            Path log4jConfig = baseDirectory.resolve(nodeLoggingConfigName());
+            starting.forEach(node -> launch(node, log4jConfig));
+            awaitServerStarted(starting);
+        }
+        if (controllers.values().stream().anyMatch(KafkaNode::isRunning)) {
+            for (int brokerId : brokerIds) {
+                awaitBrokerUnfenced(brokerId, startupTimeout);
+            }
+        }
+    }
+
+    /**
      * Starts the broker on a disk its log loading is expected to fail on (the broker does not start, or shuts down
      * once every log dir is marked failed), and returns what it logged once its JVM has exited by itself.
      *

@@ -104,10 +104,8 @@ final class ChaosTrial {
                 log.accept("acknowledged writes: " + acked.size() + "; consumed " + Workload.GROUPS.stream()
                         .map(g -> g + " " + workload.consumedBy(g)).toList());
             }
-            for (int broker : schedule.restartedBehind()) {
-                log.accept("unclean restart of broker " + broker);
-                cluster.startBroker(broker);
-            }
+            log.accept("unclean restart of brokers " + schedule.restartedBehind());
+            cluster.startBrokers(schedule.restartedBehind());
             sleep(SETTLE.toMillis());
             killAll(cluster);
             Path snapshot = dir.resolve("snapshot");
@@ -274,11 +272,7 @@ final class ChaosTrial {
             copyTree(snapshot.resolve(Integer.toString(node)), cluster.logDir(node));
         }
         cluster.startStoppedControllers();
-        for (int broker : BROKERS) {
-            if (broker != schedule.deadBroker()) {
-                cluster.startBroker(broker);
-            }
-        }
+        cluster.startBrokers(BROKERS.stream().filter(b -> b != schedule.deadBroker()).toList());
         List<TopicPartition> offline = List.of();
         for (int attempt = 0; attempt < 10; attempt++) {
             sleep(SETTLE.toMillis() / 2);
