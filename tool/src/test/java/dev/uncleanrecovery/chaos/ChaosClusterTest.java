@@ -16,13 +16,16 @@ import org.junit.jupiter.api.Test;
  * The fault-injection suite (docs/chaos.md): per seed, real clients write while the seed's faults land, partitions
  * end offline, and the same broken state is recovered by the tool and by Kafka's own unclean election; no write
  * acknowledged and held by a replica whose disk survived may be lost by the tool. {@code -Dchaos.seeds=1..50} (the
- * {@code chaos} profile) runs the long schedule on those seeds; the default build runs two fixed seeds on a short one.
+ * {@code chaos} profile) runs the long schedule on those seeds; the default build runs one fixed seed on a short one.
  */
 class ChaosClusterTest {
 
     static final String SEEDS_PROPERTY = "chaos.seeds";
-    /** Seeds of the default build: offline partitions on both, one recovered by recover balanced, one by the runbook. */
-    static final String DEFAULT_SEEDS = "3,5";
+    /**
+     * The default build's seed, on the short schedule (about three minutes): two partitions offline, records only the
+     * dead broker's surviving disk holds, recovered the runbook's way (plan, inspect --salvage-beyond, execute).
+     */
+    static final String DEFAULT_SEEDS = "5";
 
     @Test
     void no_acknowledged_write_a_surviving_replica_held_is_lost_on_any_seed() throws Exception {
@@ -65,6 +68,8 @@ class ChaosClusterTest {
         }
         System.out.println(SummaryTable.table(outcomes));
         assertThat(failures).as(String.join("\n", failures)).isEmpty();
+        assertThat(outcomes).as("no seed left a partition offline: nothing was recovered, nothing checked")
+                .anyMatch(TrialOutcome::trial);
     }
 
     /** {@code 1..50}, {@code 3,7,9} or both ({@code 1..5,9}). */
