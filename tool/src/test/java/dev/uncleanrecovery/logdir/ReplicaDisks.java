@@ -142,7 +142,11 @@ public final class ReplicaDisks implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        kafka.close();
+    public void close() {
+        try {
+            kafka.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not close Kafka's log loading", e);
+        }
     }
 }
