@@ -35,7 +35,14 @@ class ChaosClusterTest {
         List<Long> seeds = seeds(property.isEmpty() ? DEFAULT_SEEDS : property);
         List<TrialOutcome> outcomes = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        // -Dchaos.minutes=N: start no seed after N minutes, so a long run on a shared machine ends when it should
+        long minutes = Long.getLong("chaos.minutes", 0);
+        long runStart = System.nanoTime();
         for (long seed : seeds) {
+            if (minutes > 0 && System.nanoTime() - runStart > minutes * 60_000_000_000L) {
+                System.out.println("-Dchaos.minutes=" + minutes + " has passed: seeds from " + seed + " on not run");
+                break;
+            }
             Path dir = Path.of("target", "chaos", "seed-" + seed).toAbsolutePath();
             FaultSchedule.deleteRecursively(dir);
             Files.createDirectories(dir);
@@ -56,6 +63,9 @@ class ChaosClusterTest {
             }
             outcomes.add(outcome);
             System.out.println(SummaryTable.line(outcome, (System.nanoTime() - began) / 1_000_000_000));
+            if (outcomes.size() % 5 == 0) {
+                System.out.println(SummaryTable.table(outcomes)); // the figures so far, should the run be stopped
+            }
             if (outcome.failed()) {
                 Files.write(dir.resolve("transcript.txt"), transcript);
                 String rerun = "mvn -B -o verify -Pchaos -Dchaos.seeds=" + seed + (shortRun ? " -Dchaos.short=true" : "");
