@@ -12,6 +12,7 @@ import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import dev.uncleanrecovery.salvage.SalvageSource;
+import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -111,6 +112,10 @@ public class ExecuteCommand implements Callable<Integer> {
                         result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         electorName(result.elector()));
+                if (result.leadersShownAfter() != null) {
+                    out.println("The brokers' metadata showed every new leader " + Durations.human(result.leadersShownAfter())
+                            + " after the controller's answer to the election.");
+                }
             }
             printSalvaged(result, out);
             printTruncations(result, out);
