@@ -4,7 +4,6 @@ package dev.uncleanrecovery.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -70,24 +69,35 @@ class ControllerCapScaleClusterTest {
     void recover_leads_more_partitions_than_one_controller_request_takes(LocalKafkaCluster cluster) throws Exception {
         Path plan = dir.resolve("cap.json");
         Path requestLog = dir.resolve("requests.log");
-        long began = System.nanoTime();
+        Path gcLog = dir.resolve("gc.log");
+        // the tool as the launcher runs it (its JVM flags and default heap bound), with its request log and a GC log
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(Benchmarks.toolJvmFlags());
+        command.addAll(Benchmarks.toolHeapFlags());
+        command.addAll(List.of("-Xlog:gc:file=" + gcLog, "-Dkafka.unclean.recovery.request.log=" + requestLog,
+                "-cp", System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main",
+                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery", "--strategy",
+                "proactive", "--accept-unknown-loss", "--output-file", plan.toString()));
 
-        CliRun run = CliRun.withRequestLog(requestLog, "--bootstrap-server", cluster.bootstrapServers(), "recover",
-                "--automated-recovery", "--strategy", "proactive", "--accept-unknown-loss", "--output-file",
-                plan.toString());
+        MeasuredProcess.Measurement run = MeasuredProcess.run(command, dir.resolve("recover"), 900);
 
-        long tookMs = (System.nanoTime() - began) / 1_000_000;
-        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        String output = Files.readString(run.stdout()) + Files.readString(run.stderr());
+        assertThat(run.exitCode()).as(output).isEqualTo(ExitCode.OK);
         ResultFile result = ResultFile.read(dir.resolve("cap-result.json"));
-        assertThat(result.summary().elected()).isEqualTo(PARTITIONS);
+        assertThat(result.summary().elected()).as(output).isEqualTo(PARTITIONS);
         Map<String, Long> sent = sentRequests(requestLog);
-        System.out.printf("recover of %,d partitions: %,d ms, %s; new leaders shown %s ms after the last election%n",
-                PARTITIONS, tookMs, sent, result.leadersShownMs());
+        System.out.printf("recover of %,d partitions (%s): %,d ms wall, %,d ms CPU, peak RSS %,d MiB, heap %s;"
+                        + " %s; new leaders shown %s ms after the last election; plan file %,d bytes%n",
+                PARTITIONS, String.join(" ", Benchmarks.toolHeapFlags()), run.wallMillis(), run.cpuMillis(),
+                run.peakRssKib() / 1024, heapAcrossCollections(gcLog), sent, result.leadersShownMs(), Files.size(plan));
+        System.out.println(output.lines().filter(l -> l.contains("brokers' metadata") || l.contains(" elected, ")
+                || l.contains("electing") || l.contains("reorder") || l.contains("restor")).collect(Collectors.joining("\n")));
         // 10,500 partitions a kind: two requests each (9,999 + 501), more if a broker did not answer one in time;
         // the controller refuses a request of more than 10,000 and fails on one of exactly 10,000 (checked below)
         assertThat(sent.get("ELECT_LEADERS")).isGreaterThanOrEqualTo(2L);
         assertThat(sent.get("ALTER_PARTITION_REASSIGNMENTS")).as("reorder and restore").isGreaterThanOrEqualTo(4L);
         assertThat(result.leadersShownMs()).isNotNull();
+        assertThat(output).contains("The brokers' metadata showed every new leader");
 
         try (Admin admin = cluster.createAdmin()) {
             List<TopicPartitionInfo> all = describe(admin);
@@ -175,6 +185,26 @@ class ControllerCapScaleClusterTest {
             log = cluster.nodeLogSinceLastStart(node);
         }
         return log;
+    }
+
+    /**
+     * The heap in use before and after each collection the GC log records ("Pause Young (Allocation Failure)
+     * 612M->87M(1024M)"): the largest before is what the run touched at most, the largest after its live data at most.
+     */
+    private static String heapAcrossCollections(Path gcLog) throws Exception {
+        java.util.regex.Pattern pause = java.util.regex.Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+        long before = 0;
+        long after = 0;
+        long collections = 0;
+        for (String line : Files.readAllLines(gcLog)) {
+            java.util.regex.Matcher m = pause.matcher(line);
+            if (m.find()) {
+                collections++;
+                before = Math.max(before, Long.parseLong(m.group(1)));
+                after = Math.max(after, Long.parseLong(m.group(2)));
+            }
+        }
+        return collections + " collections, at most " + before + " MiB before one and " + after + " MiB after";
     }
 
     /** API name → how many requests of it the tool sent, from its request log. */
