@@ -58,9 +58,10 @@ public final class ControllerCalls {
 
     /**
      * Each write here makes at most one metadata record per partition (or topic) it names. The controller refuses an
-     * operation of more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP), and one of exactly 10,000, its
-     * batch size, also appends an empty batch, fails ("Append failed because there are no records") and resigns (Kafka
-     * 4.4.0, ControllerCapScaleClusterTest): hence 9,999. Smaller on demand ({@value #PARTITIONS_PER_REQUEST_PROPERTY}).
+     * operation of more than 10,000 records (QuorumController.MAX_RECORDS_PER_USER_OP), and an election of exactly
+     * 10,000 — appended in batches of 10,000, then an empty one — fails ("Append failed because there are no records")
+     * and makes it resign (Kafka 4.4.0, ControllerCapScaleClusterTest): 9,999, for every write alike. Smaller on demand
+     * ({@value #PARTITIONS_PER_REQUEST_PROPERTY}).
      */
     public static final int MAX_PARTITIONS_PER_REQUEST = Math.max(1, Math.min(9_999,
             Integer.getInteger(PARTITIONS_PER_REQUEST_PROPERTY, 9_999)));
