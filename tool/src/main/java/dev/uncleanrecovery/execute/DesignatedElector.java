@@ -33,9 +33,7 @@ public interface DesignatedElector {
      * After {@link #elect}: how long after the controller's answer to the last election request the brokers' metadata
      * showed a leader for every partition it elected; null when it elected none, or some showed none by the timeout.
      */
-    default Duration leadersShownAfter() {
-        return null;
-    }
+    Duration leadersShownAfter();
 
     /**
      * Told as soon as there are partitions to elect, before their designated replicas are probed once more, so

@@ -44,11 +44,40 @@ class NativeElectorChoiceTest {
                                             Runnable beforeFirstChange) {
             return List.of();
         }
+
+        @Override
+        public java.time.Duration leadersShownAfter() {
+            return null;
+        }
     }
 
     private static String chosen(BrokerNativeSupport support) {
         return ElectorChoice.choose(support, via -> new Named("native via " + via), why -> new Named("stock: " + why))
                 .describe();
+    }
+
+    @Test
+    void the_wait_for_the_new_leaders_is_the_chosen_electors() {
+        BrokerNativeSupport support = live(Map.of(), broker(1, 2, false));
+        ElectorChoice choice = new ElectorChoice(() -> support, via -> new Named("native"), why -> new DesignatedElector() {
+            @Override
+            public String describe() {
+                return "stock";
+            }
+
+            @Override
+            public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                                Runnable beforeFirstChange) {
+                return List.of();
+            }
+
+            @Override
+            public java.time.Duration leadersShownAfter() {
+                return java.time.Duration.ofMillis(420);
+            }
+        });
+
+        assertThat(choice.leadersShownAfter()).isEqualTo(java.time.Duration.ofMillis(420));
     }
 
     @Test

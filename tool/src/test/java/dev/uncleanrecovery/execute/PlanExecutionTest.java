@@ -158,6 +158,11 @@ class PlanExecutionTest {
                 beforeFirstChange.run();
                 throw new OutOfMemoryError("Java heap space");
             }
+
+            @Override
+            public java.time.Duration leadersShownAfter() {
+                return null;
+            }
         };
 
         ExecutionResult result = new PlanExecution(partitions -> reads[0]++ == 0 ? before : after,
