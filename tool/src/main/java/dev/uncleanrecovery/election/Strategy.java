@@ -27,4 +27,10 @@ public enum Strategy {
     public String spelling() {
         return name().toLowerCase(Locale.ROOT);
     }
+
+    /** The spelling: picocli lists the constants so in help, completion and errors. */
+    @Override
+    public String toString() {
+        return spelling();
+    }
 }
