@@ -30,7 +30,7 @@ public final class Json {
 
     /**
      * The mapper, built when first used: in a class of its own so that {@link #prepareInBackground} starts its
-     * building (a noticeable part of a start) on the background thread, not on the caller's.
+     * building on the background thread, not on the caller's.
      */
     private static final class Built {
         static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -81,7 +81,8 @@ public final class Json {
 
     /**
      * Builds the serializers of these types on a background thread, while the caller talks to the cluster: Jackson
-     * introspects every record type on first use, which costs a few hundred milliseconds of a large plan's run.
+     * introspects every record type on first use, and done here that work overlaps the cluster's round trips instead
+     * of delaying the first file written.
      */
     public static void prepareInBackground(Class<?>... types) {
         OnItsOwnThread.run("json-serializers", () -> {
