@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -105,7 +106,15 @@ public record ResultFile(int version, String clusterId, String planFile, String 
      * @return where it was written
      */
     public static Path write(Path file, ResultFile result) throws IOException {
-        return StrictJsonFile.writeUnderFreeName(file, result);
+        Path first = file.toAbsolutePath();
+        return DurableFiles.writeUnderFreeName(n -> n == 1 ? first : numbered(first, n), Json.fileContent(result));
+    }
+
+    /** {@code plan-result.json} → {@code plan-result-2.json}. */
+    private static Path numbered(Path file, int n) {
+        String name = file.getFileName().toString();
+        int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
+        return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
     }
 
     /**
