@@ -19,6 +19,7 @@ import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import java.time.Instant;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -138,6 +139,7 @@ class PlanExecutionTest {
                 .isEqualTo("re-reading 2 partition(s) of the plan while their 2 designated replica(s) are probed once more");
         assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0, ORDERS_1);
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.ELECTED);
+        assertThat(result.leadersShownAfter()).as("the elector's wait for the new leaders").isEqualTo(Duration.ZERO);
     }
 
     @Test
@@ -337,6 +339,7 @@ class PlanExecutionTest {
                 + " broker 1: loss NOT KNOWN (down, and no evidence says what its log holds); broker 3: loss NOT KNOWN"
                 + " (it did not answer the second look)");
         assertThat(result.elector()).isEqualTo("none (dry run)");
+        assertThat(result.leadersShownAfter()).as("nothing elected, nothing waited for").isNull();
     }
 
     @Test
