@@ -577,6 +577,32 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     /**
+     * Restarts stopped brokers all at once, with their ports and data; returns once every one is unfenced. Their
+     * JVMs start in parallel, which on a small machine takes little longer than one.
+     */
+    public void startBrokers(Collection<Integer> brokerIds) {
+        List<KafkaNode> starting = brokerIds.stream().map(this::broker).toList();
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("this local cluster is closed");
+            }
+            for (KafkaNode node : starting) {
+                if (node.isRunning()) {
+                    throw new IllegalStateException(node.name() + " is already running (pid " + node.process().pid() + ")");
+                }
+            }
+            Path log4jConfig = baseDirectory.resolve(nodeLoggingConfigName());
+            starting.forEach(node -> launch(node, log4jConfig));
+            awaitServerStarted(starting);
+        }
+        if (controllers.values().stream().anyMatch(KafkaNode::isRunning)) {
+            for (int brokerId : brokerIds) {
+                awaitBrokerUnfenced(brokerId, startupTimeout);
+            }
+        }
+    }
+
+    /**
      * Starts the broker on a disk its log loading is expected to fail on (the broker does not start, or shuts down
      * once every log dir is marked failed), and returns what it logged once its JVM has exited by itself.
      *
@@ -683,6 +709,20 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     public void startController(int controllerId) {
         start(controllerNode(controllerId));
+    }
+
+    /**
+     * Starts every stopped controller of the quorum at once and returns once each serves requests: a voter started
+     * alone waits for a majority before it logs that it has started, so one at a time would wait out the timeout.
+     */
+    public synchronized void startStoppedControllers() {
+        if (closed) {
+            throw new IllegalStateException("this local cluster is closed");
+        }
+        List<KafkaNode> stopped = controllers.values().stream().filter(node -> !node.isRunning()).toList();
+        Path log4jConfig = baseDirectory.resolve(nodeLoggingConfigName());
+        stopped.forEach(node -> launch(node, log4jConfig));
+        awaitServerStarted(stopped);
     }
 
     /**

@@ -1,0 +1,606 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.uncleanrecovery.cli.CliRun;
+import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.salvage.SalvageDirectory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One seed of the fault-injection suite: a fresh cluster of three controllers and four brokers, the clients writing
+ * while the seed's faults land, an outage that leaves partitions offline, the oracle read from every broker's disk,
+ * then the same broken state recovered twice — by the tool and by Kafka's own unclean election — and judged.
+ *
+ * <p>The same state twice: once the outage has formed, every node is killed (-9) and its log dir copied; each
+ * recovery starts from those copies (the controllers and the brokers that were up, restarted uncleanly), so both
+ * recoveries begin with byte-identical disks and metadata logs.
+ */
+final class ChaosTrial {
+
+    /** How the tool recovers, by seed: every path of the runbook gets a third of the seeds. */
+    enum ToolPath { RECOVER_BALANCED, RECOVER_PROACTIVE, PLAN_INSPECT_EXECUTE }
+
+    static final String RF3 = "chaos-rf3";
+    static final String RF2 = "chaos-rf2";
+    static final String COMPACTED = "chaos-compacted";
+    static final String TRANSACTIONAL = "chaos-txn";
+    static final String SALVAGED = "chaos-salvaged";
+    static final Set<String> TOPICS = Set.of(RF3, RF2, COMPACTED, TRANSACTIONAL);
+    static final List<Integer> BROKERS = List.of(1, 2, 3, 4);
+
+    private static final Duration SETTLE = Duration.ofSeconds(4);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private final long seed;
+    private final Path dir;
+    private final boolean shortRun;
+    private final Consumer<String> log;
+    private final Map<String, Map<Integer, List<Integer>>> assignments = new LinkedHashMap<>();
+
+    ChaosTrial(long seed, Path dir, boolean shortRun, Consumer<String> log) {
+        this.seed = seed;
+        this.dir = dir;
+        this.shortRun = shortRun;
+        this.log = log;
+    }
+
+    static ToolPath toolPath(long seed) {
+        return ToolPath.values()[(int) Math.floorMod(seed, 3L)];
+    }
+
+    TrialOutcome run() throws Exception {
+        FaultSchedule schedule = FaultSchedule.of(seed, BROKERS, shortRun);
+        log.accept("schedule: " + schedule.describe());
+        chooseAssignments();
+        LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(BROKERS.size()).controllers(3)
+                .baseDirectory(dir.resolve("cluster")).build();
+        try (cluster) {
+            cluster.start();
+            createTopics(cluster);
+            List<Workload.AckedWrite> acked;
+            try (Workload workload = new Workload(cluster, seed, plainPartitions(), partitionsOf(TRANSACTIONAL))) {
+                workload.start();
+                sleep(shortRun ? 2_000 : 4_000);
+                schedule.injectFaults(cluster, allPartitions(), log);
+                schedule.driveOffline(cluster, log);
+                workload.stopWriting();
+                acked = workload.acknowledged();
+                log.accept("acknowledged writes: " + acked.size() + "; consumed " + Workload.GROUPS.stream()
+                        .map(g -> g + " " + workload.consumedBy(g)).toList());
+            }
+            log.accept("unclean restart of brokers " + schedule.restartedBehind());
+            cluster.startBrokers(schedule.restartedBehind());
+            sleep(SETTLE.toMillis());
+            killAll(cluster);
+            Path snapshot = dir.resolve("snapshot");
+            for (int node : cluster.nodeIds()) {
+                copyTree(cluster.logDir(node), snapshot.resolve(Integer.toString(node)));
+            }
+            Oracle oracle = Oracle.read(snapshot, BROKERS, schedule.deadBroker(), dir.resolve("oracle-scratch"), acked);
+            log.accept("oracle: " + oracle.describe());
+
+            Recovery tool = recoverWithTool(cluster, schedule, snapshot, oracle);
+            if (tool.offline().isEmpty()) {
+                return TrialOutcome.notATrial(seed, oracle, "no partition of the test topics was offline");
+            }
+            Recovery kafka = recoverWithKafka(cluster, schedule, snapshot, oracle);
+            return TrialOutcome.judge(seed, toolPath(seed), schedule, oracle, tool, kafka);
+        }
+    }
+
+    /** What one recovery of the broken state left: the partitions' records afterwards, and what the checks found. */
+    record Recovery(List<TopicPartition> offline, Map<TopicPartition, Map<Long, String>> after,
+                    Set<String> salvaged, Set<String> replayed, List<String> violations, List<String> notes) {
+    }
+
+    private Recovery recoverWithTool(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot, Oracle oracle)
+            throws Exception {
+        List<TopicPartition> offline = restore(cluster, schedule, snapshot);
+        List<String> violations = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        if (offline.isEmpty()) {
+            return new Recovery(offline, Map.of(), Set.of(), Set.of(), violations, notes);
+        }
+        Path work = Files.createDirectories(dir.resolve("tool"));
+        int dead = schedule.deadBroker();
+        String bootstrap = cluster.bootstrapServers();
+        Path evidence = work.resolve("evidence-broker-" + dead + ".json");
+        boolean diskSurvives = !schedule.deadDiskLost();
+        List<String> evidenceArgs = List.of();
+        if (diskSurvives) {
+            expectExit(violations, "inspect", CliRun.of("inspect", "--log-dir", cluster.logDir(dead).toString(),
+                    "--output-file", evidence.toString()), 0);
+            evidenceArgs = List.of("--evidence", evidence.toString());
+        }
+        ToolPath path = toolPath(seed);
+        log.accept("tool: " + path + " on " + offline.size() + " offline partitions " + offline);
+        List<String> accept = diskSurvives ? List.of() : List.of("--accept-unknown-loss");
+        List<Path> plans = new ArrayList<>();
+        switch (path) {
+            case RECOVER_BALANCED, RECOVER_PROACTIVE -> {
+                String strategy = path == ToolPath.RECOVER_BALANCED ? "balanced" : "proactive";
+                recover(cluster, work.resolve("plan.json"), strategy, evidenceArgs, accept, violations);
+                plans.add(work.resolve("plan.json"));
+                if (path == ToolPath.RECOVER_BALANCED && !offlineNow(cluster).isEmpty()) {
+                    // the runbook: balanced waits for a last leader that will not come back; plan again proactive
+                    log.accept("  still offline after balanced: " + offlineNow(cluster) + "; recover proactive");
+                    recover(cluster, work.resolve("plan-proactive.json"), "proactive", evidenceArgs, accept, violations);
+                    plans.add(work.resolve("plan-proactive.json"));
+                }
+                if (diskSurvives) {
+                    for (Path plan : plans) {
+                        if (Files.exists(plan)) {
+                            expectExit(violations, "inspect --salvage-beyond " + plan.getFileName(), CliRun.of("inspect",
+                                    "--log-dir", cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString(),
+                                    "--salvage-dir", diskSalvageOf(plan).toString()), 0, 3);
+                        }
+                    }
+                }
+            }
+            case PLAN_INSPECT_EXECUTE -> {
+                Path plan = work.resolve("plan.json");
+                plans.add(plan);
+                List<String> args = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "plan", "--strategy",
+                        "proactive", "--probe-timeout-ms", "5000", "--output-file", plan.toString()));
+                args.addAll(evidenceArgs);
+                expectExit(violations, "plan", CliRun.of(args.toArray(String[]::new)), 0, 3);
+                if (diskSurvives) {
+                    expectExit(violations, "inspect --salvage-beyond", CliRun.of("inspect", "--log-dir",
+                            cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString(), "--salvage-dir",
+                            diskSalvageOf(plan).toString()), 0, 3);
+                }
+                List<String> execute = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "execute", "--plan",
+                        plan.toString(), "--result-file", resultOf(plan).toString()));
+                execute.addAll(accept);
+                expectExit(violations, "execute", CliRun.of(execute.toArray(String[]::new)), 0, 3);
+            }
+        }
+        Map<TopicPartition, PartitionView> afterTool = views(cluster);
+        bringBackDead(cluster, schedule);
+        Map<TopicPartition, Map<Long, String>> after = readAll(cluster, led(cluster));
+
+        Set<String> salvaged = new HashSet<>();
+        Set<String> replayed = new HashSet<>();
+        for (Path plan : plans) {
+            for (Path salvage : List.of(salvageOf(plan), diskSalvageOf(plan))) {
+                if (hasManifest(salvage)) {
+                    salvaged.addAll(salvagedValues(salvage));
+                }
+            }
+        }
+        if (!salvaged.isEmpty()) {
+            createTopic(cluster, SALVAGED, Map.of(0, List.of(1, 2, 3), 1, List.of(2, 3, 4), 2, List.of(3, 4, 1),
+                    3, List.of(4, 1, 2)), Map.of());
+            for (Path plan : plans) {
+                if (hasManifest(salvageOf(plan))) {
+                    expectExit(violations, "replay " + salvageOf(plan).getFileName(), CliRun.of("--bootstrap-server",
+                            bootstrap, "replay", "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED,
+                            "--result", resultOf(plan).toString(), "--execute"), 0);
+                }
+                if (hasManifest(diskSalvageOf(plan))) {
+                    expectExit(violations, "replay " + diskSalvageOf(plan).getFileName(), CliRun.of(
+                            "--bootstrap-server", bootstrap, "replay", "--salvage-dir", diskSalvageOf(plan).toString(),
+                            "--to-topic", SALVAGED, "--without-result", "--execute"), 0);
+                }
+            }
+            List<TopicPartition> target = List.of(new TopicPartition(SALVAGED, 0), new TopicPartition(SALVAGED, 1),
+                    new TopicPartition(SALVAGED, 2), new TopicPartition(SALVAGED, 3));
+            readAll(cluster, target).values().forEach(values -> replayed.addAll(values.values()));
+        }
+
+        // no replica order the tool changed, no journal left behind
+        assignments.forEach((topic, replicas) -> replicas.forEach((p, order) -> {
+            List<Integer> now = afterTool.get(new TopicPartition(topic, p)).replicas();
+            if (!order.equals(now)) {
+                violations.add(topic + "-" + p + " has replica order " + now + " after the tool, created as " + order);
+            }
+        }));
+        try (Stream<Path> files = Files.list(work)) {
+            files.filter(f -> f.getFileName().toString().contains("journal")).forEach(f ->
+                    violations.add("a journal was left behind: " + f.getFileName()));
+        }
+        for (Path plan : plans) {
+            checkPlannedLoss(plan, oracle, afterTool, after, violations, notes);
+        }
+        notes.addAll(groupPositions(cluster, after));
+        return new Recovery(offline, after, salvaged, replayed, violations, notes);
+    }
+
+    private Recovery recoverWithKafka(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot, Oracle oracle)
+            throws Exception {
+        killAll(cluster);
+        List<TopicPartition> offline = restore(cluster, schedule, snapshot);
+        List<String> notes = new ArrayList<>();
+        Set<TopicPartition> everyOffline = offlineEverywhere(cluster);
+        log.accept("Kafka's unclean election on " + everyOffline);
+        if (!everyOffline.isEmpty()) {
+            try (Admin admin = cluster.createAdmin()) {
+                admin.electLeaders(ElectionType.UNCLEAN, everyOffline).partitions().get()
+                        .forEach((tp, error) -> error.ifPresent(e -> notes.add("Kafka did not elect " + tp + ": " + e)));
+            } catch (ExecutionException e) {
+                notes.add("Kafka's unclean election failed: " + e.getCause());
+            }
+        }
+        bringBackDead(cluster, schedule);
+        Map<TopicPartition, Map<Long, String>> after = readAll(cluster, led(cluster));
+        return new Recovery(offline, after, Set.of(), Set.of(), List.of(), notes);
+    }
+
+    /**
+     * Puts every node's log dir back as the snapshot holds it, starts the controllers and the brokers that were up,
+     * and returns the test topics' partitions that are offline once the controller has settled.
+     */
+    private List<TopicPartition> restore(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot) {
+        for (int node : cluster.nodeIds()) {
+            FaultSchedule.deleteRecursively(cluster.logDir(node));
+            copyTree(snapshot.resolve(Integer.toString(node)), cluster.logDir(node));
+        }
+        cluster.startStoppedControllers();
+        cluster.startBrokers(BROKERS.stream().filter(b -> b != schedule.deadBroker()).toList());
+        List<TopicPartition> offline = List.of();
+        for (int attempt = 0; attempt < 10; attempt++) {
+            sleep(SETTLE.toMillis() / 2);
+            List<TopicPartition> now = allPartitions().stream()
+                    .filter(tp -> describe(cluster, tp).isLeaderless()).toList();
+            if (now.equals(offline) && attempt > 0) {
+                break;
+            }
+            offline = now;
+        }
+        for (TopicPartition tp : offline) {
+            log.accept("  offline: " + describe(cluster, tp));
+        }
+        return offline;
+    }
+
+    /** The dead broker comes back (on an empty disk when it was lost), and every partition is awaited with a leader. */
+    private void bringBackDead(LocalKafkaCluster cluster, FaultSchedule schedule) {
+        int dead = schedule.deadBroker();
+        if (schedule.deadDiskLost()) {
+            FaultSchedule.emptyLogDir(cluster.logDir(dead));
+        }
+        cluster.startBroker(dead);
+        for (TopicPartition tp : allPartitions()) {
+            try {
+                cluster.awaitPartition(tp, v -> !v.isLeaderless(), Duration.ofSeconds(30));
+            } catch (RuntimeException e) {
+                log.accept("  still offline after broker " + dead + " is back: " + tp);
+            }
+        }
+    }
+
+    /** The plan's stated loss per replica against what the replica held and the elected log holds now. */
+    private void checkPlannedLoss(Path plan, Oracle oracle, Map<TopicPartition, PartitionView> elected,
+                                  Map<TopicPartition, Map<Long, String>> after, List<String> violations,
+                                  List<String> notes) throws IOException {
+        if (!Files.exists(plan)) {
+            return;
+        }
+        JsonNode partitions = Json.mapper().readTree(plan.toFile()).get("partitions");
+        int checked = 0;
+        for (JsonNode partition : partitions) {
+            TopicPartition tp = new TopicPartition(partition.get("topic").asText(), partition.get("partition").asInt());
+            // only a partition the plan's designated replica leads: a refused one was decided again or by Kafka
+            if (!TOPICS.contains(tp.topic()) || !after.containsKey(tp)
+                    || elected.get(tp).leader() != partition.path("designatedLeader").asInt(-2)) {
+                continue;
+            }
+            Map<Long, String> electedLog = after.get(tp);
+            for (JsonNode truncation : partition.path("expectedTruncation")) {
+                if (!"EXACT".equals(truncation.path("estimate").asText())) {
+                    continue;
+                }
+                int broker = truncation.get("broker").asInt();
+                Map<Long, String> held = oracle.replica(broker, tp);
+                if (held == null) {
+                    continue;
+                }
+                long from = truncation.get("fromOffset").asLong();
+                long to = truncation.get("toOffset").asLong();
+                Set<Long> stated = new HashSet<>();
+                Set<Long> measured = new HashSet<>();
+                held.forEach((offset, value) -> {
+                    if (offset >= from && offset < to) {
+                        stated.add(offset);
+                    }
+                    if (!value.equals(electedLog.get(offset))) {
+                        measured.add(offset);
+                    }
+                });
+                checked++;
+                if (!stated.equals(measured)) {
+                    violations.add(tp + " broker " + broker + ": the plan states it loses [" + from + ", " + to + ") ("
+                            + stated.size() + " records), measured " + measured.size() + " records "
+                            + new TreeMap<>(held).keySet().stream().filter(measured::contains).limit(5).toList() + "...");
+                }
+            }
+        }
+        notes.add(plan.getFileName() + ": " + partitions.size() + " partitions planned, " + checked
+                + " replicas' stated losses checked record for record");
+    }
+
+    /** Where each group's committed position lies against the recovered log end: past it, the group skips records. */
+    private List<String> groupPositions(LocalKafkaCluster cluster, Map<TopicPartition, Map<Long, String>> after) {
+        List<String> notes = new ArrayList<>();
+        try (Admin admin = cluster.createAdmin()) {
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(allPartitions().stream().collect(java.util.stream.Collectors.toMap(tp -> tp,
+                    tp -> OffsetSpec.latest()))).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+            for (String group : Workload.GROUPS) {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get();
+                long ahead = committed.entrySet().stream().filter(e -> e.getValue() != null
+                        && ends.containsKey(e.getKey()) && e.getValue().offset() > ends.get(e.getKey())).count();
+                notes.add("group " + group + ": " + ahead + " partitions committed past the recovered log end");
+            }
+        } catch (ExecutionException | RuntimeException e) {
+            notes.add("group positions not read: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return notes;
+    }
+
+    private void chooseAssignments() {
+        Random random = new Random(seed * 31 + 7);
+        assignments.put(RF3, placement(random, 4, 3));
+        assignments.put(RF2, placement(random, 4, 2));
+        assignments.put(COMPACTED, placement(random, 2, 3));
+        assignments.put(TRANSACTIONAL, placement(random, 2, 3));
+    }
+
+    private static Map<Integer, List<Integer>> placement(Random random, int partitions, int replication) {
+        Map<Integer, List<Integer>> placement = new TreeMap<>();
+        for (int p = 0; p < partitions; p++) {
+            List<Integer> brokers = new ArrayList<>(BROKERS);
+            java.util.Collections.shuffle(brokers, random);
+            placement.put(p, List.copyOf(brokers.subList(0, replication)));
+        }
+        return placement;
+    }
+
+    private void createTopics(LocalKafkaCluster cluster) {
+        createTopic(cluster, RF3, assignments.get(RF3), Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2"));
+        createTopic(cluster, RF2, assignments.get(RF2), Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1"));
+        createTopic(cluster, COMPACTED, assignments.get(COMPACTED), Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
+                TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT));
+        createTopic(cluster, TRANSACTIONAL, assignments.get(TRANSACTIONAL),
+                Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2"));
+        for (TopicPartition tp : allPartitions()) {
+            cluster.awaitPartition(tp, v -> !v.isLeaderless() && v.isr().size() == v.replicas().size(),
+                    Duration.ofSeconds(60));
+        }
+    }
+
+    private static void createTopic(LocalKafkaCluster cluster, String topic, Map<Integer, List<Integer>> assignment,
+                                    Map<String, String> configs) {
+        Map<String, String> all = new HashMap<>(configs);
+        all.put(TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false");
+        try (Admin admin = cluster.createAdmin()) {
+            admin.createTopics(List.of(new NewTopic(topic, assignment).configs(all))).all().get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not create " + topic + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private List<TopicPartition> partitionsOf(String topic) {
+        return assignments.get(topic).keySet().stream().map(p -> new TopicPartition(topic, p)).toList();
+    }
+
+    private List<TopicPartition> plainPartitions() {
+        List<TopicPartition> plain = new ArrayList<>(partitionsOf(RF3));
+        plain.addAll(partitionsOf(RF2));
+        plain.addAll(partitionsOf(COMPACTED));
+        return plain;
+    }
+
+    List<TopicPartition> allPartitions() {
+        List<TopicPartition> all = new ArrayList<>(plainPartitions());
+        all.addAll(partitionsOf(TRANSACTIONAL));
+        return all;
+    }
+
+    private void recover(LocalKafkaCluster cluster, Path plan, String strategy, List<String> evidenceArgs,
+                         List<String> accept, List<String> violations) {
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "recover",
+                "--automated-recovery", "--strategy", strategy, "--probe-timeout-ms", "5000", "--output-file",
+                plan.toString(), "--result-file", resultOf(plan).toString()));
+        args.addAll(evidenceArgs);
+        args.addAll(accept);
+        // 3: balanced waits for a replica nobody can ask, or a partition was refused: both documented
+        expectExit(violations, "recover " + strategy, CliRun.of(args.toArray(String[]::new)), 0, 3);
+    }
+
+    private static Path resultOf(Path plan) {
+        return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-result.json"));
+    }
+
+    /** Where {@code inspect --salvage-beyond} copies the dead broker's records past the plan's cut. */
+    private static Path diskSalvageOf(Path plan) {
+        return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-disk-salvage"));
+    }
+
+    private static Path salvageOf(Path plan) {
+        return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-salvage"));
+    }
+
+    private Map<TopicPartition, PartitionView> views(LocalKafkaCluster cluster) {
+        Map<TopicPartition, PartitionView> views = new HashMap<>();
+        for (TopicPartition tp : allPartitions()) {
+            views.put(tp, describe(cluster, tp));
+        }
+        return views;
+    }
+
+    private List<TopicPartition> offlineNow(LocalKafkaCluster cluster) {
+        return allPartitions().stream().filter(tp -> describe(cluster, tp).isLeaderless()).toList();
+    }
+
+    /** The test topics' partitions that have a leader: only those can be read; the rest count as lost. */
+    private List<TopicPartition> led(LocalKafkaCluster cluster) {
+        List<TopicPartition> offline = offlineNow(cluster);
+        offline.forEach(tp -> log.accept("  offline after the recovery: " + describe(cluster, tp)));
+        return allPartitions().stream().filter(tp -> !offline.contains(tp)).toList();
+    }
+
+    /** Every leaderless partition of the cluster, internal topics included, as the tool's recover finds them. */
+    private static Set<TopicPartition> offlineEverywhere(LocalKafkaCluster cluster) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            Set<String> names = admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
+                    .names().get();
+            Set<TopicPartition> offline = new HashSet<>();
+            admin.describeTopics(names).allTopicNames().get().forEach((name, topic) -> topic.partitions().forEach(p -> {
+                if (p.leader() == null || p.leader().isEmpty()) {
+                    offline.add(new TopicPartition(name, p.partition()));
+                }
+            }));
+            return offline;
+        }
+    }
+
+    private static PartitionView describe(LocalKafkaCluster cluster, TopicPartition tp) {
+        return cluster.awaitPartition(tp, v -> true, Duration.ofSeconds(30));
+    }
+
+    /** Every record of the partitions from their start to their end now, read_uncommitted: offset to value. */
+    private static Map<TopicPartition, Map<Long, String>> readAll(LocalKafkaCluster cluster, List<TopicPartition> tps) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        Map<TopicPartition, Map<Long, String>> values = new LinkedHashMap<>();
+        tps.forEach(tp -> values.put(tp, new TreeMap<>()));
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(tps);
+            consumer.seekToBeginning(tps);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(tps, Duration.ofSeconds(30));
+            Instant deadline = Instant.now().plus(READ_TIMEOUT);
+            while (tps.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                if (Instant.now().isAfter(deadline)) {
+                    throw new IllegalStateException("could not read " + tps + " to " + ends + " within " + READ_TIMEOUT);
+                }
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    values.get(new TopicPartition(record.topic(), record.partition()))
+                            .put(record.offset(), record.value());
+                }
+            }
+        }
+        return values;
+    }
+
+    private static boolean hasManifest(Path salvage) {
+        if (!Files.isDirectory(salvage)) {
+            return false;
+        }
+        try (Stream<Path> files = Files.walk(salvage)) {
+            return files.anyMatch(f -> f.getFileName().toString().equals("manifest.json"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Set<String> salvagedValues(Path salvage) {
+        Set<String> values = new HashSet<>();
+        for (SalvageDirectory.SalvagedRange range : SalvageDirectory.read(salvage).ranges()) {
+            range.forEachBatch(batch -> {
+                if (!batch.isControlBatch()) {
+                    batch.forEach(record -> {
+                        if (record.hasValue()) {
+                            values.add(StandardCharsets.UTF_8.decode(record.value()).toString());
+                        }
+                    });
+                }
+            });
+        }
+        return values;
+    }
+
+    private void expectExit(List<String> violations, String step, CliRun run, int... documented) {
+        log.accept("  " + step + ": exit " + run.exitCode() + (run.exitCode() == 0 ? "" : "; " + (run.out() + run.err())
+                .lines().filter(l -> l.contains("WARNING") || l.contains("REFUSED") || l.contains("refused")
+                        || l.startsWith("error")).limit(4).toList()));
+        for (int code : documented) {
+            if (run.exitCode() == code) {
+                return;
+            }
+        }
+        violations.add(step + " exited " + run.exitCode() + ", expected one of " + java.util.Arrays.toString(documented)
+                + ":\n" + run.out() + run.err());
+    }
+
+    private static void killAll(LocalKafkaCluster cluster) {
+        for (int broker : cluster.brokerIds()) {
+            if (cluster.isRunning(broker)) {
+                cluster.stopBroker(broker, StopMode.ABRUPT);
+            }
+        }
+        for (int controller : cluster.controllerIds()) {
+            if (cluster.isRunning(controller)) {
+                cluster.stopController(controller, StopMode.ABRUPT);
+            }
+        }
+    }
+
+    static void copyTree(Path from, Path to) {
+        try (Stream<Path> all = Files.walk(from)) {
+            for (Path source : all.toList()) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    Files.createDirectories(target);
+                } else if (Files.isRegularFile(source)) {
+                    Files.copy(source, target);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
