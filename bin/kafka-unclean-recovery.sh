@@ -46,6 +46,11 @@ fi
 # touched only as it is used. docs/benchmarks.md has the figures.
 jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseParallelGC -XX:InitialRAMPercentage=5 -XX:NewRatio=1 -Xss1m)
 
+# A bounded heap, sized for an outage of 100,000 partitions (docs/benchmarks.md): a larger one ends with an
+# "out of memory" error line instead of growing to the JVM's default of a quarter of the host's memory.
+# KAFKA_UNCLEAN_RECOVERY_HEAP_OPTS replaces it, as KAFKA_HEAP_OPTS does for Kafka's own scripts.
+heap_opts="${KAFKA_UNCLEAN_RECOVERY_HEAP_OPTS:--Xmx2g}"
+
 # Class-data sharing (AppCDS): a dynamic archive of the classes a run loads (picocli, kafka-clients' Admin
 # and network stack, the plan, election and JSON code) shortens every start (docs/benchmarks.md). It is made
 # once, in the background, by a throw-away run that cannot touch any cluster (the hidden class-data-training
@@ -73,6 +78,6 @@ if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
   fi
 fi
 
-exec java "${jvm_opts[@]}" ${KAFKA_UNCLEAN_RECOVERY_OPTS:-} \
+exec java "${jvm_opts[@]}" $heap_opts ${KAFKA_UNCLEAN_RECOVERY_OPTS:-} \
   -Dkafka.unclean.recovery.home="$home" -Dkafka.server.classpath.file="$server_classpath" \
   -jar "$jar" "$@"

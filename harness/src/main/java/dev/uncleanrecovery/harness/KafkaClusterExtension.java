@@ -4,6 +4,7 @@ package dev.uncleanrecovery.harness;
 
 import dev.uncleanrecovery.localcluster.ClusterBackend;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.NodeRole;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -109,7 +110,10 @@ public final class KafkaClusterExtension
     private static LocalKafkaCluster.Builder configure(KafkaClusterTest wanted) {
         LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
                 .controllers(wanted.controllers())
-                .security(wanted.security());
+                .security(wanted.security())
+                .startupTimeout(java.time.Duration.ofSeconds(wanted.startupTimeoutSeconds()))
+                .jvmArgs(NodeRole.BROKER, wanted.brokerJvmArgs())
+                .jvmArgs(NodeRole.CONTROLLER, wanted.controllerJvmArgs());
         String version = !wanted.kafkaVersion().isEmpty() ? wanted.kafkaVersion()
                 : System.getProperty("kafka.test.version", "");
         if (!version.isBlank()) {

@@ -80,4 +80,13 @@ public @interface KafkaClusterTest {
 
     /** More SASL users (password {@code <user>-secret}, no ACLs) for a secured cluster. */
     String[] saslUsers() default {};
+
+    /** JVM options for every broker after the harness's small-footprint ones ({@code -Xmx1g} for many partitions). */
+    String[] brokerJvmArgs() default {};
+
+    /** JVM options for the controllers, as {@link #brokerJvmArgs()}. */
+    String[] controllerJvmArgs() default {};
+
+    /** How long the cluster and each restarted broker may take to start (a broker unfenced). */
+    int startupTimeoutSeconds() default 90;
 }

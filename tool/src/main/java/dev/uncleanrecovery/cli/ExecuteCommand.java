@@ -10,8 +10,10 @@ import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import dev.uncleanrecovery.salvage.SalvageSource;
+import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -62,18 +64,19 @@ public class ExecuteCommand implements Callable<Integer> {
     // Here rather than in ExecuteOptions: 'recover' mixes in PlanOptions, which has the same option.
     @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
             description = "How the designated replicas are probed again: auto (default), native or stock, as for 'plan'.")
-    String probeMode;
+    ProbeMode probeMode;
 
     @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
+        RecoveryExecution.Options options = execution.options(probeMode, dryRun);
         Plan plan = PlanFile.read(planFile);
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              RecoveryExecution recovery = new RecoveryExecution(discovery)) {
-            ExecutionResult result = recovery.execute(plan, planFile.toString(),
-                    execution.options(PlanOptions.probeMode(probeMode), dryRun), ProgressLine.steps(spec.commandLine().getErr()));
+            ExecutionResult result = recovery.execute(plan, planFile.toString(), options,
+                    ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
             return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut());
         }
@@ -111,6 +114,10 @@ public class ExecuteCommand implements Callable<Integer> {
                         result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         electorName(result.elector()));
+                if (result.leadersShownAfter() != null) {
+                    out.println("The brokers' metadata showed every new leader " + Durations.human(result.leadersShownAfter())
+                            + " after the controller's answer to the election.");
+                }
             }
             printSalvaged(result, out);
             printTruncations(result, out);

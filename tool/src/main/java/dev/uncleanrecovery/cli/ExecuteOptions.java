@@ -6,7 +6,6 @@ import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.probe.ProbeMode;
-import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,11 +67,8 @@ class ExecuteOptions {
     }
 
     RecoveryExecution.Options options(ProbeMode probeMode, boolean dryRun) {
-        Duration reprobe = Duration.ofMillis(Math.max(100, reprobeTimeoutMs));
-        ProbeSettings defaults = ProbeSettings.defaults();
         return new RecoveryExecution.Options(allowUnprobedLeader,
-                defaults.withTimeout(reprobe).withRequestTimeout(reprobe.compareTo(defaults.requestTimeout()) < 0
-                        ? reprobe : defaults.requestTimeout()),
+                PlanOptions.probeWithin("--reprobe-timeout-ms", reprobeTimeoutMs),
                 Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
                 salvageDir, noSalvage, new RecoveryExecution.Locking(withoutLock, lockId()), acceptUnknownLoss);
     }

@@ -63,9 +63,11 @@ final class KafkaToolsSteps {
      *               an assignment that names any other ("Unknown broker id"), so a partition with a replica on a
      *               fenced or lost broker cannot be reordered with it, and Kafka's tools cannot elect its designated
      *               replica at all
+     * @param commandConfig the run's {@code --command-config}, given to every command as is (the secrets stay in it);
+     *                      null when the run had none
      */
-    static Written write(Plan plan, Path planFile, String bootstrapServers, Set<Integer> listed, Path dir)
-            throws IOException {
+    static Written write(Plan plan, Path planFile, String bootstrapServers, Path commandConfig, Set<Integer> listed,
+            Path dir) throws IOException {
         List<Assignment> bestFirst = new ArrayList<>();
         List<Assignment> original = new ArrayList<>();
         List<Partition> elect = new ArrayList<>();
@@ -94,14 +96,22 @@ final class KafkaToolsSteps {
             create(dir.resolve(REORDER), Json.mapper().writeValueAsString(new Reassignment(1, bestFirst)));
             create(dir.resolve(ELECT), Json.mapper().writeValueAsString(new Election(elect)));
             create(dir.resolve(RESTORE), Json.mapper().writeValueAsString(new Reassignment(1, original)));
-            steps(s, bootstrapServers, dir, topics);
+            steps(s, bootstrapServers, commandConfig, dir, topics);
         }
         create(dir.resolve(STEPS), s.toString());
         return new Written(dir.resolve(STEPS), elect.size(), impossible);
     }
 
-    private static void steps(StringBuilder s, String bootstrap, Path dir, TreeSet<String> topics) {
+    private static void steps(StringBuilder s, String bootstrap, Path commandConfig, Path dir, TreeSet<String> topics) {
         String b = "--bootstrap-server " + bootstrap;
+        // kafka-leader-election.sh names the same file --admin.config on every release from 3.7 to 4.4 (4.x also
+        // accepts --command-config, which 3.x refuses); the other two tools call it --command-config.
+        String election = b;
+        if (commandConfig != null) {
+            String config = commandConfig.toAbsolutePath().toString();
+            election = b + " --admin.config " + config;
+            b = b + " --command-config " + config;
+        }
         s.append("#\n")
                 .append("# kafka-leader-election.sh --election-type unclean elects the FIRST LIVE REPLICA IN ASSIGNMENT ORDER,\n")
                 .append("# whatever file it is given: each designated replica is put first, elected, and the order restored.\n")
@@ -115,7 +125,7 @@ final class KafkaToolsSteps {
                 .append("# Check: Replicas now start with the designated replica, Leader is still none.\n")
                 .append(describe).append("\n\n")
                 .append("# 2. Elect: the first live replica is now the designated one.\n")
-                .append("kafka-leader-election.sh ").append(b).append(" --election-type unclean --path-to-json-file ")
+                .append("kafka-leader-election.sh ").append(election).append(" --election-type unclean --path-to-json-file ")
                 .append(dir.resolve(ELECT)).append("\n")
                 .append("# Check: Leader is the designated replica of each partition.\n")
                 .append(describe).append("\n\n")

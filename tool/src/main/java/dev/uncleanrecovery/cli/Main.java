@@ -36,7 +36,19 @@ public final class Main {
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setExecutionExceptionHandler(new ErrorReporter());
         commandLine.setParameterExceptionHandler(ErrorReporter::onParameterException);
-        int code = commandLine.execute(args);
+        int code;
+        try {
+            code = commandLine.execute(args);
+        } catch (OutOfMemoryError e) {
+            // what the run did before it is in its output (and result file, when it changed something); the heap it
+            // had is the launcher's bound, which the operator can raise
+            out.flush();
+            err.println("error: out of memory: the run needed more than the heap limit of "
+                    + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB; run it again with a larger one,"
+                    + " e.g. KAFKA_UNCLEAN_RECOVERY_HEAP_OPTS=-Xmx8g");
+            err.flush();
+            return ExitCode.FAILURE;
+        }
         out.flush();
         err.flush();
         return code;

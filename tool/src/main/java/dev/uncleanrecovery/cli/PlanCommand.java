@@ -77,7 +77,7 @@ public class PlanCommand implements Callable<Integer> {
             Set<Integer> listed = result.snapshot().brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
                     .collect(Collectors.toSet());
             KafkaToolsSteps.Written steps = KafkaToolsSteps.write(result.plan(), planFile, root.global.bootstrapServer,
-                    listed, kafkaTools);
+                    root.global.commandConfig, listed, kafkaTools);
             Table.printWrapped(out, "The same elections with Kafka's own tools: " + steps.steps() + " ("
                     + steps.partitions() + " of " + result.plan().partitions().size() + " partition(s)"
                     + (steps.impossible().isEmpty() ? "; run its commands in order)" : "; the others have a replica on a"

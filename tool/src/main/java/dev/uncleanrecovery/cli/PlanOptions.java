@@ -26,7 +26,7 @@ class PlanOptions {
     @Option(names = "--strategy", paramLabel = "STRATEGY", defaultValue = "balanced",
             description = "balanced (default): decide only when every LastKnownELR member answered;"
                     + " proactive: decide from whoever answered by the deadline.")
-    String strategy;
+    Strategy strategy;
 
     @Option(names = "--exclude-broker", paramLabel = "ID", split = ",",
             description = "Never elect a replica on these brokers (repeat or comma separate).")
@@ -56,7 +56,7 @@ class PlanOptions {
     @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
             description = "auto (default): GetReplicaLogInfo on brokers that advertise it (kafka-patch agent), stock RPCs"
                     + " elsewhere; native: GetReplicaLogInfo only; stock: ListOffsets and Fetch only.")
-    String probeMode;
+    ProbeMode probeMode;
 
     @Option(names = "--evidence", paramLabel = "FILE", split = ",",
             description = "Evidence files written by 'inspect' on stopped brokers: their logs count (truncation,"
@@ -83,7 +83,7 @@ class PlanOptions {
         if (acceptUnidentifiedEvidence && (evidenceFiles == null || evidenceFiles.isEmpty())) {
             throw new UserInputException("--accept-unidentified-evidence needs --evidence");
         }
-        return new RecoveryPlanning.Options(select.selection(), election(), probe(), probeMode(), diskEvidence(),
+        return new RecoveryPlanning.Options(select.selection(), election(), probe(), probeMode, diskEvidence(),
                 unlistedBrokers(), acceptUnidentifiedEvidence);
     }
 
@@ -114,7 +114,7 @@ class PlanOptions {
     }
 
     ElectionOptions election() {
-        ElectionOptions options = ElectionOptions.defaults().withStrategy(strategy());
+        ElectionOptions options = ElectionOptions.defaults().withStrategy(strategy);
         if (excludedBrokers != null) {
             options = options.withExcludedBrokers(Set.copyOf(excludedBrokers));
         }
@@ -138,23 +138,22 @@ class PlanOptions {
     }
 
     ProbeSettings probe() {
-        if (probeTimeoutMs < 100) {
-            throw new UserInputException("--probe-timeout-ms must be at least 100");
+        return probeWithin("--probe-timeout-ms", probeTimeoutMs);
+    }
+
+    /**
+     * The probe's settings under the deadline an option gives: the plan's probe and execute's second look alike.
+     * Under 100 ms no broker answers a batch, and every replica would count as unreachable: refused, not raised.
+     */
+    static ProbeSettings probeWithin(String option, long deadlineMs) {
+        if (deadlineMs < 100) {
+            throw new UserInputException(option + " must be at least 100, not " + deadlineMs);
         }
-        Duration timeout = Duration.ofMillis(probeTimeoutMs);
-        ProbeSettings defaults = ProbeSettings.defaults();
-        return defaults.withTimeout(timeout).withRequestTimeout(
-                timeout.compareTo(defaults.requestTimeout()) < 0 ? timeout : defaults.requestTimeout());
+        return ProbeSettings.within(Duration.ofMillis(deadlineMs));
     }
 
     ProbeMode probeMode() {
-        return probeMode(probeMode);
-    }
-
-    /** Shared with {@code execute}, whose re-probe takes the same option. */
-    static ProbeMode probeMode(String value) {
-        return ProbeMode.parse(value).orElseThrow(() -> new UserInputException("--probe-mode must be one of "
-                + ProbeMode.choices() + ", not '" + value + "'"));
+        return probeMode;
     }
 
     List<dev.uncleanrecovery.plan.EvidenceFile> diskEvidence() throws java.io.IOException {
@@ -169,13 +168,5 @@ class PlanOptions {
 
     Path outputFile(java.time.Instant now) {
         return outputFile != null ? outputFile : Path.of("plan-" + FILE_TIMESTAMP.format(now) + ".json");
-    }
-
-    private Strategy strategy() {
-        try {
-            return Strategy.valueOf(strategy.toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new UserInputException("--strategy must be balanced or proactive, not '" + strategy + "'");
-        }
     }
 }

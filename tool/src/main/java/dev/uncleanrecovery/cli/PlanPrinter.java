@@ -32,7 +32,7 @@ final class PlanPrinter {
             out.println();
         }
         out.println("Partitions to elect: " + (plan.partitions().isEmpty() ? "none" : plan.partitions().size())
-                + " (strategy " + plan.strategy().name().toLowerCase(java.util.Locale.ROOT) + ")");
+                + " (strategy " + plan.strategy().spelling() + ")");
         if (!plan.partitions().isEmpty()) {
             // the reason, the longest cell by far, goes under its row
             Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION");

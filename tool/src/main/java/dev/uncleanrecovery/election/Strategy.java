@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.election;
 
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+
 /**
  * When to elect, in the words of KIP-966 ({@code unclean.recovery.strategy}).
  *
@@ -18,4 +21,16 @@ public enum Strategy {
     PROACTIVE;
 
     public static final Strategy DEFAULT = BALANCED;
+
+    /** As the command line and the plan file spell it: {@code balanced}. */
+    @JsonValue
+    public String spelling() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The spelling: picocli lists the constants so in help, completion and errors. */
+    @Override
+    public String toString() {
+        return spelling();
+    }
 }

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import java.time.Duration;
 import java.util.List;
 
 /** Makes each target's designated replica the leader of its offline partition, and verifies it did. */
@@ -27,6 +28,12 @@ public interface DesignatedElector {
     default List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated) {
         return elect(targets, validated, () -> { });
     }
+
+    /**
+     * After {@link #elect}: how long after the controller's answer to the last election request the brokers' metadata
+     * showed a leader for every partition it elected; null when it elected none, or some showed none by the timeout.
+     */
+    Duration leadersShownAfter();
 
     /**
      * Told as soon as there are partitions to elect, before their designated replicas are probed once more, so

@@ -100,12 +100,19 @@ final class ElectionVerification {
     }
 
     /**
-     * Reads the partitions until all have a leader or the timeout passes; each read asks only for those still
-     * without one. Returns the last state read of every partition.
+     * The partitions as last read after an election, and how long the brokers' metadata took to show a leader for all
+     * of them (null when some had none by the timeout).
      */
-    static Map<TopicPartition, TopicPartitionState> awaitLeaders(PartitionStateReader reader,
-                                                                 Collection<TopicPartition> elected, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    record Shown(Map<TopicPartition, TopicPartitionState> states, Duration after) {
+    }
+
+    /**
+     * Reads the partitions until all have a leader or the timeout passes; each read asks only for those still
+     * without one. Called once every election request is answered: it covers all of them.
+     */
+    static Shown awaitLeaders(PartitionStateReader reader, Collection<TopicPartition> elected, Duration timeout) {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
         Set<TopicPartition> waiting = new HashSet<>(elected);
         Map<TopicPartition, TopicPartitionState> last = new HashMap<>();
         while (true) {
@@ -115,8 +122,11 @@ final class ElectionVerification {
                     waiting.remove(p.topicPartition());
                 }
             }
-            if (waiting.isEmpty() || System.nanoTime() > deadline) {
-                return last;
+            if (waiting.isEmpty()) {
+                return new Shown(last, Duration.ofNanos(System.nanoTime() - start));
+            }
+            if (System.nanoTime() > deadline) {
+                return new Shown(last, null);
             }
             Pause.millis(200, "the elected leaders");
         }

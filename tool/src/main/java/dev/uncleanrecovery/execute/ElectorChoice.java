@@ -45,6 +45,11 @@ public final class ElectorChoice implements DesignatedElector {
         return chosen().elect(targets, validated, beforeFirstChange);
     }
 
+    @Override
+    public java.time.Duration leadersShownAfter() {
+        return chosen().leadersShownAfter();
+    }
+
     /** Chooses on a background thread: the ApiVersions survey (one round trip per live broker, answers usually kept from discovery). */
     @Override
     public void prepare() {

@@ -21,12 +21,15 @@ import org.apache.kafka.common.TopicPartition;
  * @param unknownLoss per partition that was (or in a dry run would be) elected, the replicas whose loss is not known,
  *                    with why
  * @param unknownLossAccepted --accept-unknown-loss: such a loss does not need the operator's attention
+ * @param leadersShownAfter how long after the controller's answer to the last election the brokers' metadata showed
+ *                          every new leader (see {@link DesignatedElector#leadersShownAfter}); null when not all were
  */
 public record ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed,
                               String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging,
                               Map<TopicPartition, List<MeasuredTruncation>> truncations, String salvageDir,
                               String salvageNote, Map<TopicPartition, List<SalvagedFile>> salvaged,
-                              Map<TopicPartition, Map<Integer, String>> unknownLoss, boolean unknownLossAccepted) {
+                              Map<TopicPartition, Map<Integer, String>> unknownLoss, boolean unknownLossAccepted,
+                              Duration leadersShownAfter) {
 
     public ExecutionResult {
         partitions = List.copyOf(partitions);
@@ -38,30 +41,36 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
     public ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed, String elector,
                            List<PartitionOutcome> partitions) {
         this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of(), null, null, Map.of(), Map.of(),
-                false);
+                false, null);
     }
 
     public ExecutionResult withHanging(HangingTransactions.Result found) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found, truncations,
-                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, leadersShownAfter);
+    }
+
+    /** How long the brokers' metadata took to show every new leader, as the elector measured it. */
+    public ExecutionResult withLeadersShownAfter(Duration shown) {
+        return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, shown);
     }
 
     /** What the other replicas of each elected partition lose, planned and measured after the election. */
     public ExecutionResult withTruncations(Map<TopicPartition, List<MeasuredTruncation>> measured) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured,
-                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, leadersShownAfter);
     }
 
     /** Where the doomed ranges were copied before electing, and what was. */
     public ExecutionResult withSalvage(String directory, String note, Map<TopicPartition, List<SalvagedFile>> files) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
-                directory, note, files, unknownLoss, unknownLossAccepted);
+                directory, note, files, unknownLoss, unknownLossAccepted, leadersShownAfter);
     }
 
     /** The replicas whose loss is not known, per partition that proceeded to the election. */
     public ExecutionResult withUnknownLoss(Map<TopicPartition, Map<Integer, String>> unknown, boolean accepted) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
-                salvageDir, salvageNote, salvaged, unknown, accepted);
+                salvageDir, salvageNote, salvaged, unknown, accepted, leadersShownAfter);
     }
 
     /** The partitions elected (or, in a dry run, that would be) with a replica whose loss is not known. */
@@ -144,7 +153,7 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                 hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),
                         h.startOffset(), h.why(), h.abortCommand(bootstrapServer))).toList(),
-                salvageDir, salvageNote);
+                salvageDir, salvageNote, leadersShownAfter == null ? null : leadersShownAfter.toMillis());
     }
 
     private static dev.uncleanrecovery.plan.ResultFile.Salvaged salvaged(SalvagedFile f) {

@@ -8,7 +8,6 @@ import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRequestException;
-import dev.uncleanrecovery.execute.ControllerCalls;
 import dev.uncleanrecovery.wire.Frames;
 import dev.uncleanrecovery.wire.ElectLeaders;
 import dev.uncleanrecovery.wire.ElectLeadersRequest;
@@ -32,8 +31,8 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Designated elections with the companion patch: ElectLeaders v3 with DesignatedLeaders, election
- * type UNCLEAN, at most {@value ControllerCalls#MAX_PARTITIONS_PER_REQUEST} partitions per
- * request (the controller's limit), sent to a live broker that advertises v3 (brokers forward ElectLeaders to the controller).
+ * type UNCLEAN, split by {@link ControllerCalls#requests} like every controller write (under the controller's cap),
+ * sent to a live broker that advertises v3 (brokers forward ElectLeaders to the controller).
  * The controller elects the designated replica or refuses the partition — never another replica —
  * so, unlike the stock elector, nothing is reordered. Every partition is still re-checked just before
  * and verified just after (leader == designated, leader epoch == planned + 1), like the stock elector.
@@ -59,6 +58,7 @@ public final class NativeElector implements DesignatedElector {
     private final PartitionStateReader reader;
     private final Duration verifyTimeout;
     private final Consumer<String> progress;
+    private volatile Duration leadersShownAfter;
 
     /**
      * @param viaBrokers live brokers that advertise ElectLeaders v3: request k goes through the k-th (modulo their
@@ -93,6 +93,11 @@ public final class NativeElector implements DesignatedElector {
                     }
                 });
         return new NativeElector(viaBrokers, exchange, connections::describe, reader, verifyTimeout, progress);
+    }
+
+    @Override
+    public Duration leadersShownAfter() {
+        return leadersShownAfter;
     }
 
     @Override
@@ -153,7 +158,9 @@ public final class NativeElector implements DesignatedElector {
                 .filter(tp -> !answers.get(tp).accepted()).toList();
         Map<TopicPartition, TopicPartitionState> after = new HashMap<>();
         if (!accepted.isEmpty()) {
-            after.putAll(ElectionVerification.awaitLeaders(reader, accepted, verifyTimeout));
+            ElectionVerification.Shown shown = ElectionVerification.awaitLeaders(reader, accepted, verifyTimeout);
+            leadersShownAfter = shown.after();
+            after.putAll(shown.states());
         }
         if (!notAccepted.isEmpty()) {
             reader.read(java.util.Set.copyOf(notAccepted)).partitions().forEach(p -> after.put(p.topicPartition(), p));

@@ -280,6 +280,7 @@ public final class PlanExecution {
         }
 
         String electedBy;
+        Duration leadersShown = null;
         if (proceed.isEmpty()) {
             beforeElecting.run();
             electedBy = "none (nothing to elect)";
@@ -297,6 +298,7 @@ public final class PlanExecution {
             electedBy = elector.describe();
             elector.elect(new ArrayList<>(proceed.values()), now, beforeElecting)
                     .forEach(o -> outcomes.put(o.topicPartition(), o));
+            leadersShown = elector.leadersShownAfter();
         }
         // said of the partitions elected (or that would be) only: a refused one loses nothing
         unknownLoss.keySet().retainAll(proceed.keySet());
@@ -312,7 +314,8 @@ public final class PlanExecution {
                 .toList();
         ExecutionResult result = new ExecutionResult(now.clusterId(), planFile, startedAt,
                 Duration.ofNanos(System.nanoTime() - start), electedBy, ordered)
-                .withUnknownLoss(unknownLoss, acceptUnknownLoss);
+                .withUnknownLoss(unknownLoss, acceptUnknownLoss)
+                .withLeadersShownAfter(leadersShown);
         if (noSalvage) {
             return result.withSalvage(null, "--no-salvage: nothing was kept", Map.of());
         }

@@ -136,7 +136,7 @@ public final class ReplicaOrderRestore {
         Map<TopicPartition, String> refused;
         String failure = null;
         try {
-            refused = controller.reassignAll(toRestore);
+            refused = controller.reassign(toRestore);
         } catch (RuntimeException e) {
             // The controller may have applied some of them all the same: one read-back tells which.
             refused = Map.of();

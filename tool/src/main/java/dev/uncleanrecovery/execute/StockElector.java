@@ -45,6 +45,7 @@ public final class StockElector implements DesignatedElector {
     private final String whyStock;
     private final ReorderJournalFile journal;
     private final ReplicaOrderRestore restore;
+    private volatile Duration leadersShownAfter;
 
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
                         Consumer<String> progress) {
@@ -85,6 +86,11 @@ public final class StockElector implements DesignatedElector {
             }
             Pause.millis(25, "the reorder");
         }
+    }
+
+    @Override
+    public Duration leadersShownAfter() {
+        return leadersShownAfter;
     }
 
     @Override
@@ -142,7 +148,7 @@ public final class StockElector implements DesignatedElector {
                         + (reorders.size() < ready.size() ? " (" + (ready.size() - reorders.size())
                                 + " already have their live replicas best-first: not touched)" : ""));
             }
-            Map<TopicPartition, String> reorderFailures = reassign(reorders);
+            Map<TopicPartition, String> reorderFailures = controller.reassign(reorders);
             reorderFailures.forEach((tp, error) -> outcomes.put(tp, outcome(byPartition.get(tp), Outcome.REFUSED,
                     "reorder refused by the controller: " + error, before.get(tp), null)));
 
@@ -166,7 +172,7 @@ public final class StockElector implements DesignatedElector {
             // 4. Elect.
             progress.accept(toElect.isEmpty() ? "nothing left to elect after the re-check"
                     : "electing " + toElect.size() + " partition(s) (ElectLeaders UNCLEAN)");
-            Map<TopicPartition, String> electionErrors = electUnclean(toElect);
+            Map<TopicPartition, String> electionErrors = controller.electUnclean(toElect);
 
             // 5. Restore right away, every recorded order the read-back finds as this run set it: the controller has
             //    decided every election it answered, and an order change never moves a leader that stays a replica.
@@ -179,7 +185,9 @@ public final class StockElector implements DesignatedElector {
             }
 
             // 6. Verify: leader == designated and leader epoch == planned + 1.
-            Map<TopicPartition, TopicPartitionState> after = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
+            ElectionVerification.Shown shown = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
+            leadersShownAfter = toElect.isEmpty() ? null : shown.after();
+            Map<TopicPartition, TopicPartitionState> after = shown.states();
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
                 TopicPartitionState now = after.get(tp);
@@ -254,18 +262,5 @@ public final class StockElector implements DesignatedElector {
         }
         return journal.file().map(f -> "; " + f + " keeps the record: run execute again, it reads the orders back and"
                 + " puts back what is still as this run set it").orElse("");
-    }
-
-    private Map<TopicPartition, String> reassign(Map<TopicPartition, List<Integer>> orders) {
-        return controller.reassignAll(orders);
-    }
-
-
-    private Map<TopicPartition, String> electUnclean(List<TopicPartition> partitions) {
-        Map<TopicPartition, String> errors = new HashMap<>();
-        for (List<TopicPartition> request : ControllerCalls.requests(partitions)) {
-            controller.electUnclean(request).forEach((tp, refusal) -> refusal.ifPresent(error -> errors.put(tp, error)));
-        }
-        return errors;
     }
 }

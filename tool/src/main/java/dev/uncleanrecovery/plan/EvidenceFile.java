@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
@@ -38,15 +37,15 @@ import org.apache.kafka.common.TopicPartition;
  * @param brokerEpoch the epoch of the clean shutdown; absent unless {@code cleanShutdown}
  */
 public record EvidenceFile(
-        @JsonProperty(required = true) int version,
-        @JsonProperty(required = true) Instant createdAt,
+        @Required int version,
+        @Required Instant createdAt,
         String tool,
-        @JsonProperty(required = true) int brokerId,
+        @Required int brokerId,
         String clusterId,
-        @JsonProperty(required = true) boolean cleanShutdown,
+        @Required boolean cleanShutdown,
         Long brokerEpoch,
-        @JsonProperty(required = true) List<LogDir> logDirs,
-        @JsonProperty(required = true) List<Partition> partitions,
+        @Required List<LogDir> logDirs,
+        @Required List<Partition> partitions,
         List<Skipped> skipped) {
 
     public static final int VERSION = 1;
@@ -56,33 +55,32 @@ public record EvidenceFile(
 
     public EvidenceFile {
         if (version != VERSION) {
-            throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
+            throw Checks.invalid("version", "must be " + VERSION + ", found " + version);
         }
-        Checks.present(createdAt, "createdAt");
         Checks.atLeast(brokerId, 0, "brokerId");
         if (cleanShutdown && (brokerEpoch == null || brokerEpoch < 0)) {
-            throw new IllegalArgumentException("brokerEpoch must be >= 0 when cleanShutdown is true");
+            throw Checks.invalid("brokerEpoch", "must be >= 0 when cleanShutdown is true");
         }
-        logDirs = Checks.list(logDirs, "logDirs");
+        logDirs = Checks.list(logDirs);
         if (logDirs.isEmpty()) {
-            throw new IllegalArgumentException("logDirs must name at least one log dir");
+            throw Checks.invalid("logDirs", "must name at least one log dir");
         }
-        partitions = Checks.list(partitions, "partitions");
-        skipped = skipped == null ? List.of() : Checks.list(skipped, "skipped");
+        partitions = Checks.list(partitions);
+        skipped = Checks.listOrEmpty(skipped);
     }
 
     /** One log dir: where it is and how its broker stopped. */
     public record LogDir(
-            @JsonProperty(required = true) String path,
+            @Required String path,
             String directoryId,
-            @JsonProperty(required = true) boolean cleanShutdown,
+            @Required boolean cleanShutdown,
             Long brokerEpoch,
             List<String> notes,
             String error) {
 
         public LogDir {
             Checks.text(path, "path");
-            notes = notes == null ? List.of() : Checks.list(notes, "notes");
+            notes = Checks.listOrEmpty(notes);
         }
     }
 
@@ -97,10 +95,10 @@ public record EvidenceFile(
      * @param invalidTailBytes       bytes after the last valid batch, which log recovery removes
      */
     public record Partition(
-            @JsonProperty(required = true) String topic,
-            @JsonProperty(required = true) int partition,
+            @Required String topic,
+            @Required int partition,
             String topicId,
-            @JsonProperty(required = true) String logDir,
+            @Required String logDir,
             Long logStartOffset,
             Long logEndOffset,
             Integer lastWrittenLeaderEpoch,
@@ -115,12 +113,12 @@ public record EvidenceFile(
             Checks.text(logDir, "logDir");
             Checks.topicId(topicId, "topicId");
             if (error == null) {
-                atLeast(Checks.present(logStartOffset, "logStartOffset"), 0, "logStartOffset");
-                atLeast(Checks.present(logEndOffset, "logEndOffset"), logStartOffset, "logEndOffset");
+                Checks.atLeast(Checks.present(logStartOffset, "logStartOffset"), 0, "logStartOffset");
+                Checks.atLeast(Checks.present(logEndOffset, "logEndOffset"), logStartOffset, "logEndOffset");
                 Checks.atLeast(Checks.present(lastWrittenLeaderEpoch, "lastWrittenLeaderEpoch"), -1, "lastWrittenLeaderEpoch");
             }
-            atLeast(invalidTailBytes, 0, "invalidTailBytes");
-            notes = notes == null ? List.of() : Checks.list(notes, "notes");
+            Checks.atLeast(invalidTailBytes, 0, "invalidTailBytes");
+            notes = Checks.listOrEmpty(notes);
         }
 
         public TopicPartition topicPartition() {
@@ -130,9 +128,9 @@ public record EvidenceFile(
 
     /** A directory of a log dir that is not a partition's current log. */
     public record Skipped(
-            @JsonProperty(required = true) String logDir,
-            @JsonProperty(required = true) String directory,
-            @JsonProperty(required = true) String reason) {
+            @Required String logDir,
+            @Required String directory,
+            @Required String reason) {
     }
 
     /**
@@ -225,12 +223,5 @@ public record EvidenceFile(
 
     private static Skipped skipped(SkippedDirectory s) {
         return new Skipped(s.logDir().toString(), s.directory(), s.reason());
-    }
-
-    /** {@link Checks#atLeast} for offsets, which are longs. */
-    private static void atLeast(long value, long min, String field) {
-        if (value < min) {
-            throw new IllegalArgumentException(field + " must be >= " + min + ", found " + value);
-        }
     }
 }

@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
@@ -17,8 +16,8 @@ import java.util.List;
  */
 @JsonIgnoreProperties("partitionEpoch")
 public record ExpectedState(
-        @JsonProperty(required = true) int leaderEpoch,
-        @JsonProperty(required = true) List<Integer> replicas) {
+        @Required int leaderEpoch,
+        @Required List<Integer> replicas) {
 
     public static final int UNKNOWN_EPOCH = -1;
 
@@ -26,7 +25,7 @@ public record ExpectedState(
         Checks.atLeast(leaderEpoch, UNKNOWN_EPOCH, "leaderEpoch");
         replicas = Checks.brokerIds(replicas, "replicas");
         if (replicas.isEmpty()) {
-            throw new IllegalArgumentException("replicas must list at least one broker");
+            throw Checks.invalid("replicas", "must list at least one broker");
         }
     }
 }

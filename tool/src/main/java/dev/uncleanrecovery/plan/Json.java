@@ -3,9 +3,10 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -19,13 +20,9 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.type.LogicalType;
-import dev.uncleanrecovery.election.Strategy;
-import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.support.DurableFiles;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.io.IOException;
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.Uuid;
 
 /** The one JSON mapper setup of the project: plans, results, evidence files and `--output json`. */
@@ -33,7 +30,7 @@ public final class Json {
 
     /**
      * The mapper, built when first used: in a class of its own so that {@link #prepareInBackground} starts its
-     * building (a noticeable part of a start) on the background thread, not on the caller's.
+     * building on the background thread, not on the caller's.
      */
     private static final class Built {
         static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -42,6 +39,8 @@ public final class Json {
                 // Operators edit plans by hand; a field we do not know is a typo we must report.
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+                // ... and so is a null inside an array: no list of a file holds one
+                .defaultSetterInfo(JsonSetter.Value.forContentNulls(Nulls.FAIL))
                 // ... and "3" where a number belongs is a mistake too: kafka-leader-election.sh rejects it (isInt()).
                 .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
                 // ... and so is 7 where a topic name belongs (kafka-leader-election.sh wants isTextual()).
@@ -49,9 +48,12 @@ public final class Json {
                         .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
                         .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
                         .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
-                .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+                // ... and 1 where a status belongs: Jackson would take it for the second constant
+                .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
+                // A key given twice is an error, not the last one winning. Files are read as a tree first (the
+                // reader reports a duplicate with its path), so the tree's check is the one that counts.
+                .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
                 .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
-                .addModule(spelledInLowerCase(Strategy.class, EvidenceSource.class))
                 .addModule(topicIdsAsKafkaPrintsThem())
                 .defaultPropertyInclusion(JsonInclude.Value.construct(JsonInclude.Include.NON_NULL,
                         JsonInclude.Include.USE_DEFAULTS))
@@ -66,8 +68,21 @@ public final class Json {
     }
 
     /**
+     * {@code value} as a file's whole content (indented JSON and a newline), for {@link DurableFiles}. Streamed in
+     * Jackson's own chunks: as one byte[] a plan of thousands of partitions would be allocated, copied, and copied once
+     * more by the file channel into a direct buffer of its size, all before the first election.
+     */
+    public static DurableFiles.Content fileContent(Object value) {
+        return out -> {
+            mapper().writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, value);
+            out.write('\n');
+        };
+    }
+
+    /**
      * Builds the serializers of these types on a background thread, while the caller talks to the cluster: Jackson
-     * introspects every record type on first use, which costs a few hundred milliseconds of a large plan's run.
+     * introspects every record type on first use, and done here that work overlaps the cluster's round trips instead
+     * of delaying the first file written.
      */
     public static void prepareInBackground(Class<?>... types) {
         OnItsOwnThread.run("json-serializers", () -> {
@@ -102,43 +117,5 @@ public final class Json {
             }
         });
         return module;
-    }
-
-    /**
-     * Values people type (strategy, evidence source) are written as on the command line: {@code "balanced"},
-     * {@code "native"}. Outcomes and statuses stay in upper case, like Kafka's error codes.
-     */
-    @SafeVarargs
-    private static SimpleModule spelledInLowerCase(Class<? extends Enum<?>>... types) {
-        SimpleModule module = new SimpleModule("lower-case-enums");
-        for (Class<? extends Enum<?>> type : types) {
-            addLowerCase(module, type);
-        }
-        return module;
-    }
-
-    private static <E extends Enum<?>> void addLowerCase(SimpleModule module, Class<E> type) {
-        module.addSerializer(type, new StdSerializer<E>(type) {
-            @Override
-            public void serialize(E value, JsonGenerator generator, SerializerProvider provider) throws IOException {
-                generator.writeString(value.name().toLowerCase(Locale.ROOT));
-            }
-        });
-        module.addDeserializer(type, new StdDeserializer<E>(type) {
-            @Override
-            public E deserialize(JsonParser parser, DeserializationContext context) throws IOException {
-                if (!parser.hasToken(JsonToken.VALUE_STRING)) {
-                    return type.cast(context.handleUnexpectedToken(type, parser));
-                }
-                String text = parser.getText();
-                for (E constant : type.getEnumConstants()) {
-                    if (constant.name().toLowerCase(Locale.ROOT).equals(text)) {
-                        return constant;
-                    }
-                }
-                throw context.weirdStringException(text, type, "not one of " + Arrays.stream(type.getEnumConstants())
-                        .map(c -> c.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(", ")));
-            }
-        });
     }
 }

@@ -2,13 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.election.Strategy;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
@@ -23,14 +23,14 @@ import org.apache.kafka.common.TopicPartition;
  *                          __consumer_offsets partitions, consumer groups whose offsets could not be read)
  */
 public record Plan(
-        @JsonProperty(required = true) int version,
-        @JsonProperty(required = true) Instant createdAt,
-        @JsonProperty(required = true) String clusterId,
-        @JsonProperty(required = true) String tool,
-        @JsonProperty(required = true) Strategy strategy,
+        @Required int version,
+        @Required Instant createdAt,
+        @Required String clusterId,
+        @Required String tool,
+        @Required Strategy strategy,
         List<PlanUnansweredBroker> unansweredBrokers,
-        @JsonProperty(required = true) List<PlannedElection> partitions,
-        @JsonProperty(required = true) List<SkippedPartition> skipped,
+        @Required List<PlannedElection> partitions,
+        @Required List<SkippedPartition> skipped,
         List<String> notes) {
 
     /** A plan without notes, as version-1 plans are. */
@@ -51,24 +51,22 @@ public record Plan(
 
     public Plan {
         if (version < OLDEST_READ || version > VERSION) {
-            throw new IllegalArgumentException("version is " + version + ", but this tool reads version " + OLDEST_READ
+            throw Checks.invalid("version", "is " + version + ", but this tool reads version " + OLDEST_READ
                     + " to " + VERSION + " plans; use the tool version that wrote it");
         }
-        Checks.present(createdAt, "createdAt");
-        Checks.present(clusterId, "clusterId");
-        Checks.present(tool, "tool");
-        Checks.present(strategy, "strategy");
-        unansweredBrokers = unansweredBrokers == null ? List.of() : Checks.list(unansweredBrokers, "unansweredBrokers");
+        // a plan written without one could never be executed: its file would lack the field
+        Objects.requireNonNull(clusterId, "clusterId");
+        unansweredBrokers = Checks.listOrEmpty(unansweredBrokers);
         Set<Integer> unanswered = new HashSet<>();
         for (int i = 0; i < unansweredBrokers.size(); i++) {
             if (!unanswered.add(unansweredBrokers.get(i).broker())) {
-                throw new IllegalArgumentException("unansweredBrokers[" + i + "] is broker "
-                        + unansweredBrokers.get(i).broker() + " again; keep one of them");
+                throw Checks.invalid("unansweredBrokers[" + i + "]", "is broker " + unansweredBrokers.get(i).broker()
+                        + " again; keep one of them");
             }
         }
-        partitions = Checks.list(partitions, "partitions");
-        skipped = Checks.list(skipped, "skipped");
-        notes = notes == null ? List.of() : Checks.list(notes, "notes");
+        partitions = Checks.list(partitions);
+        skipped = Checks.list(skipped);
+        notes = Checks.listOrEmpty(notes);
         // kafka-leader-election.sh rejects duplicates ("Replica election data contains duplicate partitions"),
         // and a partition both elected and skipped would be a contradiction.
         Map<TopicPartition, String> seen = new HashMap<>();
@@ -83,7 +81,7 @@ public record Plan(
     private static void refuseDuplicate(Map<TopicPartition, String> seen, TopicPartition tp, String where) {
         String first = seen.putIfAbsent(tp, where);
         if (first != null) {
-            throw new IllegalArgumentException(where + " is " + tp + " again (already " + first + "); keep one of them");
+            throw Checks.invalid(where, "is " + tp + " again (already " + first + "); keep one of them");
         }
     }
 }

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.election.Alternative;
 import java.util.List;
 
@@ -11,12 +10,12 @@ import java.util.List;
  * (plan version 2): a reviewer who edits {@code designatedLeader} to it sees the cost first.
  */
 public record PlanAlternative(
-        @JsonProperty(required = true) int broker,
-        @JsonProperty(required = true) List<PlanTruncation> expectedTruncation) {
+        @Required int broker,
+        @Required List<PlanTruncation> expectedTruncation) {
 
     public PlanAlternative {
         Checks.atLeast(broker, 0, "broker");
-        expectedTruncation = Checks.list(expectedTruncation, "expectedTruncation");
+        expectedTruncation = Checks.list(expectedTruncation);
     }
 
     public static PlanAlternative from(Alternative alternative) {

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
  * A consumer group whose committed offset lies beyond the designated leader's log end (plan version 2): it read
@@ -12,15 +11,15 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param offsetsReadAndLost {@code committedOffset - newLogEnd}: offsets it had read that the election destroys
  */
 public record PlanConsumerGroup(
-        @JsonProperty(required = true) String group,
-        @JsonProperty(required = true) long committedOffset,
-        @JsonProperty(required = true) long newLogEnd,
-        @JsonProperty(required = true) long offsetsReadAndLost) {
+        @Required String group,
+        @Required long committedOffset,
+        @Required long newLogEnd,
+        @Required long offsetsReadAndLost) {
 
     public PlanConsumerGroup {
         Checks.text(group, "group");
         if (newLogEnd < 0 || committedOffset <= newLogEnd || offsetsReadAndLost != committedOffset - newLogEnd) {
-            throw new IllegalArgumentException("committedOffset " + committedOffset + " must lie beyond newLogEnd "
+            throw Checks.invalid("committedOffset", committedOffset + " must lie beyond newLogEnd "
                     + newLogEnd + ", and offsetsReadAndLost be their difference (" + offsetsReadAndLost + ")");
         }
     }

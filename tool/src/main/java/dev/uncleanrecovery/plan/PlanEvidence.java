@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
@@ -21,9 +20,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param highWatermark          the replica's local high watermark, when its answer gave it (plan version 2)
  */
 public record PlanEvidence(
-        @JsonProperty(required = true) int broker,
-        @JsonProperty(required = true) EvidenceSource source,
-        @JsonProperty(required = true) EvidenceStatus status,
+        @Required int broker,
+        @Required EvidenceSource source,
+        @Required EvidenceStatus status,
         Long logEndOffset,
         Integer lastWrittenLeaderEpoch,
         Integer currentLeaderEpoch,
@@ -42,14 +41,9 @@ public record PlanEvidence(
 
     public PlanEvidence {
         Checks.atLeast(broker, 0, "broker");
-        Checks.present(source, "source");
-        Checks.present(status, "status");
         if (status == EvidenceStatus.OK) {
-            Checks.present(logEndOffset, "logEndOffset");
+            Checks.atLeast(Checks.present(logEndOffset, "logEndOffset"), 0, "logEndOffset");
             Checks.present(lastWrittenLeaderEpoch, "lastWrittenLeaderEpoch");
-            if (logEndOffset < 0) {
-                throw new IllegalArgumentException("logEndOffset must be >= 0, found " + logEndOffset);
-            }
         }
     }
 

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.election.ExpectedTruncation;
 import dev.uncleanrecovery.election.TruncationEstimate;
 
@@ -26,11 +25,11 @@ import dev.uncleanrecovery.election.TruncationEstimate;
  *                   4; present on every known loss, derived from the others when an older plan is read)
  */
 public record PlanTruncation(
-        @JsonProperty(required = true) int broker,
+        @Required int broker,
         Long records,
         Long fromOffset,
         Long toOffset,
-        @JsonProperty(required = true) TruncationEstimate estimate,
+        @Required TruncationEstimate estimate,
         Long committedRecords,
         Long neverCommittedRecords,
         Long unknownCommitmentRecords) {
@@ -48,34 +47,33 @@ public record PlanTruncation(
 
     public PlanTruncation {
         Checks.atLeast(broker, 0, "broker");
-        Checks.present(estimate, "estimate");
         if (estimate == TruncationEstimate.UNKNOWN) {
             if (records != null || fromOffset != null || toOffset != null || committedRecords != null
                     || neverCommittedRecords != null || unknownCommitmentRecords != null) {
-                throw new IllegalArgumentException("estimate UNKNOWN cannot have records, offsets or commitment counts");
+                throw Checks.invalid("estimate", "UNKNOWN cannot have records, offsets or commitment counts");
             }
         } else {
             Checks.present(records, "records");
             Checks.present(fromOffset, "fromOffset");
             Checks.present(toOffset, "toOffset");
             if (records < 0 || fromOffset < 0 || toOffset < fromOffset) {
-                throw new IllegalArgumentException("records " + records + ", fromOffset " + fromOffset + ", toOffset "
+                throw Checks.invalid("", "records " + records + ", fromOffset " + fromOffset + ", toOffset "
                         + toOffset + " do not describe a range of offsets");
             }
             if (committedRecords != null && (committedRecords < 0 || committedRecords > records)) {
-                throw new IllegalArgumentException("committedRecords " + committedRecords + " must be between 0 and"
+                throw Checks.invalid("committedRecords", committedRecords + " must be between 0 and"
                         + " records " + records);
             }
             long committed = committedRecords == null ? 0 : committedRecords;
             if (neverCommittedRecords != null && (neverCommittedRecords < 0 || committed + neverCommittedRecords > records)) {
-                throw new IllegalArgumentException("neverCommittedRecords " + neverCommittedRecords + " must be between 0"
+                throw Checks.invalid("neverCommittedRecords", neverCommittedRecords + " must be between 0"
                         + " and records " + records + " less committedRecords");
             }
             long rest = records - committed - (neverCommittedRecords == null ? 0 : neverCommittedRecords);
             if (unknownCommitmentRecords == null) {
                 unknownCommitmentRecords = rest; // a plan written before the field: what the others leave
             } else if (unknownCommitmentRecords != rest) {
-                throw new IllegalArgumentException("unknownCommitmentRecords " + unknownCommitmentRecords + " must be"
+                throw Checks.invalid("unknownCommitmentRecords", unknownCommitmentRecords + " must be"
                         + " records " + records + " less committedRecords and neverCommittedRecords: " + rest);
             }
         }

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.probe.UnansweredBroker;
 
 /**
@@ -15,17 +14,16 @@ import dev.uncleanrecovery.probe.UnansweredBroker;
  * @param reason          why, naming the broker: "broker 2 (127.0.0.1:9093) did not answer ListOffsets within 3 s"
  */
 public record PlanUnansweredBroker(
-        @JsonProperty(required = true) int broker,
+        @Required int broker,
         String address,
-        @JsonProperty(required = true) int replicas,
-        @JsonProperty(required = true) int replicasUnknown,
-        @JsonProperty(required = true) String reason) {
+        @Required int replicas,
+        @Required int replicasUnknown,
+        @Required String reason) {
 
     public PlanUnansweredBroker {
         Checks.atLeast(broker, 0, "broker");
         Checks.atLeast(replicasUnknown, 0, "replicasUnknown");
         Checks.atLeast(replicas, replicasUnknown, "replicas");
-        Checks.present(reason, "reason");
     }
 
     public static PlanUnansweredBroker from(UnansweredBroker broker, String address) {

@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
@@ -27,13 +26,13 @@ import org.apache.kafka.common.Uuid;
  *                         partition.metadata there, which tells a topic deleted and re-created under its name apart
  */
 public record PlannedElection(
-        @JsonProperty(required = true) String topic,
-        @JsonProperty(required = true) int partition,
-        @JsonProperty(required = true) int designatedLeader,
-        @JsonProperty(required = true) ExpectedState expected,
-        @JsonProperty(required = true) List<PlanEvidence> evidence,
-        @JsonProperty(required = true) String reason,
-        @JsonProperty(required = true) List<PlanTruncation> expectedTruncation,
+        @Required String topic,
+        @Required int partition,
+        @Required int designatedLeader,
+        @Required ExpectedState expected,
+        @Required List<PlanEvidence> evidence,
+        @Required String reason,
+        @Required List<PlanTruncation> expectedTruncation,
         List<PlanAlternative> alternatives,
         // left out of the file when empty or false: thousands of partitions have neither
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PlanConsumerGroup> consumerGroupsAhead,
@@ -58,36 +57,33 @@ public record PlannedElection(
     public PlannedElection {
         Checks.topic(topic, "topic");
         Checks.atLeast(partition, 0, "partition");
-        Checks.present(expected, "expected");
         if (!expected.replicas().contains(designatedLeader)) {
-            throw new IllegalArgumentException("designatedLeader " + designatedLeader + " is not one of expected.replicas "
+            throw Checks.invalid("designatedLeader", designatedLeader + " is not one of expected.replicas "
                     + expected.replicas() + "; designate one of those brokers");
         }
-        evidence = Checks.list(evidence, "evidence");
+        evidence = Checks.list(evidence);
         for (int i = 0; i < evidence.size(); i++) {
             if (!expected.replicas().contains(evidence.get(i).broker())) {
-                throw new IllegalArgumentException("evidence[" + i + "].broker " + evidence.get(i).broker()
+                throw Checks.invalid("evidence[" + i + "].broker", evidence.get(i).broker()
                         + " is not one of expected.replicas " + expected.replicas());
             }
         }
-        Checks.present(reason, "reason");
-        expectedTruncation = Checks.list(expectedTruncation, "expectedTruncation");
+        expectedTruncation = Checks.list(expectedTruncation);
         for (int i = 0; i < expectedTruncation.size(); i++) {
             if (!expected.replicas().contains(expectedTruncation.get(i).broker())) {
-                throw new IllegalArgumentException("expectedTruncation[" + i + "].broker " + expectedTruncation.get(i).broker()
+                throw Checks.invalid("expectedTruncation[" + i + "].broker", expectedTruncation.get(i).broker()
                         + " is not one of expected.replicas " + expected.replicas());
             }
         }
-        alternatives = alternatives == null ? List.of() : Checks.list(alternatives, "alternatives");
-        consumerGroupsAhead = consumerGroupsAhead == null ? List.of()
-                : Checks.list(consumerGroupsAhead, "consumerGroupsAhead");
+        alternatives = Checks.listOrEmpty(alternatives);
+        consumerGroupsAhead = Checks.listOrEmpty(consumerGroupsAhead);
         tieredStorage = tieredStorage != null && tieredStorage;
         Checks.topicId(topicId, "topicId");
         for (int i = 0; i < alternatives.size(); i++) {
             // an operator who designates an alternative by hand may leave the list as it was
             int broker = alternatives.get(i).broker();
             if (!expected.replicas().contains(broker)) {
-                throw new IllegalArgumentException("alternatives[" + i + "].broker " + broker
+                throw Checks.invalid("alternatives[" + i + "].broker", broker
                         + " is not one of expected.replicas " + expected.replicas());
             }
         }

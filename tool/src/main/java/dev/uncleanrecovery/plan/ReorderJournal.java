@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,13 +19,13 @@ import org.apache.kafka.common.TopicPartition;
  * @param host and pid the process that wrote it: a record whose writer still runs is not a leftover
  */
 public record ReorderJournal(
-        @JsonProperty(required = true) int version,
-        @JsonProperty(required = true) String clusterId,
-        @JsonProperty(required = true) String planFile,
-        @JsonProperty(required = true) Instant startedAt,
+        @Required int version,
+        @Required String clusterId,
+        @Required String planFile,
+        @Required Instant startedAt,
         String host,
         long pid,
-        @JsonProperty(required = true) List<Reorder> partitions) {
+        @Required List<Reorder> partitions) {
 
     public static final int VERSION = 1;
 
@@ -34,17 +33,16 @@ public record ReorderJournal(
             "reorder journal", VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
 
     public ReorderJournal {
-        Checks.present(clusterId, "clusterId");
-        partitions = List.copyOf(partitions);
+        partitions = Checks.list(partitions);
     }
 
     /**
      * @param leaderEpoch the partition's leader epoch before the election: a leader of epoch + 1 was elected by it
      */
-    public record Reorder(@JsonProperty(required = true) String topic, @JsonProperty(required = true) int partition,
-                          @JsonProperty(required = true) int designatedLeader, int leaderEpoch,
-                          @JsonProperty(required = true) List<Integer> originalReplicas,
-                          @JsonProperty(required = true) List<Integer> reorderedReplicas) {
+    public record Reorder(@Required String topic, @Required int partition,
+                          @Required int designatedLeader, int leaderEpoch,
+                          @Required List<Integer> originalReplicas,
+                          @Required List<Integer> reorderedReplicas) {
 
         public Reorder {
             Checks.topic(topic, "topic");

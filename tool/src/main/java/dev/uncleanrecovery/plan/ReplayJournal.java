@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -33,13 +32,13 @@ import java.util.Optional;
  * @param completed    the ranges whose every record is in the target
  */
 public record ReplayJournal(
-        @JsonProperty(required = true) int version,
+        @Required int version,
         String tool,
-        @JsonProperty(required = true) String toTopic,
+        @Required String toTopic,
         String toTopicId,
-        @JsonProperty(required = true) Instant startedAt,
-        @JsonProperty(required = true) List<StartOffset> startOffsets,
-        @JsonProperty(required = true) List<CompletedRange> completed) {
+        @Required Instant startedAt,
+        @Required List<StartOffset> startOffsets,
+        @Required List<CompletedRange> completed) {
 
     public static final int VERSION = 1;
 
@@ -48,41 +47,37 @@ public record ReplayJournal(
 
     public ReplayJournal {
         if (version != VERSION) {
-            throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
+            throw Checks.invalid("version", "must be " + VERSION + ", found " + version);
         }
         Checks.topic(toTopic, "toTopic");
         Checks.topicId(toTopicId, "toTopicId");
-        Checks.present(startedAt, "startedAt");
-        startOffsets = Checks.list(startOffsets, "startOffsets");
-        completed = Checks.list(completed, "completed");
+        startOffsets = Checks.list(startOffsets);
+        completed = Checks.list(completed);
     }
 
     /** A partition of the target and its log end offset when the first replay began. */
-    public record StartOffset(@JsonProperty(required = true) int partition,
-                              @JsonProperty(required = true) long offset) {
+    public record StartOffset(@Required int partition,
+                              @Required long offset) {
         public StartOffset {
             Checks.atLeast(partition, 0, "partition");
-            if (offset < 0) {
-                throw new IllegalArgumentException("offset must be >= 0, found " + offset);
-            }
+            Checks.atLeast(offset, 0, "offset");
         }
     }
 
     /** A salvaged range all of whose records are in the target: {@code produced} by the run that completed it. */
-    public record CompletedRange(@JsonProperty(required = true) String topic,
-                                 @JsonProperty(required = true) int partition,
-                                 @JsonProperty(required = true) int broker,
-                                 @JsonProperty(required = true) long fromOffset,
-                                 @JsonProperty(required = true) long toOffset,
-                                 @JsonProperty(required = true) String manifestSha256,
-                                 @JsonProperty(required = true) long produced,
-                                 @JsonProperty(required = true) Instant at) {
+    public record CompletedRange(@Required String topic,
+                                 @Required int partition,
+                                 @Required int broker,
+                                 @Required long fromOffset,
+                                 @Required long toOffset,
+                                 @Required String manifestSha256,
+                                 @Required long produced,
+                                 @Required Instant at) {
         public CompletedRange {
             Checks.topic(topic, "topic");
             Checks.atLeast(partition, 0, "partition");
             Checks.atLeast(broker, 0, "broker");
             Checks.text(manifestSha256, "manifestSha256");
-            Checks.present(at, "at");
         }
     }
 

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.plan;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -17,17 +18,20 @@ import java.util.List;
  * @param salvageDir          where the doomed ranges were copied before electing; null with --no-salvage (and before
  *                            version 3)
  * @param salvage             what to know of the salvage as a whole ("--no-salvage: nothing was kept"); or null
+ * @param leadersShownMs      how long after the controller answered the last election request the brokers' metadata
+ *                            showed a leader for every partition elected; null when nothing was elected, some showed
+ *                            none, or the file is older than version 6
  */
 public record ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt,
                          long elapsedMs, String elector, Summary summary, List<Partition> partitions,
                          List<String> warnings, List<HangingTransaction> hangingTransactions, String salvageDir,
-                         String salvage) {
+                         String salvage, Long leadersShownMs) {
 
     /**
      * 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss; 5 each
-     * salvage manifest's SHA-256.
+     * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs).
      */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
 
     private static final StrictJsonFile<ResultFile> FORMAT = new StrictJsonFile<>(ResultFile.class, "result file", 1,
             VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
@@ -102,7 +106,15 @@ public record ResultFile(int version, String clusterId, String planFile, String 
      * @return where it was written
      */
     public static Path write(Path file, ResultFile result) throws IOException {
-        return StrictJsonFile.writeUnderFreeName(file, result);
+        Path first = file.toAbsolutePath();
+        return DurableFiles.writeUnderFreeName(n -> n == 1 ? first : numbered(first, n), Json.fileContent(result));
+    }
+
+    /** {@code plan-result.json} → {@code plan-result-2.json}. */
+    private static Path numbered(Path file, int n) {
+        String name = file.getFileName().toString();
+        int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
+        return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
     }
 
     /**

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.uncleanrecovery.UserInputException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -34,25 +33,25 @@ import java.util.regex.Pattern;
  * @param records                records in the batches, control records included
  */
 public record SalvageManifest(
-        @JsonProperty(required = true) int version,
+        @Required int version,
         String tool,
-        @JsonProperty(required = true) PlanReference plan,
-        @JsonProperty(required = true) String topic,
+        @Required PlanReference plan,
+        @Required String topic,
         String topicId,
-        @JsonProperty(required = true) int partition,
-        @JsonProperty(required = true) int broker,
-        @JsonProperty(required = true) List<String> sources,
-        @JsonProperty(required = true) long fromOffset,
-        @JsonProperty(required = true) long toOffset,
-        @JsonProperty(required = true) int lastWrittenLeaderEpoch,
-        @JsonProperty(required = true) long firstOffset,
-        @JsonProperty(required = true) long lastOffset,
-        @JsonProperty(required = true) int firstBatchLeaderEpoch,
-        @JsonProperty(required = true) int lastBatchLeaderEpoch,
-        @JsonProperty(required = true) long records,
-        @JsonProperty(required = true) int batches,
-        @JsonProperty(required = true) List<SegmentFile> files,
-        @JsonProperty(required = true) Instant salvagedAt) {
+        @Required int partition,
+        @Required int broker,
+        @Required List<String> sources,
+        @Required long fromOffset,
+        @Required long toOffset,
+        @Required int lastWrittenLeaderEpoch,
+        @Required long firstOffset,
+        @Required long lastOffset,
+        @Required int firstBatchLeaderEpoch,
+        @Required int lastBatchLeaderEpoch,
+        @Required long records,
+        @Required int batches,
+        @Required List<SegmentFile> files,
+        @Required Instant salvagedAt) {
 
     public static final int VERSION = 1;
     public static final String FILE_NAME = "manifest.json";
@@ -65,34 +64,32 @@ public record SalvageManifest(
 
     public SalvageManifest {
         if (version != VERSION) {
-            throw new IllegalArgumentException("version must be " + VERSION + ", found " + version);
+            throw Checks.invalid("version", "must be " + VERSION + ", found " + version);
         }
-        Checks.present(plan, "plan");
         Checks.topic(topic, "topic");
         Checks.topicId(topicId, "topicId");
         Checks.atLeast(partition, 0, "partition");
         Checks.atLeast(broker, 0, "broker");
-        sources = Checks.list(sources, "sources");
+        sources = Checks.list(sources);
         if (sources.isEmpty()) {
-            throw new IllegalArgumentException("sources must name at least one source");
+            throw Checks.invalid("sources", "must name at least one source");
         }
-        atLeast(fromOffset, 0, "fromOffset");
-        atLeast(toOffset, fromOffset + 1, "toOffset");
+        Checks.atLeast(fromOffset, 0, "fromOffset");
+        Checks.atLeast(toOffset, fromOffset + 1, "toOffset");
         Checks.atLeast(lastWrittenLeaderEpoch, -1, "lastWrittenLeaderEpoch");
-        atLeast(firstOffset, 0, "firstOffset");
-        atLeast(lastOffset, Math.max(firstOffset, fromOffset), "lastOffset");
-        atLeast(records, 0, "records");
+        Checks.atLeast(firstOffset, 0, "firstOffset");
+        Checks.atLeast(lastOffset, Math.max(firstOffset, fromOffset), "lastOffset");
+        Checks.atLeast(records, 0, "records");
         Checks.atLeast(batches, 1, "batches");
-        files = Checks.list(files, "files");
+        files = Checks.list(files);
         if (files.isEmpty()) {
-            throw new IllegalArgumentException("files must name at least one segment file");
+            throw Checks.invalid("files", "must name at least one segment file");
         }
-        Checks.present(salvagedAt, "salvagedAt");
     }
 
     /** The plan the salvage was made for. */
     public record PlanReference(
-            @JsonProperty(required = true) String file,
+            @Required String file,
             String clusterId,
             Instant createdAt) {
 
@@ -103,20 +100,20 @@ public record SalvageManifest(
 
     /** A segment file in the manifest's directory: the original batches, byte for byte. */
     public record SegmentFile(
-            @JsonProperty(required = true) String name,
-            @JsonProperty(required = true) long bytes,
-            @JsonProperty(required = true) String sha256) {
+            @Required String name,
+            @Required long bytes,
+            @Required String sha256) {
 
         public SegmentFile {
             Checks.text(name, "name");
             // Kafka's own naming, and no path: a manifest names files beside it, nowhere else.
             if (!SEGMENT_NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("name '" + name + "' is not a segment file name (20 digits and .log)");
+                throw Checks.invalid("name", "'" + name + "' is not a segment file name (20 digits and .log)");
             }
-            atLeast(bytes, 1, "bytes");
+            Checks.atLeast(bytes, 1, "bytes");
             Checks.text(sha256, "sha256");
             if (!SHA256.matcher(sha256).matches()) {
-                throw new IllegalArgumentException("sha256 must be 64 lower-case hex digits");
+                throw Checks.invalid("sha256", "must be 64 lower-case hex digits");
             }
         }
     }
@@ -148,12 +145,6 @@ public record SalvageManifest(
     public static final class InvalidSalvageManifestException extends UserInputException {
         InvalidSalvageManifestException(String source, String jsonPath, String problem, Throwable cause) {
             super(source + ": " + (jsonPath.isEmpty() ? "" : jsonPath + " ") + problem, cause);
-        }
-    }
-
-    private static void atLeast(long value, long min, String field) {
-        if (value < min) {
-            throw new IllegalArgumentException(field + " must be >= " + min + ", found " + value);
         }
     }
 }

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
@@ -14,16 +13,15 @@ import org.apache.kafka.common.TopicPartition;
  *                 leader or is being reassigned), and in plans written before the field existed
  */
 public record SkippedPartition(
-        @JsonProperty(required = true) String topic,
-        @JsonProperty(required = true) int partition,
-        @JsonProperty(required = true) String reason,
+        @Required String topic,
+        @Required int partition,
+        @Required String reason,
         List<PlanEvidence> evidence) {
 
     public SkippedPartition {
         Checks.topic(topic, "topic");
         Checks.atLeast(partition, 0, "partition");
-        Checks.present(reason, "reason");
-        evidence = evidence == null ? List.of() : Checks.list(evidence, "evidence");
+        evidence = Checks.listOrEmpty(evidence);
     }
 
     public TopicPartition topicPartition() {

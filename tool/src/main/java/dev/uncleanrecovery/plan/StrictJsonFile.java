@@ -2,11 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.plan;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.core.io.ContentReference;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,10 +21,10 @@ import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.support.BoundedFiles;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
+import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -29,17 +33,18 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * A JSON file that people review and may edit by hand (a plan, an evidence file), bound to a record type.
- * Written atomically, never silently over an existing file. Read strictly, and every problem reported in one
- * line: the file, the JSON path, what to fix — Jackson's own messages name Java types and stack frames.
+ * A JSON file that people review and may edit by hand (a plan, an evidence file), bound to a record type. Read
+ * strictly, and every problem reported in one line: the file, the JSON path, what to fix — Jackson's own messages
+ * name Java types and stack frames. The messages are built from what Jackson's exceptions carry (the path, the
+ * target type, the known fields, where the parser stopped) and from the document itself, never from the wording of
+ * Jackson's messages, which changes between its versions.
  *
- * <p>The record types check their own invariants in their constructors, with messages that start with the
- * field's name relative to the record ("topic is missing"); the JSON path of the record goes in front.
+ * <p>The record types refuse impossible values in their constructors with a {@link Checks.InvalidField}: the field
+ * relative to the record, whose JSON path goes in front.
  *
  * @param <T> the record type of the whole document; it must have an int {@code version} field
  */
@@ -51,16 +56,6 @@ final class StrictJsonFile<T> {
         UserInputException create(String source, String jsonPath, String problem, Throwable cause);
     }
 
-    private static final Pattern END_OF_INPUT = Pattern.compile(
-            "Unexpected end-of-input: expected close marker for (Array|Object) \\(start marker at \\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]\\)");
-    private static final Pattern END_OF_INPUT_BETWEEN = Pattern.compile(
-            "Unexpected end-of-input within/between (Array|Object) entries");
-    private static final Pattern STARTING_AT = Pattern.compile(
-            "\\(for (Array|Object) starting at \\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]\\)");
-    private static final Pattern SOURCE_LOCATION = Pattern.compile("\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]");
-    private static final Pattern CHARACTER_CODE = Pattern.compile(" \\(code \\d+\\)");
-    private static final Pattern MISSING_PROPERTY = Pattern.compile("Missing required creator property '([^']+)'");
-    private static final Pattern DUPLICATE_FIELD = Pattern.compile("Duplicate field '([^']+)'");
     /**
      * The largest file read: a plan or evidence file of 300,000 partitions is about 200 MB. Anything larger (or a
      * device such as /dev/zero) is not one, and reading it whole would take the heap.
@@ -137,6 +132,10 @@ final class StrictJsonFile<T> {
         }
     }
 
+    /**
+     * Writes {@code value} under {@code file} through {@link DurableFiles}: never over an existing file unless
+     * {@code replaceExisting}, and then in one rename.
+     */
     void write(Path file, T value, boolean replaceExisting) throws IOException {
         Path target = file.toAbsolutePath();
         Path directory = target.getParent();
@@ -145,29 +144,15 @@ final class StrictJsonFile<T> {
                     + kind + " elsewhere");
         }
         if (replaceExisting) {
-            DurableFiles.replace(target, json(value));
+            DurableFiles.replace(target, Json.fileContent(value));
             return;
         }
-        if (Files.exists(target)) {
-            throw alreadyExists(file, null);
-        }
         try {
-            DurableFiles.writeNew(target, json(value));
+            DurableFiles.writeNew(target, Json.fileContent(value));
         } catch (FileAlreadyExistsException e) {
-            throw alreadyExists(file, e);
+            throw new UserInputException(file + " already exists; not overwriting it — write to another path, or"
+                    + " remove the old " + kind + " first", e);
         }
-    }
-
-    /**
-     * {@code value} as the file's whole content (indented JSON and a newline). Streamed in Jackson's own 8 KB chunks:
-     * a plan of thousands of partitions is megabytes, and as one byte[] it would be allocated, copied, and copied once
-     * more by the file channel into a direct buffer of its size, all before the first election.
-     */
-    static DurableFiles.Content json(Object value) {
-        return out -> {
-            Json.mapper().writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, value);
-            out.write('\n');
-        };
     }
 
     private JsonNode readTree(String source, byte[] json) {
@@ -175,58 +160,108 @@ final class StrictJsonFile<T> {
         if (new String(json, StandardCharsets.UTF_8).isBlank()) {
             throw fail(source, "", empty, null);
         }
-        try {
-            JsonNode root = Json.mapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(json);
+        try (JsonParser parser = Json.mapper().createParser(json)) {
+            JsonNode root;
+            try {
+                root = Json.mapper().readTree(parser);
+            } catch (MismatchedInputException e) {
+                // the mapper's FAIL_ON_READING_DUP_TREE_KEY: the parser stands in the object, at the name seen twice
+                throw duplicate(source, e);
+            } catch (StreamReadException e) {
+                throw notJson(source, json, e);
+            }
             if (root == null || root.isMissingNode()) {
                 throw fail(source, "", empty, null);
             }
+            refuseContentAfter(source, parser);
             return root;
-        } catch (JsonParseException e) {
-            Matcher duplicate = DUPLICATE_FIELD.matcher(e.getOriginalMessage());
-            if (duplicate.find()) {
-                String path = pointerToPath(e.getProcessor().getParsingContext().pathAsPointer().toString());
-                throw fail(source, path, "appears twice" + at(e.getLocation()) + "; keep one", e);
-            }
-            throw fail(source, "", "not valid JSON" + at(e.getLocation()) + ": " + inOurWords(firstLine(e.getOriginalMessage())), e);
-        } catch (MismatchedInputException e) {
-            // FAIL_ON_TRAILING_TOKENS: a second value after the first, e.g. two documents pasted into one file
-            throw fail(source, "", "content after the " + kind + "'s closing brace" + at(e.getLocation())
-                    + "; the file holds one JSON object", e);
         } catch (IOException e) {
-            throw fail(source, "", "not valid JSON: " + inOurWords(firstLine(e.getMessage())), e);
+            throw fail(source, "", "not valid JSON: " + firstLine(e.getMessage()), e);
         }
     }
 
+    /** A second value after the first, e.g. two documents pasted into one file. */
+    private void refuseContentAfter(String source, JsonParser parser) throws IOException {
+        JsonLocation next;
+        try {
+            if (parser.nextToken() == null) {
+                return;
+            }
+            next = parser.currentTokenLocation();
+        } catch (StreamReadException e) {
+            next = e.getLocation(); // not even JSON
+        }
+        throw fail(source, "", "content after the " + kind + "'s closing brace" + at(next)
+                + "; the file holds one JSON object", null);
+    }
+
+    private UserInputException duplicate(String source, MismatchedInputException e) {
+        JsonStreamContext context = e.getProcessor() instanceof JsonParser p ? p.getParsingContext() : null;
+        if (context != null && context.inObject() && context.getCurrentName() != null) {
+            return fail(source, path(context), "appears twice" + at(e.getLocation()) + "; keep one", e);
+        }
+        return fail(source, "", "unreadable" + at(e.getLocation()) + ": " + firstLine(e.getOriginalMessage()), e);
+    }
+
+    /**
+     * A file that is not JSON, said from where the parser stopped and what it was in: the file ending inside an array
+     * or object, a closing bracket of the wrong kind, a comma before a closing bracket. Any other mistake (an
+     * unquoted name, a missing comma) gets the parser's own sentence after the line and column.
+     */
+    private UserInputException notJson(String source, byte[] json, StreamReadException e) {
+        JsonLocation location = e.getLocation();
+        JsonStreamContext context = e.getProcessor() == null ? null : e.getProcessor().getParsingContext();
+        int offset = location == null ? -1 : (int) Math.min(location.getByteOffset(), Integer.MAX_VALUE);
+        String container = context == null ? null : context.inArray() ? "array" : context.inObject() ? "object" : null;
+        char closer = context != null && context.inArray() ? ']' : '}';
+        byte here = offset >= 0 && offset < json.length ? json[offset] : 0;
+        String problem;
+        if (e instanceof JsonEOFException eof && (eof.getTokenBeingDecoded() == JsonToken.VALUE_STRING
+                || eof.getTokenBeingDecoded() == JsonToken.FIELD_NAME)) {
+            problem = "the file ends inside a string (cut short, or a missing '\"')";
+        } else if (container != null && (e instanceof JsonEOFException || onlySpaceFrom(json, offset))) {
+            problem = "the file ends before the " + container + opened(context) + " is closed (cut short, or a missing '"
+                    + closer + "')";
+        } else if (container != null && (here == '}' || here == ']') && here != closer) {
+            problem = "unexpected '" + (char) here + "': expected '" + closer + "' to close the " + container
+                    + opened(context);
+        } else if ((here == '}' || here == ']') && previousSignificant(json, offset) == ',') {
+            problem = "a comma before this '" + (char) here + "': JSON allows none after the last entry; remove it";
+        } else {
+            problem = firstLine(e.getOriginalMessage());
+        }
+        return fail(source, "", "not valid JSON" + at(location) + ": " + problem, e);
+    }
+
     private UserInputException translate(String source, JsonNode root, JsonMappingException e) {
-        String path = path(e.getPath());
+        List<JsonMappingException.Reference> refs = e.getPath();
+        String path = path(refs);
         if (e instanceof UnrecognizedPropertyException unknown) {
             return fail(source, path, "is not a field of a " + kind + " here"
-                    + suggestion(unknown.getPropertyName(), unknown.getKnownPropertyIds()) + "; fix the spelling or remove it", e);
+                    + suggestion(unknown.getPropertyName(), unknown.getKnownPropertyIds())
+                    + "; fix the spelling or remove it", e);
         }
-        if (e instanceof ValueInstantiationException && e.getCause() instanceof IllegalArgumentException invalid) {
-            String message = invalid.getMessage();
-            int space = message.indexOf(' ');
-            String field = space < 0 ? message : message.substring(0, space);
-            String problem = space < 0 ? "is invalid" : message.substring(space + 1);
-            return fail(source, path.isEmpty() ? field : path + "." + field, problem, e);
+        if (e instanceof ValueInstantiationException) {
+            // a record's constructor refused the values: its path is the record's
+            if (e.getCause() instanceof Checks.InvalidField invalid) {
+                return fail(source, join(path, invalid.field()), invalid.problem(), e);
+            }
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return fail(source, path, "is invalid: " + firstLine(cause.getMessage()), e);
         }
-        Matcher missing = MISSING_PROPERTY.matcher(e.getOriginalMessage());
-        if (e instanceof MismatchedInputException && missing.find()) {
-            // Jackson reports a missing field before an unknown one: a typo shows up as "missing".
-            String field = missing.group(1);
-            List<JsonMappingException.Reference> refs = e.getPath();
-            boolean endsWithField = !refs.isEmpty() && field.equals(refs.get(refs.size() - 1).getFieldName());
-            String fieldPath = endsWithField ? path : (path.isEmpty() ? field : path + "." + field);
-            JsonNode object = nodeAt(root, endsWithField ? refs.subList(0, refs.size() - 1) : refs);
-            Object owner = endsWithField ? refs.get(refs.size() - 1).getFrom() : null;
-            Class<?> type = owner instanceof Class<?> c ? c : ((MismatchedInputException) e).getTargetType();
-            return fail(source, fieldPath, "is missing" + misspelling(field, object, type), e);
+        JsonNode found = nodeAt(root, refs);
+        JsonMappingException.Reference last = refs.isEmpty() ? null : refs.get(refs.size() - 1);
+        if (e instanceof MismatchedInputException && found == null && last != null && last.getFieldName() != null) {
+            // Jackson wants a value the document does not have: a required field, missing. Jackson reports a
+            // missing field before an unknown one, so a typo shows up here, as "missing".
+            JsonNode object = nodeAt(root, refs.subList(0, refs.size() - 1));
+            Class<?> owner = last.getFrom() instanceof Class<?> c ? c : null;
+            return fail(source, path, "is missing" + misspelling(last.getFieldName(), object, owner), e);
         }
         Class<?> target = e instanceof MismatchedInputException mismatch ? mismatch.getTargetType()
                 : e.getCause() instanceof InputCoercionException outOfRange ? outOfRange.getTargetType()
                 : null;
         if (target != null) {
-            JsonNode found = nodeAt(root, e.getPath());
             return fail(source, path, "must be " + expectation(target, found) + ", found " + describe(found), e);
         }
         return fail(source, path, "cannot be read: " + firstLine(e.getOriginalMessage()), e);
@@ -236,43 +271,17 @@ final class StrictJsonFile<T> {
         return formatError.create(source, jsonPath, problem, cause);
     }
 
-    private UserInputException alreadyExists(Path file, Exception cause) {
-        return new UserInputException(file + " already exists; not overwriting it — write to another path, or remove the old "
-                + kind + " first", cause);
-    }
-
-    /**
-     * {@code value}, flushed to the disk, under {@code file} or, when that name is taken, {@code <name>-2.json},
-     * {@code -3}, ...: the first free one (a record of what was done is never replaced by the next run's).
-     *
-     * @return where it was written
-     */
-    static Path writeUnderFreeName(Path file, Object value) throws IOException {
-        Path absolute = file.toAbsolutePath();
-        return DurableFiles.writeUnderFreeName(n -> n == 1 ? absolute : numbered(absolute, n), json(value));
-    }
-
-    /** {@code plan-result.json} → {@code plan-result-2.json}. */
-    static Path numbered(Path file, int n) {
-        String name = file.getFileName().toString();
-        int dot = name.endsWith(".json") ? name.length() - 5 : name.length();
-        return file.resolveSibling(name.substring(0, dot) + "-" + n + name.substring(dot));
-    }
-
-
-    /** The object lacks {@code field}: is one of its fields a typo of it? */
     /** A field present beside the missing one and close to it, unless it is a field of the record in its own right. */
     private static String misspelling(String field, JsonNode object, Class<?> type) {
         if (object == null || !object.isObject()) {
             return "";
         }
-        java.util.Set<String> own = type != null && type.isRecord()
-                ? java.util.Arrays.stream(type.getRecordComponents()).map(java.lang.reflect.RecordComponent::getName)
-                .collect(Collectors.toSet())
-                : java.util.Set.of();
+        Set<String> own = type != null && type.isRecord()
+                ? Arrays.stream(type.getRecordComponents()).map(RecordComponent::getName).collect(Collectors.toSet())
+                : Set.of();
         for (var names = object.fieldNames(); names.hasNext(); ) {
             String name = names.next();
-            if (!name.equals(field) && !own.contains(name) && editDistance(name.toLowerCase(Locale.ROOT), field.toLowerCase(Locale.ROOT)) <= 2) {
+            if (!name.equals(field) && !own.contains(name) && editDistance(name, field) <= 2) {
                 return " (is \"" + name + "\" a misspelling of it?)";
             }
         }
@@ -283,7 +292,7 @@ final class StrictJsonFile<T> {
         String closest = null;
         int best = Integer.MAX_VALUE;
         for (Object candidate : known) {
-            int distance = editDistance(unknown.toLowerCase(Locale.ROOT), candidate.toString().toLowerCase(Locale.ROOT));
+            int distance = editDistance(unknown, candidate.toString());
             if (distance < best) {
                 best = distance;
                 closest = candidate.toString();
@@ -321,7 +330,7 @@ final class StrictJsonFile<T> {
         return "an object";
     }
 
-    /** How the one mapper writes an enum constant (some are spelled in lower case). */
+    /** How the one mapper writes an enum constant (its {@code @JsonValue} where it has one). */
     private static String spelling(Object constant) {
         try {
             return Json.mapper().writeValueAsString(constant);
@@ -356,34 +365,39 @@ final class StrictJsonFile<T> {
 
     /** [partitions, 2, partition] → "partitions[2].partition". */
     private static String path(List<JsonMappingException.Reference> references) {
-        StringBuilder path = new StringBuilder();
+        String path = "";
         for (JsonMappingException.Reference ref : references) {
             if (ref.getFieldName() != null) {
-                path.append(path.length() > 0 ? "." : "").append(ref.getFieldName());
+                path = join(path, ref.getFieldName());
             } else if (ref.getIndex() >= 0) {
-                path.append('[').append(ref.getIndex()).append(']');
+                path = join(path, "[" + ref.getIndex() + "]");
             }
         }
-        return path.toString();
+        return path;
     }
 
-    /** "/partitions/2/topic" → "partitions[2].topic". */
-    private static String pointerToPath(String pointer) {
-        StringBuilder path = new StringBuilder();
-        for (String token : pointer.split("/")) {
-            if (token.isEmpty()) {
-                continue;
-            }
-            if (token.chars().allMatch(Character::isDigit)) {
-                path.append('[').append(token).append(']');
-            } else {
-                path.append(path.length() > 0 ? "." : "").append(token.replace("~1", "/").replace("~0", "~"));
-            }
+    /** Where the parser stands, from the document's root: "partitions[2].topic". */
+    private static String path(JsonStreamContext context) {
+        if (context == null || context.inRoot()) {
+            return "";
         }
-        return path.toString();
+        String step = context.inArray() ? "[" + context.getCurrentIndex() + "]"
+                : context.getCurrentName() == null ? "" : context.getCurrentName();
+        return join(path(context.getParent()), step);
     }
 
-    private static int editDistance(String a, String b) {
+    /** "partitions[0]" and "topic" → "partitions[0].topic"; an index or an empty part joins without a dot. */
+    private static String join(String path, String field) {
+        if (path.isEmpty() || field.isEmpty()) {
+            return path + field;
+        }
+        return field.startsWith("[") ? path + field : path + "." + field;
+    }
+
+    /** Letters added, removed or changed between the two, ignoring case: the measure of a typo. */
+    private static int editDistance(String typed, String known) {
+        String a = typed.toLowerCase(Locale.ROOT);
+        String b = known.toLowerCase(Locale.ROOT);
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {
@@ -407,22 +421,37 @@ final class StrictJsonFile<T> {
                 : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
     }
 
-    /**
-     * Jackson's parser messages without its internals: the "[Source: REDACTED (...); line: L, column: C]" locations
-     * become "line L, column C", character codes and Java-ish wording go.
-     */
-    static String inOurWords(String message) {
-        String m = END_OF_INPUT.matcher(message).replaceAll(r -> "the file ends before the "
-                + r.group(1).toLowerCase(Locale.ROOT) + " opened at line " + r.group(2) + ", column " + r.group(3)
-                + " is closed (cut short, or a missing " + ("Array".equals(r.group(1)) ? "']'" : "'}'") + ")");
-        m = END_OF_INPUT_BETWEEN.matcher(m).replaceAll(r -> "the file ends inside an "
-                + r.group(1).toLowerCase(Locale.ROOT) + " (cut short, or a missing " + ("Array".equals(r.group(1)) ? "']'" : "'}'")
-                + ")");
-        m = STARTING_AT.matcher(m).replaceAll(r -> "(closing the " + r.group(1).toLowerCase(Locale.ROOT)
-                + " opened at line " + r.group(2) + ", column " + r.group(3) + ")");
-        m = SOURCE_LOCATION.matcher(m).replaceAll(r -> "line " + r.group(1) + ", column " + r.group(2));
-        m = CHARACTER_CODE.matcher(m).replaceAll("");
-        return m.replace("Unexpected", "unexpected").replace("was expecting", "expected");
+    /** " opened at line 3, column 18", where the parser knows where the array or object began. */
+    private static String opened(JsonStreamContext context) {
+        JsonLocation start = context.startLocation(ContentReference.unknown());
+        return start == null || start.getLineNr() < 0 ? ""
+                : " opened at line " + start.getLineNr() + ", column " + start.getColumnNr();
+    }
+
+    private static boolean onlySpaceFrom(byte[] json, int offset) {
+        if (offset < 0) {
+            return false;
+        }
+        for (int i = offset; i < json.length; i++) {
+            if (!isSpace(json[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static byte previousSignificant(byte[] json, int offset) {
+        for (int i = Math.min(offset, json.length) - 1; i >= 0; i--) {
+            if (!isSpace(json[i])) {
+                return json[i];
+            }
+        }
+        return 0;
+    }
+
+    /** JSON's white space (RFC 8259: space, tab, line feed, carriage return). */
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\t' || b == '\n' || b == '\r';
     }
 
     private static String firstLine(String message) {

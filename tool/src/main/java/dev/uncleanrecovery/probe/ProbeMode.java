@@ -4,10 +4,7 @@ package dev.uncleanrecovery.probe;
 
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.evidence.EvidenceSource;
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.Optional;
-import java.util.stream.Collectors;
 
 /** {@code --probe-mode}: which RPCs ask a broker about its replicas' logs. */
 public enum ProbeMode {
@@ -18,19 +15,10 @@ public enum ProbeMode {
     /** ListOffsets and the Fetch DivergingEpoch search only, even where the patch runs. */
     STOCK;
 
-    /** The name users type. */
-    public String optionValue() {
+    /** The name users type ({@code --probe-mode native}), which picocli lists in help, completion and errors. */
+    @Override
+    public String toString() {
         return name().toLowerCase(Locale.ROOT);
-    }
-
-    /** @return empty when the text is none of {@code auto}, {@code native}, {@code stock} */
-    public static Optional<ProbeMode> parse(String text) {
-        return Arrays.stream(values()).filter(m -> m.optionValue().equalsIgnoreCase(text == null ? "" : text.trim()))
-                .findFirst();
-    }
-
-    public static String choices() {
-        return Arrays.stream(values()).map(ProbeMode::optionValue).collect(Collectors.joining(", "));
     }
 
     /** The evidence source this mode asks brokers with. */

@@ -43,6 +43,16 @@ public record ProbeSettings(Duration timeout, Duration requestTimeout, int maxPa
                 Duration.ofMillis(100), Duration.ofSeconds(2), 0.2, 5);
     }
 
+    /**
+     * The defaults under one overall deadline: the plan's probe and execute's second look. No single request waits
+     * longer than the deadline, so a short deadline still gets its retries.
+     */
+    public static ProbeSettings within(Duration deadline) {
+        ProbeSettings defaults = defaults();
+        return defaults.withTimeout(deadline).withRequestTimeout(
+                deadline.compareTo(defaults.requestTimeout()) < 0 ? deadline : defaults.requestTimeout());
+    }
+
     public ProbeSettings withTimeout(Duration newTimeout) {
         return new ProbeSettings(newTimeout, requestTimeout, maxPartitionsPerRequest, maxInFlightBatchesPerBroker,
                 initialBackoff, maxBackoff, jitter, maxAttemptsPerPartition);

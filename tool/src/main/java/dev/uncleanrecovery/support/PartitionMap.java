@@ -20,8 +20,8 @@ import org.apache.kafka.common.TopicPartition;
  * The one way the tool keys data by partition when there are many: an unmodifiable map in topic/partition order,
  * held in two arrays and looked up by binary search, and {@link Key} for hash maps that are filled as they go. A
  * hash map keyed by {@link TopicPartition} suffers from its hash (31 × partition + the topic's hash), which collides
- * for numbered topics: 100,000 partitions of {@code sim-0000}…{@code sim-0099} share about 10,000 hashes, so every
- * lookup walks a chain of equal-looking keys.
+ * for numbered topics ({@code orders-01}, {@code orders-02}, ...): their names' hashes differ by small steps that
+ * 31 × partition lines up with, so many partitions share a hash and a lookup walks a chain of equal-looking keys.
  */
 public final class PartitionMap<V> extends AbstractMap<TopicPartition, V> {
 

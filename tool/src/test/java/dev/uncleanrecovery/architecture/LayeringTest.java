@@ -99,7 +99,9 @@ class LayeringTest {
             .that().resideInAPackage(ROOT + ".election..")
             .should().onlyDependOnClassesThat(
                     resideInAnyPackage(ROOT + ".election..", ROOT + ".evidence..", "java.lang", "java.util",
-                            "java.util.function", "java.util.stream", "java.time")
+                            "java.util.function", "java.util.stream", "java.time",
+                            // annotations that only say how a value is spelled in JSON (@JsonValue)
+                            "com.fasterxml.jackson.annotation")
                             .and(not(CLOCK_PROCESS_OR_CHANCE))
                             .or(equivalentTo(TopicPartitionState.class))
                             .or(equivalentTo(TopicPartition.class)))

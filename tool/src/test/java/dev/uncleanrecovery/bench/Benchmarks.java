@@ -37,6 +37,16 @@ public final class Benchmarks {
                 .findFirst().orElseThrow(() -> new IllegalStateException("no jvm_opts=( line in " + script));
     }
 
+    /** The launcher's default heap bound ({@code heap_opts}), as an operator gets it. */
+    static List<String> toolHeapFlags() throws IOException {
+        Path script = Path.of("bin", "kafka-unclean-recovery.sh");
+        String prefix = "heap_opts=\"${KAFKA_UNCLEAN_RECOVERY_HEAP_OPTS:-";
+        return Files.readAllLines(script).stream().filter(l -> l.startsWith(prefix))
+                .map(l -> l.substring(prefix.length(), l.lastIndexOf('}')).trim())
+                .map(flags -> List.of(flags.split("\\s+")))
+                .findFirst().orElseThrow(() -> new IllegalStateException("no heap_opts= line in " + script));
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
             System.err.println("usage: Benchmarks real|startup|simulated [--option value]...");

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -64,33 +65,54 @@ final class ManyPartitionOutage {
 
     static Outage reproduce(LocalKafkaCluster cluster, String topic, int partitions, long perRound, long leaderOnly,
                             Consumer<String> progress) {
+        return reproduce(cluster, List.of(topic), partitions, ManyPartitionOutage::assignment, perRound, leaderOnly,
+                progress).get(0);
+    }
+
+    /**
+     * The outage on every partition of several topics of {@code partitions} each: one CreateTopics makes at most
+     * 9,999 partitions (the controller writes a record per partition and one for the topic, at most 10,000).
+     *
+     * @param assignment each partition's replicas: {@link #assignment} alternates the best log's place, [1,3,2] for
+     *                   all puts the shorter log first everywhere (every partition needs the stock elector's reorder)
+     */
+    static List<Outage> reproduce(LocalKafkaCluster cluster, List<String> topics, int partitions,
+                                  IntFunction<List<Integer>> assignment, long perRound, long leaderOnly,
+                                  Consumer<String> progress) {
+        // each step on 5,000 partitions takes up to a minute on 2 cores
+        Duration step = STEP_TIMEOUT.multipliedBy(Math.max(1, (topics.size() * (long) partitions + 4_999) / 5_000));
         try (Admin admin = cluster.createAdmin()) {
             Map<Integer, List<Integer>> assignments = new HashMap<>();
             for (int p = 0; p < partitions; p++) {
-                assignments.put(p, assignment(p));
+                assignments.put(p, assignment.apply(p));
             }
-            admin.createTopics(List.of(new NewTopic(topic, assignments).configs(Map.of(
-                    TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
-                    TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
-            awaitAll(admin, topic, partitions, "leader 1 with a full ISR",
-                    p -> leaderOf(p) == LAST_LEADER && p.isr().size() == 3);
-            awaitLogsCreated(cluster, topic, partitions);
+            for (String topic : topics) {
+                admin.createTopics(List.of(new NewTopic(topic, assignments).configs(Map.of(
+                        TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
+                        TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false")))).all().get();
+            }
+            awaitAll(admin, topics, partitions, "leader 1 with a full ISR",
+                    p -> leaderOf(p) == LAST_LEADER && p.isr().size() == 3, step);
+            awaitLogsCreated(cluster, topics, partitions, step);
 
-            progress.accept(partitions + " partitions: " + perRound + " record(s) each, acks=all");
-            produce(cluster, topic, partitions, perRound, "all", "round-1");
+            int total = topics.size() * partitions;
+            progress.accept(total + " partitions: " + perRound + " record(s) each, acks=all");
+            produce(cluster, topics, partitions, perRound, "all", "round-1");
 
             progress.accept("kill -9 broker " + SHORTEST);
             cluster.stopBroker(SHORTEST, StopMode.ABRUPT);
             cluster.awaitBrokerFenced(SHORTEST);
-            awaitAll(admin, topic, partitions, "ISR without 3", p -> p.isr().stream().noneMatch(n -> n.id() == SHORTEST));
-            produce(cluster, topic, partitions, perRound, "all", "round-2");
+            awaitAll(admin, topics, partitions, "ISR without 3", p -> p.isr().stream().noneMatch(n -> n.id() == SHORTEST),
+                    step);
+            produce(cluster, topics, partitions, perRound, "all", "round-2");
 
             progress.accept("kill -9 broker " + LONGEST);
             cluster.stopBroker(LONGEST, StopMode.ABRUPT);
             cluster.awaitBrokerFenced(LONGEST);
-            awaitAll(admin, topic, partitions, "ISR [1]", p -> p.isr().size() == 1 && p.isr().get(0).id() == LAST_LEADER);
+            awaitAll(admin, topics, partitions, "ISR [1]", p -> p.isr().size() == 1 && p.isr().get(0).id() == LAST_LEADER,
+                    step);
             if (leaderOnly > 0) {
-                produce(cluster, topic, partitions, leaderOnly, "1", "round-3");
+                produce(cluster, topics, partitions, leaderOnly, "1", "round-3");
             }
 
             progress.accept("kill -9 broker " + LAST_LEADER + " (its disk is lost); restarting 3 and 2");
@@ -98,10 +120,10 @@ final class ManyPartitionOutage {
             cluster.awaitBrokerFenced(LAST_LEADER);
             cluster.startBroker(SHORTEST);
             cluster.startBroker(LONGEST);
-            cluster.awaitBrokerUnfenced(SHORTEST, STEP_TIMEOUT);
-            cluster.awaitBrokerUnfenced(LONGEST, STEP_TIMEOUT);
-            awaitAll(admin, topic, partitions, "offline", p -> leaderOf(p) < 0);
-            return new Outage(topic, partitions, perRound);
+            cluster.awaitBrokerUnfenced(SHORTEST, step);
+            cluster.awaitBrokerUnfenced(LONGEST, step);
+            awaitAll(admin, topics, partitions, "offline", p -> leaderOf(p) < 0, step);
+            return topics.stream().map(topic -> new Outage(topic, partitions, perRound)).toList();
         } catch (ExecutionException e) {
             throw new IllegalStateException("outage set-up failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
@@ -119,19 +141,21 @@ final class ManyPartitionOutage {
         return d.partitions();
     }
 
-    private static void awaitAll(Admin admin, String topic, int partitions, String what, Predicate<TopicPartitionInfo> done)
-            throws InterruptedException {
-        awaitUntil(250, () -> {
-            List<TopicPartitionInfo> all;
-            try {
-                all = describe(admin, topic);
-            } catch (ExecutionException e) {
-                all = List.of(); // just created: the brokers' metadata may not have it yet
-            }
-            long ok = all.stream().filter(done).count();
-            return all.size() == partitions && ok == partitions ? null
-                    : "only " + ok + " of " + partitions + " partitions reached '" + what + "'";
-        });
+    private static void awaitAll(Admin admin, List<String> topics, int partitions, String what,
+                                 Predicate<TopicPartitionInfo> done, Duration timeout) throws InterruptedException {
+        for (String topic : topics) {
+            awaitUntil(250, timeout, () -> {
+                List<TopicPartitionInfo> all;
+                try {
+                    all = describe(admin, topic);
+                } catch (ExecutionException e) {
+                    all = List.of(); // just created: the brokers' metadata may not have it yet
+                }
+                long ok = all.stream().filter(done).count();
+                return all.size() == partitions && ok == partitions ? null
+                        : topic + ": only " + ok + " of " + partitions + " partitions reached '" + what + "'";
+            });
+        }
     }
 
     /**
@@ -140,16 +164,18 @@ final class ManyPartitionOutage {
      * writing to partitions still being created can end in OutOfOrderSequence until its batch expires, so wait until
      * every broker has a log directory for every partition (RF 3 on 3 brokers).
      */
-    private static void awaitLogsCreated(LocalKafkaCluster cluster, String topic, int partitions)
-            throws InterruptedException {
+    private static void awaitLogsCreated(LocalKafkaCluster cluster, List<String> topics, int partitions,
+                                         Duration timeout) throws InterruptedException {
         for (int broker : List.of(LAST_LEADER, LONGEST, SHORTEST)) {
-            awaitUntil(500, () -> {
-                long created = IntStream.range(0, partitions)
-                        .filter(p -> Files.isDirectory(cluster.replicaDirectory(broker, new TopicPartition(topic, p))))
-                        .count();
-                return created == partitions ? null
-                        : "broker " + broker + " created only " + created + " of " + partitions + " logs";
-            });
+            for (String topic : topics) {
+                awaitUntil(500, timeout, () -> {
+                    long created = IntStream.range(0, partitions)
+                            .filter(p -> Files.isDirectory(cluster.replicaDirectory(broker, new TopicPartition(topic, p))))
+                            .count();
+                    return created == partitions ? null
+                            : "broker " + broker + " created only " + created + " of " + partitions + " logs of " + topic;
+                });
+            }
         }
     }
 
@@ -160,26 +186,28 @@ final class ManyPartitionOutage {
     }
 
     /**
-     * Polls until {@code shortfall} answers null (done), at most {@link #STEP_TIMEOUT}.
+     * Polls until {@code shortfall} answers null (done), at most {@code timeout}.
      *
      * @param shortfall what is still missing, or null once done; its last answer is the timeout's message
      */
-    private static void awaitUntil(long pollMs, Shortfall shortfall) throws InterruptedException {
-        long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
+    private static void awaitUntil(long pollMs, Duration timeout, Shortfall shortfall) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         String missing;
         while ((missing = shortfall.get()) != null) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(missing + " within " + STEP_TIMEOUT.toSeconds() + " s");
+                throw new IllegalStateException(missing + " within " + timeout.toSeconds() + " s");
             }
             Thread.sleep(pollMs);
         }
     }
 
-    private static void produce(LocalKafkaCluster cluster, String topic, int partitions, long count, String acks,
+    private static void produce(LocalKafkaCluster cluster, List<String> topics, int partitions, long count, String acks,
                                 String round) {
         List<TopicPartition> tps = new ArrayList<>();
-        for (int p = 0; p < partitions; p++) {
-            tps.add(new TopicPartition(topic, p));
+        for (String topic : topics) {
+            for (int p = 0; p < partitions; p++) {
+                tps.add(new TopicPartition(topic, p));
+            }
         }
         // Thousands of partitions at once on a small machine: batches need minutes, not the outage's 30 s.
         RoundProducer.produce(cluster, tps, count, acks, round, Duration.ofMinutes(5));

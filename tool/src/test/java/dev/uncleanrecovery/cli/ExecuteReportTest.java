@@ -64,6 +64,19 @@ class ExecuteReportTest {
     }
 
     @Test
+    void the_wait_for_the_new_leaders_is_said_and_recorded() throws IOException {
+        Path file = dir.resolve("result.json");
+        StringWriter printed = new StringWriter();
+
+        ExecuteCommand.report(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, text(),
+                new PrintWriter(printed, true));
+
+        assertThat(printed.toString()).contains("The brokers' metadata showed every new leader 420 ms after the"
+                + " controller's answer to the election.");
+        assertThat(ResultFile.read(file).leadersShownMs()).isEqualTo(420L);
+    }
+
+    @Test
     void a_result_file_that_cannot_be_written_fails_after_the_outcomes_are_shown() {
         Path file = dir.resolve("no-such-directory").resolve("result.json");
         StringWriter printed = new StringWriter();

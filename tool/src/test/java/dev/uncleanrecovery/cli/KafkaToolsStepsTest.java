@@ -30,7 +30,7 @@ class KafkaToolsStepsTest {
     void with_every_broker_listed_the_steps_reorder_elect_and_restore_in_kafkas_formats() throws Exception {
         Plan plan = example();
 
-        KafkaToolsSteps.Written written = KafkaToolsSteps.write(plan, Path.of("plan.json"), "b:9092", Set.of(1, 2, 3),
+        KafkaToolsSteps.Written written = KafkaToolsSteps.write(plan, Path.of("plan.json"), "b:9092", null, Set.of(1, 2, 3),
                 dir);
 
         assertThat(written.impossible()).isEmpty();
@@ -56,10 +56,22 @@ class KafkaToolsStepsTest {
     }
 
     @Test
-    void the_files_of_an_earlier_run_are_never_overwritten() throws Exception {
-        KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", Set.of(1, 2, 3), dir);
+    void every_command_reads_the_runs_command_config_under_its_own_tools_option_name() throws Exception {
+        Path config = dir.resolve("admin.properties");
 
-        assertThatThrownBy(() -> KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", Set.of(1, 2, 3), dir))
+        KafkaToolsSteps.Written written = KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", config,
+                Set.of(1, 2, 3), dir.resolve("steps"));
+
+        var commands = Files.readString(written.steps()).lines().filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+        assertThat(commands).hasSize(7).allSatisfy(c -> assertThat(c).contains("--bootstrap-server b:9092 --"
+                + (c.startsWith("kafka-leader-election.sh") ? "admin.config " : "command-config ") + config));
+    }
+
+    @Test
+    void the_files_of_an_earlier_run_are_never_overwritten() throws Exception {
+        KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", null, Set.of(1, 2, 3), dir);
+
+        assertThatThrownBy(() -> KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", null, Set.of(1, 2, 3), dir))
                 .isInstanceOf(UserInputException.class).hasMessageContaining("already exists; not overwriting it");
     }
 }

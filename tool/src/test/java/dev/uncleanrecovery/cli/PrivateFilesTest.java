@@ -59,7 +59,7 @@ class PrivateFilesTest {
         Path steps = dir.resolve("steps");
 
         KafkaToolsSteps.write(PlanFile.read(Path.of("examples", "plan.json")), Path.of("plan.json"), "b:9092",
-                Set.of(1, 2, 3), steps);
+                null, Set.of(1, 2, 3), steps);
 
         assertThat(Files.getPosixFilePermissions(steps)).isEqualTo(OWNER_ONLY_DIRECTORY);
         try (var files = Files.list(steps)) {

@@ -20,6 +20,7 @@ import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.harness.KafkaToolProcess;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -359,6 +360,31 @@ class SecuredClusterTest {
             String content = new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1);
             assertThat(content).as(file.toString()).doesNotContain(password).doesNotContain(wrongPassword);
         }
+    }
+
+    @Test
+    @Order(12)
+    void kafkas_own_tools_log_in_with_the_command_config_the_steps_name(LocalKafkaCluster cluster) throws Exception {
+        // given: the steps of the plan above as they would be with every replica's broker registered (here broker 1
+        // is gone, so plan --kafka-tools wrote none), for the run's --command-config
+        Path config = cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER,
+                cluster.saslPassword(LocalKafkaCluster.ADMIN_USER), dir.resolve("steps-admin.properties"));
+        Plan plan = PlanFile.read(dir.resolve("secrets").resolve("plan.json"));
+        KafkaToolsSteps.Written steps = KafkaToolsSteps.write(plan, dir.resolve("secrets").resolve("plan.json"),
+                cluster.bootstrapServers(), config, java.util.Set.of(1, 2, 3), dir.resolve("all-listed-steps"));
+        List<String> commands = Files.readString(steps.steps()).lines().filter(l -> !l.isBlank() && !l.startsWith("#"))
+                .toList();
+
+        // when: Kafka's own tools run the check and the election as printed (the listener takes SASL only)
+        KafkaToolProcess.Run check = KafkaToolProcess.runAsPrinted(commands.get(0));
+        KafkaToolProcess.Run elect = KafkaToolProcess.runAsPrinted(commands.stream()
+                .filter(c -> c.startsWith("kafka-leader-election.sh")).findFirst().orElseThrow());
+
+        // then: both logged in; orders-0 has its leader since execute above, so the election is not needed
+        assertThat(check.exitCode()).as(check.output()).isZero();
+        assertThat(check.output()).contains("Topic: " + TOPIC + "\tPartition: 0\tLeader: 2");
+        assertThat(elect.exitCode()).as(elect.output()).isZero();
+        assertThat(elect.output()).contains("Valid replica already elected for partitions " + ORDERS_0);
     }
 
     /** The tool in its own JVM, to its end: what it prints and its request log are all there is. */

@@ -10,8 +10,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /**
- * Both electors' requests (reorders, stock and designated elections) stay under the controller's limit of 10,000
- * records per request (one record per partition), and every partition is sent exactly once, in order.
+ * The one split of every controller write: at most 9,999 partitions a request (see ControllerCalls for why not
+ * 10,000), every partition exactly once, in order.
  */
 class ControllerRequestsTest {
 
@@ -20,20 +20,21 @@ class ControllerRequestsTest {
     }
 
     @Test
-    void up_to_ten_thousand_partitions_go_in_one_request() {
-        List<TopicPartition> all = partitions(10_000);
+    void up_to_9999_partitions_go_in_one_request() {
+        List<TopicPartition> all = partitions(9_999);
 
         assertThat(ControllerCalls.requests(all)).containsExactly(all);
         assertThat(ControllerCalls.requests(List.of())).isEmpty();
     }
 
     @Test
-    void more_are_split_at_ten_thousand_in_order() {
+    void ten_thousand_and_more_are_split_at_9999_in_order() {
+        assertThat(ControllerCalls.requests(partitions(10_000))).extracting(List::size).containsExactly(9_999, 1);
         List<TopicPartition> all = partitions(25_001);
 
         List<List<TopicPartition>> requests = ControllerCalls.requests(all);
 
-        assertThat(requests).extracting(List::size).containsExactly(10_000, 10_000, 5_001);
+        assertThat(requests).extracting(List::size).containsExactly(9_999, 9_999, 5_003);
         assertThat(requests.stream().flatMap(List::stream).toList()).isEqualTo(all);
     }
 }

@@ -23,6 +23,12 @@ final class ElectingElector implements DesignatedElector {
         return "fake elector";
     }
 
+    /** The metadata shows its leaders at once. */
+    @Override
+    public java.time.Duration leadersShownAfter() {
+        return elected.isEmpty() ? null : java.time.Duration.ZERO;
+    }
+
     @Override
     public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated, Runnable beforeFirstChange) {
         beforeFirstChange.run();

@@ -37,18 +37,36 @@ class NativeElectorChoiceTest {
         return BrokerNativeSupport.from(asked, answers, unanswered, GET_REPLICA_LOG_INFO);
     }
 
-    /** Describes itself as what it was made from. */
-    private record Named(String describe) implements DesignatedElector {
+    /** Describes itself as what it was made from; elects nothing, its new leaders shown after {@code shown}. */
+    private record Named(String describe, java.time.Duration shown) implements DesignatedElector {
+        Named(String describe) {
+            this(describe, null);
+        }
+
         @Override
         public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
                                             Runnable beforeFirstChange) {
             return List.of();
+        }
+
+        @Override
+        public java.time.Duration leadersShownAfter() {
+            return shown;
         }
     }
 
     private static String chosen(BrokerNativeSupport support) {
         return ElectorChoice.choose(support, via -> new Named("native via " + via), why -> new Named("stock: " + why))
                 .describe();
+    }
+
+    @Test
+    void the_wait_for_the_new_leaders_is_the_chosen_electors() {
+        BrokerNativeSupport support = live(Map.of(), broker(1, 2, false));
+        ElectorChoice choice = new ElectorChoice(() -> support, via -> new Named("native"),
+                why -> new Named("stock", java.time.Duration.ofMillis(420)));
+
+        assertThat(choice.leadersShownAfter()).isEqualTo(java.time.Duration.ofMillis(420));
     }
 
     @Test

@@ -19,6 +19,7 @@ import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import java.time.Instant;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -43,12 +44,14 @@ class PlanExecutionTest {
     private static final int EPOCH = 4;
     private static final long PLANNED_LEO = 100;
 
-    /** One reprobe call: what it was asked, and on which thread. */
-    private record Reprobe(List<PartitionToProbe> asked, String thread) {
+    /** One reprobe call: what it was asked. */
+    private record Reprobe(List<PartitionToProbe> asked) {
     }
 
     private final List<Reprobe> reprobes = new CopyOnWriteArrayList<>();
     private final List<String> steps = new CopyOnWriteArrayList<>();
+    /** "reprobe" and "elect", in the order they happened. */
+    private final List<String> events = new CopyOnWriteArrayList<>();
     private final Map<TopicPartition, Long> reprobedLogEnd = new HashMap<>();
 
     private static TopicPartitionState offline(TopicPartition tp, Uuid topicId) {
@@ -78,8 +81,8 @@ class PlanExecutionTest {
 
     private ReplicaReprobe reprobe(CountDownLatch asked) {
         return replicas -> {
-            reprobes.add(new Reprobe(replicas.keySet().stream().map(PartitionToProbe::of).toList(),
-                    Thread.currentThread().getName()));
+            reprobes.add(new Reprobe(replicas.keySet().stream().map(PartitionToProbe::of).toList()));
+            events.add("reprobe");
             asked.countDown();
             Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();
             replicas.forEach((state, brokers) -> answers.put(state.topicPartition(), brokers.stream()
@@ -93,36 +96,50 @@ class PlanExecutionTest {
         };
     }
 
-    private final ElectingElector elector = new ElectingElector(step -> { });
+    private final ElectingElector elector = new ElectingElector(events::add);
+
+    private static boolean awaited(CountDownLatch latch) {
+        try {
+            return latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
     private final List<ElectionTarget> elected = elector.elected;
 
     @Test
     void with_the_planned_partitions_the_designated_replicas_are_probed_while_the_partitions_are_read() throws Exception {
         CountDownLatch asked = new CountDownLatch(1);
+        CountDownLatch reading = new CountDownLatch(1);
         ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID));
         boolean[] probedDuringRead = new boolean[1];
+        boolean[] readDuringProbe = new boolean[1];
+        // Each waits for the other to have begun: were they one after the other, in either order, the first would
+        // wait in vain.
         PartitionStateReader reader = partitions -> {
-            try {
-                // The re-read waits for the re-probe to start: it could not, were they one after the other.
-                probedDuringRead[0] = asked.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            reading.countDown();
+            probedDuringRead[0] = awaited(asked);
             return now;
         };
+        ReplicaReprobe answering = reprobe(asked);
+        ReplicaReprobe probe = replicas -> {
+            readDuringProbe[0] = awaited(reading);
+            return answering.reprobe(replicas);
+        };
 
-        ExecutionResult result = new PlanExecution(reader, reprobe(asked), elector, false, steps::add)
+        ExecutionResult result = new PlanExecution(reader, probe, elector, false, steps::add)
                 .run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, now);
 
-        assertThat(probedDuringRead[0]).isTrue();
-        assertThat(reprobes).singleElement().satisfies(r -> {
-            assertThat(r.thread()).isEqualTo("designated-reprobe");
-            assertThat(r.asked()).extracting(PartitionToProbe::topicPartition).containsExactly(ORDERS_0, ORDERS_1);
-        });
+        assertThat(probedDuringRead[0]).as("the re-probe began while the partitions were read").isTrue();
+        assertThat(readDuringProbe[0]).as("the read began while the re-probe ran").isTrue();
+        assertThat(reprobes).singleElement().satisfies(r ->
+                assertThat(r.asked()).extracting(PartitionToProbe::topicPartition).containsExactly(ORDERS_0, ORDERS_1));
         assertThat(steps).first().asString()
                 .isEqualTo("re-reading 2 partition(s) of the plan while their 2 designated replica(s) are probed once more");
         assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0, ORDERS_1);
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.ELECTED, Outcome.ELECTED);
+        assertThat(result.leadersShownAfter()).as("the elector's wait for the new leaders").isEqualTo(Duration.ZERO);
     }
 
     @Test
@@ -158,6 +175,11 @@ class PlanExecutionTest {
                 beforeFirstChange.run();
                 throw new OutOfMemoryError("Java heap space");
             }
+
+            @Override
+            public java.time.Duration leadersShownAfter() {
+                return null;
+            }
         };
 
         ExecutionResult result = new PlanExecution(partitions -> reads[0]++ == 0 ? before : after,
@@ -182,7 +204,8 @@ class PlanExecutionTest {
 
         assertThat(reprobes).hasSize(2);
         assertThat(reprobes.get(1).asked()).containsExactly(new PartitionToProbe(ORDERS_1, RECREATED_ID, EPOCH));
-        assertThat(reprobes.get(1).thread()).isEqualTo(Thread.currentThread().getName());
+        // the second answers are in before anything is elected
+        assertThat(events).containsExactly("reprobe", "reprobe", "elect");
         assertThat(steps).contains("probing once more the 2 live replica(s) of 1 partition(s): the designated leader, and"
                 + " what each other replica will lose");
         assertThat(elected).hasSize(2);
@@ -316,6 +339,7 @@ class PlanExecutionTest {
                 + " broker 1: loss NOT KNOWN (down, and no evidence says what its log holds); broker 3: loss NOT KNOWN"
                 + " (it did not answer the second look)");
         assertThat(result.elector()).isEqualTo("none (dry run)");
+        assertThat(result.leadersShownAfter()).as("nothing elected, nothing waited for").isNull();
     }
 
     @Test

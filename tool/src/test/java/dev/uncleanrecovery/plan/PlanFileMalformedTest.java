@@ -131,7 +131,7 @@ class PlanFileMalformedTest {
     @Test
     void null_topic() {
         assertThat(readError(edited(root -> election(root).putNull("topic"))))
-                .isEqualTo("plan.json: partitions[0].topic is missing");
+                .isEqualTo("plan.json: partitions[0].topic must be a string, found null");
     }
 
     @Test
@@ -233,24 +233,60 @@ class PlanFileMalformedTest {
     void field_written_twice() {
         String json = PlanFileTest.GOLDEN.replace("\"designatedLeader\" : 2,", "\"designatedLeader\" : 2, \"designatedLeader\" : 3,");
 
-        assertThat(readError(json)).isEqualTo("plan.json: partitions[0].designatedLeader appears twice at line 17, column 47; keep one");
+        assertThat(readError(json)).isEqualTo("plan.json: partitions[0].designatedLeader appears twice at line 17, column 50; keep one");
     }
 
     @Test
     void trailing_comma() {
         String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 ],");
 
-        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 21, column ");
+        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 21, column 5: a comma before this"
+                + " '}': JSON allows none after the last entry; remove it");
     }
 
     @Test
     void cut_short_in_our_words() {
         String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("[ 1, 2, 3 ]") + 9);
 
-        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line ")
-                .containsPattern("the file ends (before the array opened at line \\d+, column \\d+ is closed|inside an array)")
-                .contains("(cut short, or a missing ']')")
+        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 20, column 29: the file ends before"
+                + " the array opened at line 20, column 20 is closed (cut short, or a missing ']')");
+    }
+
+    @Test
+    void cut_short_inside_a_string() {
+        String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("\"orders\"") + 4);
+
+        assertThat(readError(json)).endsWith(": the file ends inside a string (cut short, or a missing '\"')");
+    }
+
+    @Test
+    void missing_comma_between_fields_keeps_the_parser_s_sentence_and_where() {
+        String json = PlanFileTest.GOLDEN.replace("\"designatedLeader\" : 2,", "\"designatedLeader\" : 2");
+
+        // the parser's own words, whatever a Jackson version makes of them, after the line and column
+        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 18, column 5: ").contains("comma")
                 .doesNotContain("Source", "REDACTED", "StreamReadFeature");
+    }
+
+    @Test
+    void null_inside_an_array() {
+        assertThat(readError(edited(root -> ((ArrayNode) root.get("partitions")).addNull())))
+                .isEqualTo("plan.json: partitions[1] must be an object, found null");
+    }
+
+    @Test
+    void evidence_status_as_a_number() {
+        // Jackson would otherwise take 1 for the second constant, UNREACHABLE
+        assertThat(readError(edited(root -> ((ObjectNode) election(root).get("evidence").get(0)).put("status", 1))))
+                .isEqualTo("plan.json: partitions[0].evidence[0].status must be one of \"OK\", \"UNREACHABLE\", \"ERROR\","
+                        + " \"STALE\", found 1");
+    }
+
+    @Test
+    void something_other_than_json_after_the_plan() {
+        assertThat(readError(PlanFileTest.GOLDEN + "\nreviewed: alice"))
+                .isEqualTo("plan.json: content after the plan's closing brace at line 98, column 1; the file holds one"
+                        + " JSON object");
     }
 
     @Test
@@ -258,25 +294,23 @@ class PlanFileMalformedTest {
         String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("\"designatedLeader\""));
 
         assertThat(readError(json)).startsWith("plan.json: not valid JSON at line ")
-                .endsWith("the file ends inside an object (cut short, or a missing '}')");
+                .endsWith("the file ends before the object opened at line 14, column 20 is closed (cut short, or a"
+                        + " missing '}')");
     }
 
     @Test
-    void the_parser_messages_of_a_file_cut_after_an_opening_bracket_in_our_words() {
-        // what Jackson says of '{"version": 2, "partitions": [' followed by a newline
-        String jackson = "Unexpected end-of-input: expected close marker for Array (start marker at [Source: REDACTED"
-                + " (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 30])";
-
-        assertThat(StrictJsonFile.inOurWords(jackson)).isEqualTo("the file ends before the array opened at line 1,"
-                + " column 30 is closed (cut short, or a missing ']')");
-        assertThat(readError("{\"version\": 2, \"partitions\": [\n")).endsWith(StrictJsonFile.inOurWords(jackson));
+    void a_file_cut_after_an_opening_bracket_names_where_the_array_opened() {
+        assertThat(readError("{\"version\": 2, \"partitions\": [\n")).isEqualTo("plan.json: not valid JSON at line 2,"
+                + " column 1: the file ends before the array opened at line 1, column 30 is closed (cut short, or a"
+                + " missing ']')");
     }
 
     @Test
     void wrong_closing_bracket_in_our_words() {
         String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 }");
 
-        assertThat(readError(json)).contains("unexpected close marker '}': expected ']' (closing the array opened at line")
+        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 20, column 30: unexpected '}':"
+                        + " expected ']' to close the array opened at line 20, column 20")
                 .doesNotContain("Source", "REDACTED", "StreamReadFeature");
     }
 

@@ -77,7 +77,8 @@ class SalvageChainTest {
         ResultFile both = new ResultFile(one.version(), one.clusterId(), one.planFile(), one.tool(), one.startedAt(),
                 one.elapsedMs(), one.elector(), one.summary(), List.of(new ResultFile.Partition(partition.topic(),
                 partition.partition(), partition.designatedLeader(), partition.outcome(), partition.detail(), null, null,
-                null, List.of(partition.salvaged().get(0), broker4), null)), List.of(), null, one.salvageDir(), null);
+                null, List.of(partition.salvaged().get(0), broker4), null)), List.of(), null, one.salvageDir(), null,
+                one.leadersShownMs());
 
         assertThatThrownBy(() -> SalvageChain.check(SalvageDirectory.read(dir.resolve("plan-salvage")),
                 Map.of(resultFile, both)))

@@ -87,6 +87,8 @@ class SalvageClusterTest {
 
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
             ResultFile result = ResultFile.read(dir.resolve("killed-result.json"));
+            assertThat(result.partitions()).extracting(p -> new TopicPartition(p.topic(), p.partition()))
+                    .contains(DIVERGE, DIVERGE_ALTERNATIVE);
             assertThat(result.partitions()).allSatisfy(p -> {
                 assertThat(p.outcome()).isEqualTo("REFUSED");
                 assertThat(p.detail()).startsWith("salvage failed: broker 3 did not serve " + p.topic() + "-"
@@ -281,6 +283,7 @@ class SalvageClusterTest {
         args.addAll(List.of(more));
         CliRun run = CliRun.of(args.toArray(String[]::new));
         assertThat(run.exitCode()).as(run.out() + run.err()).isIn(ExitCode.OK, ExitCode.ATTENTION);
+        assertThat(PlanFile.read(file).partitions()).as(run.out()).isNotEmpty();
         PlanFile.read(file).partitions().forEach(p -> {
             assertThat(p.designatedLeader()).isEqualTo(NEWER_EPOCH_SHORTER_LOG);
             assertThat(p.expectedTruncation()).filteredOn(t -> t.broker() == OLDER_EPOCH_LONGER_LOG)

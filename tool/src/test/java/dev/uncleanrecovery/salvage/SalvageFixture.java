@@ -91,7 +91,7 @@ public final class SalvageFixture {
                 List.of(new ResultFile.Partition(PARTITION.topic(), PARTITION.partition(), 1, "ELECTED", "leader 1",
                         null, null, null, recorded == null ? null : List.of(recorded), null)),
                 List.of(), null, salvaged == null ? null : salvaged.segment().getParent().getParent().getParent()
-                .toString(), null);
+                .toString(), null, version >= 6 ? 40L : null);
     }
 
     static ByteBuffer concat(List<ByteBuffer> buffers) {
