@@ -16,14 +16,15 @@ import org.junit.jupiter.api.Test;
  * The fault-injection suite (docs/chaos.md): per seed, real clients write while the seed's faults land, partitions
  * end offline, and the same broken state is recovered by the tool and by Kafka's own unclean election; no write
  * acknowledged and held by a replica whose disk survived may be lost by the tool. {@code -Dchaos.seeds=1..50} (the
- * {@code chaos} profile) runs the long schedule on those seeds; the default build runs one fixed seed on a short one.
+ * {@code chaos} profile, the only one that runs this class) runs the long schedule on those seeds; without seeds, the
+ * class runs one fixed seed on the short schedule.
  */
 class ChaosClusterTest {
 
     static final String SEEDS_PROPERTY = "chaos.seeds";
     /**
-     * The default build's seed, on the short schedule (about three minutes): two partitions offline, records only the
-     * dead broker's surviving disk holds, recovered the runbook's way (plan, inspect --salvage-beyond, execute).
+     * The seed when none is given, on the short schedule (about three minutes): two partitions offline, records only
+     * the dead broker's surviving disk holds, recovered the runbook's way (plan, inspect --salvage-beyond, execute).
      */
     static final String DEFAULT_SEEDS = "5";
 
