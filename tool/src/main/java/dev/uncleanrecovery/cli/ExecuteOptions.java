@@ -69,8 +69,16 @@ class ExecuteOptions {
     RecoveryExecution.Options options(ProbeMode probeMode, boolean dryRun) {
         return new RecoveryExecution.Options(allowUnprobedLeader,
                 PlanOptions.probeWithin("--reprobe-timeout-ms", reprobeTimeoutMs),
-                Duration.ofMillis(Math.max(1000, verifyTimeoutMs)), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
+                verifyWithin(verifyTimeoutMs), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
                 salvageDir, noSalvage, new RecoveryExecution.Locking(withoutLock, lockId()), acceptUnknownLoss);
+    }
+
+    /** Under a second the new leaders rarely show even on a healthy cluster: refused, like a probe under 100 ms. */
+    private static Duration verifyWithin(long deadlineMs) {
+        if (deadlineMs < 1000) {
+            throw new UserInputException("--verify-timeout-ms must be at least 1000, not " + deadlineMs);
+        }
+        return Duration.ofMillis(deadlineMs);
     }
 
     private Uuid lockId() {

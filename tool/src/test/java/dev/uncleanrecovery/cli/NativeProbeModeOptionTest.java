@@ -72,6 +72,15 @@ class NativeProbeModeOptionTest {
     }
 
     @Test
+    void a_verification_deadline_under_a_second_is_refused_not_raised() {
+        CliRun execute = CliRun.of("--bootstrap-server", "127.0.0.1:1", "execute", "--plan", "p.json",
+                "--verify-timeout-ms", "500");
+
+        assertThat(execute.exitCode()).as(execute.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(execute.err()).contains("--verify-timeout-ms must be at least 1000, not 500");
+    }
+
+    @Test
     void every_probing_command_documents_the_probe_mode() {
         for (String command : new String[] {"plan", "recover", "execute"}) {
             CliRun help = CliRun.of(command, "--help");
