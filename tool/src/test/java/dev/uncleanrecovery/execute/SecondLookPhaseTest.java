@@ -101,10 +101,10 @@ class SecondLookPhaseTest {
     }
 
     @Test
-    void with_nothing_going_the_early_probe_is_not_waited_for() throws Exception {
+    void with_nothing_going_the_early_probe_is_not_waited_for() {
         CountDownLatch release = new CountDownLatch(1);
         SecondLookPhase phase = SecondLookPhase.duringTheReread(replicas -> {
-            release.await(10, TimeUnit.SECONDS);
+            awaitQuietly(release);
             return reprobe.reprobe(replicas);
         }, steps::add, Map.of(offline(ORDERS_0), List.of(2)));
 
@@ -113,5 +113,13 @@ class SecondLookPhaseTest {
         assertThat(verdicts).isEmpty();
         assertThat(asked).as("still probing: the look did not wait for it").isEmpty();
         release.countDown();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
