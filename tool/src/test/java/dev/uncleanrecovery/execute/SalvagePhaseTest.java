@@ -12,15 +12,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.salvage.DoomedRange;
-import dev.uncleanrecovery.salvage.SalvageSource;
-import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -29,36 +25,8 @@ class SalvagePhaseTest {
 
     private final ClusterSnapshot now = cluster(offline(ORDERS_0), offline(ORDERS_1));
     private final List<String> steps = new ArrayList<>();
-    private final List<DoomedRange> copied = new ArrayList<>();
-    private final Set<DoomedRange> failing = new HashSet<>();
-    private final Set<DoomedRange> onDisk = new HashSet<>();
-
-    private static SalvagedFile file(DoomedRange r, SalvageSource source, String manifest) {
-        return new SalvagedFile(r, List.of(source), Path.of("plan-salvage", r.partition() + "-" + r.broker() + ".log"),
-                Path.of("plan-salvage", manifest), r.fromOffset(), r.toOffset() - 1, r.offsets(), 1, 100, "sha",
-                "manifest-sha");
-    }
-
-    private final Salvage salvage = new Salvage() {
-        @Override
-        public Path directory() {
-            return Path.of("plan-salvage");
-        }
-
-        @Override
-        public List<Kept> keep(List<DoomedRange> ranges) {
-            copied.addAll(ranges);
-            return ranges.stream().map(r -> failing.contains(r) ? new Kept(r, null, "broker " + r.broker()
-                    + " did not serve " + r.partition()) : new Kept(r, file(r, SalvageSource.FETCH_DEBUG_REPLICA,
-                    "manifest.json"), null)).toList();
-        }
-
-        @Override
-        public EarlierCopy alreadyKept(DoomedRange range) {
-            return onDisk.contains(range) ? new EarlierCopy(file(range, SalvageSource.DISK, "disk-manifest.json"),
-                    List.of()) : EarlierCopy.NONE;
-        }
-    };
+    private final RecordingSalvage salvage = new RecordingSalvage(step -> { });
+    private final List<DoomedRange> copied = salvage.asked;
 
     /** Broker 3 is live, broker 1 fenced. */
     private static DoomedRange on(TopicPartition tp, int broker) {
@@ -87,14 +55,14 @@ class SalvagePhaseTest {
     void the_ranges_of_live_replicas_are_copied_in_one_go_and_a_failed_copy_refuses_its_partition() {
         Candidate kept = measured(ORDERS_0, List.of(on(ORDERS_0, 3)), List.of());
         Candidate lost = measured(ORDERS_1, List.of(on(ORDERS_1, 3)), List.of());
-        failing.add(on(ORDERS_1, 3));
+        salvage.failing.add(ORDERS_1);
 
         Map<TopicPartition, Verdict> verdicts = keep(false, false, kept, lost);
 
         assertThat(copied).containsExactly(on(ORDERS_0, 3), on(ORDERS_1, 3));
         assertThat(steps).containsExactly("salvaging 2 doomed range(s) of 2 partition(s) (40 offsets) into plan-salvage");
-        assertThat(verdicts.get(ORDERS_0)).isEqualTo(new Verdict.Proceed(kept.salvaged(List.of(file(on(ORDERS_0, 3),
-                SalvageSource.FETCH_DEBUG_REPLICA, "manifest.json")))));
+        assertThat(verdicts.get(ORDERS_0)).isEqualTo(new Verdict.Proceed(kept.salvaged(List.of(
+                RecordingSalvage.fetched(on(ORDERS_0, 3))))));
         assertThat(verdicts.get(ORDERS_1)).isEqualTo(new Verdict.Refused("salvage failed: broker 3 did not serve"
                 + " orders-1; nothing elected"));
     }
@@ -103,13 +71,13 @@ class SalvagePhaseTest {
     void a_down_replicas_range_is_taken_from_its_earlier_disk_copy_or_refuses_its_partition() {
         Candidate copiedBefore = measured(ORDERS_0, List.of(on(ORDERS_0, 1)), List.of());
         Candidate notCopied = measured(ORDERS_1, List.of(on(ORDERS_1, 1)), List.of());
-        onDisk.add(on(ORDERS_0, 1));
+        salvage.onDisk.add(on(ORDERS_0, 1));
 
         Map<TopicPartition, Verdict> verdicts = keep(false, false, copiedBefore, notCopied);
 
         assertThat(copied).as("a fenced broker serves no Fetch").isEmpty();
         assertThat(verdicts.get(ORDERS_0)).isEqualTo(new Verdict.Proceed(copiedBefore.salvaged(List.of(
-                file(on(ORDERS_0, 1), SalvageSource.DISK, "disk-manifest.json"))), List.of("broker 1 is down; its"
+                RecordingSalvage.fromDisk(on(ORDERS_0, 1)))), List.of("broker 1 is down; its"
                 + " doomed records broker 1 [100..120) (20 offsets) were copied off its disk before ("
                 + Path.of("plan-salvage", "disk-manifest.json") + ")")));
         assertThat(verdicts.get(ORDERS_1)).isEqualTo(new Verdict.Refused("salvage failed: broker 1 did not serve"
