@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -15,11 +14,7 @@ final class AllOrNothingPhase {
 
     /** @param refused how many partitions of the plan were refused so far */
     static Map<TopicPartition, Verdict> judge(List<Candidate> going, long refused) {
-        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
-        for (Candidate c : going) {
-            verdicts.put(c.topicPartition(), refused == 0 ? new Verdict.Proceed(c) : new Verdict.Refused(
-                    "not elected: --all-or-nothing, and " + refused + " partition(s) of the plan were refused"));
-        }
-        return verdicts;
+        return Verdict.each(going, c -> refused == 0 ? new Verdict.Proceed(c) : new Verdict.Refused(
+                "not elected: --all-or-nothing, and " + refused + " partition(s) of the plan were refused"));
     }
 }

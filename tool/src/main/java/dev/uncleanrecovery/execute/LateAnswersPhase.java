@@ -7,7 +7,6 @@ import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -30,9 +29,7 @@ final class LateAnswersPhase {
 
     /** @param going partitions with their second look */
     Map<TopicPartition, Verdict> judge(List<Candidate> going, ClusterSnapshot now) {
-        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
-        going.forEach(c -> verdicts.put(c.topicPartition(), judge(c, now)));
-        return verdicts;
+        return Verdict.each(going, c -> judge(c, now));
     }
 
     private Verdict judge(Candidate c, ClusterSnapshot now) {

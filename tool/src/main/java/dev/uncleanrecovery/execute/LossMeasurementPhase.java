@@ -25,18 +25,13 @@ final class LossMeasurementPhase {
 
     /** @param going partitions with their second look; each goes on measured, or is refused */
     Map<TopicPartition, Verdict> measure(List<Candidate> going, ClusterSnapshot now) {
-        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
-        if (going.isEmpty()) {
-            return verdicts;
-        }
         Map<TopicPartition, Map<Integer, Long>> cuts = cuts(going);
-        for (Candidate c : going) {
+        return Verdict.each(going, c -> {
             DoomedRanges d = DoomedRanges.measure(c.entry(), c.target().designatedLeader(), c.state(), now,
                     c.secondLook(), cuts.getOrDefault(c.topicPartition(), Map.of()));
-            verdicts.put(c.topicPartition(), d.refusal().isPresent() ? new Verdict.Refused(d.refusal().get())
-                    : new Verdict.Proceed(c.measured(d), d.differences()));
-        }
-        return verdicts;
+            return d.refusal().isPresent() ? new Verdict.Refused(d.refusal().get())
+                    : new Verdict.Proceed(c.measured(d), d.differences());
+        });
     }
 
     /** Followers of another last written epoch than the leader's: only their brokers' look-ups say where they cut. */

@@ -8,7 +8,6 @@ import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlannedElection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,14 +30,12 @@ public final class Revalidation {
      */
     static Map<TopicPartition, Verdict> recheck(List<Candidate> partitions, ClusterSnapshot now,
                                                 boolean allowUnprobedLeader) {
-        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
-        for (Candidate c : partitions) {
+        return Verdict.each(partitions, c -> {
             Verdict verdict = check(c, now);
             Optional<String> unprobed = unprobedDesignation(c.entry(), allowUnprobedLeader);
-            verdicts.put(c.topicPartition(), verdict instanceof Verdict.Proceed && unprobed.isPresent()
-                    ? new Verdict.Refused(unprobed.get()) : verdict);
-        }
-        return verdicts;
+            return verdict instanceof Verdict.Proceed && unprobed.isPresent() ? new Verdict.Refused(unprobed.get())
+                    : verdict;
+        });
     }
 
     /**

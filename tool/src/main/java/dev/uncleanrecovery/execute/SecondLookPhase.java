@@ -60,23 +60,21 @@ final class SecondLookPhase {
 
     /** @return per partition: refused, or on with its replicas' answers */
     Map<TopicPartition, Verdict> look(List<Candidate> going, ClusterSnapshot now) {
-        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
         if (going.isEmpty()) {
-            return verdicts; // the early probe is not waited for
+            return Map.of(); // the early probe is not waited for
         }
         Map<TopicPartition, List<ReplicaEvidence>> answers = probe(going, now);
-        for (Candidate c : going) {
+        return Verdict.each(going, c -> {
             Candidate looked = c.withSecondLook(answers.getOrDefault(c.topicPartition(), List.of()));
             ReplicaEvidence designated = looked.answerOf(c.target().designatedLeader());
             Optional<String> shrank = Revalidation.logShrank(c.target(), designated);
             // Only native evidence carries the broker epoch: a new one means the broker restarted since the plan,
             // and a restart can truncate a log (unclean shutdown) or change it in ways a log end offset hides.
             Optional<String> restarted = BrokerRestart.note(c.entry(), designated);
-            verdicts.put(c.topicPartition(), shrank.isPresent() ? new Verdict.Refused(shrank.get())
+            return shrank.isPresent() ? new Verdict.Refused(shrank.get())
                     : restarted.isPresent() ? new Verdict.Refused("designated " + restarted.get() + "; plan again")
-                    : new Verdict.Proceed(looked));
-        }
-        return verdicts;
+                    : new Verdict.Proceed(looked);
+        });
     }
 
     private Map<TopicPartition, List<ReplicaEvidence>> probe(List<Candidate> going, ClusterSnapshot now) {

@@ -2,7 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Where one partition of the plan stands after a phase of the run: it goes on to the next phase, it is refused (and
@@ -12,6 +16,13 @@ import java.util.List;
 sealed interface Verdict {
 
     List<String> notes();
+
+    /** A phase that judges each partition on its own: the verdict of each, in the order given. */
+    static Map<TopicPartition, Verdict> each(List<Candidate> going, Function<Candidate, Verdict> judge) {
+        Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
+        going.forEach(c -> verdicts.put(c.topicPartition(), judge.apply(c)));
+        return verdicts;
+    }
 
     /** On to the next phase, as this one leaves it (decided again, measured, salvaged). */
     record Proceed(Candidate candidate, List<String> notes) implements Verdict {
