@@ -49,8 +49,9 @@ public final class SalvageChain {
     /**
      * A copy {@code inspect --salvage-beyond} read off a stopped broker's disk that no result file named records. It
      * is replayed, checked against its own manifest only, when a result records its partition led by another replica
-     * (the broker cuts those records when it rejoins and follows that leader, KIP-101); it is left in the directory
-     * when the results name the partition but none had it led so (refused, failed: nothing was cut).
+     * (elected, or found led again: the broker cuts those records when it rejoins and follows that leader, KIP-101);
+     * it is left in the directory when the results name the partition but none had it led so (refused while offline,
+     * failed: the broker comes back as its last leader and keeps them).
      *
      * @param replayed true when replayed, false when left
      * @param why      the result and outcome it was judged by, for the operator
@@ -173,15 +174,18 @@ public final class SalvageChain {
     }
 
     /**
-     * The replica leading the partition once the run was done, as its result records it: the designated leader when
-     * ELECTED or ALREADY_RECOVERED, the one the controller chose when ELECTED_OTHER; empty for the outcomes that leave
-     * the partition as it was (REFUSED, FAILED, WOULD_ELECT).
+     * The replica leading the partition once the run was done, as its result records it: the state after, or for a
+     * REFUSED partition, which the run left untouched, the state it found (another replica may have been elected
+     * since the plan); without a recorded leader, the designated one when ELECTED or ALREADY_RECOVERED. Empty when
+     * the partition was left leaderless (refused while offline, FAILED, a dry run's WOULD_ELECT).
      */
     private static OptionalInt leaderAfter(ResultFile.Partition p) {
-        boolean led = p.after() != null && p.after().leader() >= 0;
+        ResultFile.State left = p.after() != null ? p.after() : "REFUSED".equals(p.outcome()) ? p.before() : null;
+        if (left != null && left.leader() >= 0) {
+            return OptionalInt.of(left.leader());
+        }
         return switch (p.outcome()) {
-            case "ELECTED", "ALREADY_RECOVERED" -> OptionalInt.of(led ? p.after().leader() : p.designatedLeader());
-            case "ELECTED_OTHER" -> led ? OptionalInt.of(p.after().leader()) : OptionalInt.empty();
+            case "ELECTED", "ALREADY_RECOVERED" -> OptionalInt.of(p.designatedLeader());
             default -> OptionalInt.empty();
         };
     }

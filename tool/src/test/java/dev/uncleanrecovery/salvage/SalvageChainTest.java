@@ -113,6 +113,28 @@ class SalvageChainTest {
     }
 
     @Test
+    void a_disk_copy_of_a_partition_refused_because_another_replica_leads_it_is_replayed() throws Exception {
+        // Kafka's own unclean election made 4 leader after the plan: the run refused, broker 2 still follows 4
+        Path ledSalvage = dir.resolve("led-salvage");
+        SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(ledSalvage, PLAN));
+        ResultFile one = SalvageFixture.resultRecording(ResultFile.VERSION, "REFUSED", null);
+        ResultFile.State ledBy4 = new ResultFile.State(4, 9, List.of(2, 4, 1), List.of(4), List.of(), List.of());
+        Path refused = dir.resolve("led-result.json");
+        ResultFile.write(refused, new ResultFile(one.version(), one.clusterId(), one.planFile(), one.tool(),
+                one.startedAt(), one.elapsedMs(), one.elector(), one.summary(), List.of(new ResultFile.Partition(
+                "orders", 2, 1, "REFUSED", "has a leader again (4, leader epoch 9); not touched", ledBy4, null, null,
+                null, null)), List.of(), null, null, null, one.leadersShownMs()));
+
+        SalvageChain.Checked checked = SalvageChain.check(SalvageDirectory.read(ledSalvage),
+                Map.of(refused, ResultFile.read(refused)));
+
+        assertThat(checked.diskCopies()).singleElement().satisfies(c -> {
+            assertThat(c.replayed()).isTrue();
+            assertThat(c.why()).contains(refused + " records orders-2 REFUSED (leader 4), so broker 2 cuts these");
+        });
+    }
+
+    @Test
     void a_disk_copy_of_a_partition_no_result_names_is_refused() throws Exception {
         Path otherSalvage = dir.resolve("other-salvage");
         SalvagedFile copy = SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(otherSalvage, PLAN));
