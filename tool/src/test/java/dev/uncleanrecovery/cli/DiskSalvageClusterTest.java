@@ -68,6 +68,7 @@ class DiskSalvageClusterTest {
         cluster.createTopic(SAGA_0.topic(), List.of(LastReplicaStandingOutage.LAST_LEADER, SAGA_SURVIVOR), 2);
         RoundProducer.produce(cluster, List.of(SAGA_0), ACKED_BY_ALL, "all", "saga-1", Duration.ofSeconds(30));
         LastReplicaStandingOutage.reproduce(cluster, "story", 1, ACKED_BY_ALL, ACKED_BY_LEADER_ONLY, step -> {
+            // the step before broker 1 dies: 2 and 3 are down, 1 alone leads saga-0 and takes acks=1 writes
             if (step.startsWith("kill -9 broker " + LastReplicaStandingOutage.LAST_LEADER + ",")) {
                 RoundProducer.produce(cluster, List.of(SAGA_0), ACKED_BY_LEADER_ONLY, "1", "saga-3",
                         Duration.ofSeconds(30));
@@ -77,7 +78,8 @@ class DiskSalvageClusterTest {
     }
 
     @Test
-    void the_dead_leaders_acks_1_records_are_copied_off_its_disk_byte_for_byte(LocalKafkaCluster cluster)
+    void the_dead_leaders_records_are_copied_off_its_disk_byte_for_byte_and_replayed_where_it_cuts_them(
+            LocalKafkaCluster cluster)
             throws Exception {
         Path plan = dir.resolve("plan.json");
         Path selection = Files.writeString(dir.resolve("offline.json"), "{\"partitions\": [{\"topic\": \"story\","
