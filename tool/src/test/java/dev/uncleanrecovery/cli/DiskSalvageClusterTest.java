@@ -79,8 +79,7 @@ class DiskSalvageClusterTest {
 
     @Test
     void the_dead_leaders_records_are_copied_off_its_disk_byte_for_byte_and_replayed_where_it_cuts_them(
-            LocalKafkaCluster cluster)
-            throws Exception {
+            LocalKafkaCluster cluster) throws Exception {
         Path plan = dir.resolve("plan.json");
         Path selection = Files.writeString(dir.resolve("offline.json"), "{\"partitions\": [{\"topic\": \"story\","
                 + " \"partition\": 0}, {\"topic\": \"saga\", \"partition\": 0}]}");
