@@ -136,10 +136,10 @@ final class LogDrawing {
             long never = cut.neverCommittedRecords() == null ? 0 : cut.neverCommittedRecords();
             return "cuts " + (cut.estimate() == TruncationEstimate.AT_LEAST ? "at least " : "") + cut.records()
                     + " records [" + cut.fromOffset() + ".." + cut.toOffset() + "): "
-                    + (cut.committedRecords() == null ? "committed unknown (no high watermark)"
-                            : cut.committedRecords() + " committed")
-                    + (cut.unknownCommitmentRecords() > 0 ? ", " + cut.unknownCommitmentRecords()
-                            + " of unknown commitment" : "")
+                    + (cut.committedRecords() == null ? cut.unknownCommitmentRecords() + " of unknown commitment (no"
+                            + " high watermark of this log was read)"
+                            : cut.committedRecords() + " committed" + (cut.unknownCommitmentRecords() > 0 ? ", "
+                                    + cut.unknownCommitmentRecords() + " of unknown commitment" : ""))
                     + (never > 0 ? ", " + never + " never committed" : "");
         }
 

@@ -150,8 +150,13 @@ final class PlanPage {
         card("committed cut", committed, "at least", committed > 0 ? "bad" : "");
         card("unknown commitment", unknownCommitment, "records", unknownCommitment > 0 ? "warn" : "");
         card("loss unknown", unknownLoss, "replicas", unknownLoss > 0 ? "bad" : "");
-        card("consumer groups", groupsAhead, "read past the new end", groupsAhead > 0 ? "warn" : "");
-        html.append("</div></header>\n");
+        card("consumer groups", groupsAhead, "read past new ends", groupsAhead > 0 ? "warn" : "");
+        html.append("</div>");
+        if (result == null) {
+            html.append("<p class=\"next\">Nothing has been changed. After review, apply it with <code>execute --plan ")
+                    .append(text(planName)).append("</code>.</p>");
+        }
+        html.append("</header>\n");
     }
 
     private void card(String name, long value, String unit, String tone) {
@@ -334,7 +339,8 @@ final class PlanPage {
     private static String cost(List<PlanTruncation> truncations) {
         String each = truncations.isEmpty() ? "nothing" : truncations.stream().map(PlanPrinter::truncation)
                 .collect(Collectors.joining("; "));
-        boolean unknown = truncations.stream().anyMatch(t -> t.estimate() == TruncationEstimate.UNKNOWN
+        // a lower bound, or no high watermark to split by: more may be committed than counted
+        boolean unknown = truncations.stream().anyMatch(t -> t.estimate() != TruncationEstimate.EXACT
                 || t.committedRecords() == null);
         long committed = truncations.stream().mapToLong(t -> t.committedRecords() == null ? 0 : t.committedRecords()).sum();
         return "<td>" + text(each) + "</td><td class=\"" + (committed > 0 ? "bad" : "") + "\">" + committed
@@ -415,15 +421,17 @@ final class PlanPage {
             "Helvetica Neue",Arial,sans-serif}
             main{max-width:1040px;margin:0 auto;padding:20px 24px 40px}
             h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 10px}
+            section>h2:first-child{margin-top:0}
             h3{font-size:16px;margin:0 0 4px;word-break:break-all}h4{font-size:13px;margin:14px 0 6px;color:#334155}
             .meta{color:#526070;font-size:12.5px;margin:2px 0 10px}
             code{font:12.5px "DejaVu Sans Mono","Liberation Mono",monospace}
             .cards{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
-            .card{flex:1 1 0;background:#fff;border:1px solid #d8dee7;border-top:4px solid #3a6ea5;border-radius:6px;\
-            padding:8px 12px;min-width:96px}
+            .card{flex:1 1 auto;background:#fff;border:1px solid #d8dee7;border-top:4px solid #3a6ea5;border-radius:6px;\
+            padding:8px 10px;white-space:nowrap}
             .card.warn{border-top-color:#dd6b20}.card.bad{border-top-color:#c53030}
-            .card .value{font-size:22px;font-weight:700}.card .name{font-weight:600;font-size:12.5px}
-            .card .unit{color:#64748b;font-size:11.5px}
+            .card .value{font-size:22px;font-weight:700}.card .name{font-weight:600;font-size:12px}
+            .card .unit{color:#64748b;font-size:11px}
+            .next{font-size:13px;margin:4px 0 0}
             .notes{background:#fff8e6;border:1px solid #f0c36d;border-radius:6px;padding:6px 14px;margin:12px 0}
             .notes p{margin:6px 0}
             .legend{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:12.5px;margin:16px 0 4px}

@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The plan's page in a real browser: Debian's Chromium, headless, loads the file with no network, and its DOM and a
  * screenshot show what a reviewer sees. Skipped, with the reason, where no chromium is installed; CI installs it and
- * checks that this test ran. The example plan's screenshot is docs/plan-html.png: {@code -Dplan.page.docs=true}
- * writes it there again.
+ * checks that this test ran. The screenshots in docs/ are theirs: plan-html.png of the example plan,
+ * plan-html-result.png of a plan of several groups and its result; {@code -Dplan.page.docs=true} writes them again.
  */
 class PlanPageBrowserTest {
 
@@ -50,8 +50,8 @@ class PlanPageBrowserTest {
         Path page = OUT.resolve("example.html");
         PlanPage.write(page, plan, "plan.json", null, null);
 
-        String dom = dumpDom(page);
-        Path png = screenshot(page, OUT.resolve("example.png"), 1040, 1120);
+        Path png = OUT.resolve("example.png");
+        String dom = open(page, png, 1040, 1000);
 
         assertEveryPartitionIsOn(dom, plan);
         // one drawing, a row per replica: broker 1 unreachable, 3 and 2 drawn with their logs and high watermarks
@@ -76,8 +76,8 @@ class PlanPageBrowserTest {
         Path page = OUT.resolve("several-groups.html");
         PlanPage.write(page, plan, "plan-20261204-031200.json", result, "plan-20261204-031200-result.json");
 
-        String dom = dumpDom(page);
-        Path png = screenshot(page, OUT.resolve("several-groups.png"), 1040, 2400);
+        Path png = OUT.resolve("several-groups.png");
+        String dom = open(page, png, 1040, 1800);
 
         assertEveryPartitionIsOn(dom, plan);
         // orders-0..3 share a section; payments-0 and audit.log-2 have their own
@@ -90,6 +90,9 @@ class PlanPageBrowserTest {
         BufferedImage image = ImageIO.read(png.toFile());
         assertThat(share(image, 0xc53030)).as("committed cut, red").isGreaterThan(0.0002);
         assertThat(share(image, 0x2f855a)).as("leaders, green").isGreaterThan(0.002);
+        if (Boolean.getBoolean("plan.page.docs")) {
+            Files.copy(png, Path.of("docs", "plan-html-result.png"), StandardCopyOption.REPLACE_EXISTING);
+        }
     }
 
     /** Each partition to elect and each skipped one is named on the page, by itself or in its group's list. */
@@ -105,17 +108,15 @@ class PlanPageBrowserTest {
         assertThat(named).containsAll(all);
     }
 
-    private static String dumpDom(Path page) throws Exception {
-        return new String(run(List.of("--dump-dom", page.toUri().toString())), StandardCharsets.UTF_8);
-    }
-
-    private static Path screenshot(Path page, Path png, int width, int height) throws Exception {
+    /** Loads the page once: its DOM after rendering, and a screenshot of the window into {@code png}. */
+    private static String open(Path page, Path png, int width, int height) throws Exception {
         Files.deleteIfExists(png);
-        run(List.of("--screenshot=" + png.toAbsolutePath(), "--window-size=" + width + "," + height,
-                "--hide-scrollbars", page.toUri().toString()));
+        String dom = new String(run(List.of("--dump-dom", "--screenshot=" + png.toAbsolutePath(),
+                "--window-size=" + width + "," + height, "--hide-scrollbars", page.toUri().toString())),
+                StandardCharsets.UTF_8);
         assertThat(png).exists();
         assertThat(Files.size(png)).as("a screenshot with something on it").isGreaterThan(20_000);
-        return png;
+        return dom;
     }
 
     /** Chromium headless with no network and a profile of its own in target/, so nothing of the user's is read. */
