@@ -105,11 +105,20 @@ final class PlanPage {
         html.append("<h2>Partitions to elect: ").append(plan.partitions().isEmpty() ? "none" : plan.partitions().size())
                 .append(groups.size() < plan.partitions().size() ? " in " + groups.size() + " groups of alike partitions"
                         : "").append("</h2>\n");
-        for (int i = 0; i < groups.size() && i < GROUPS_DRAWN; i++) {
-            election(i + 1, groups.get(i), elections);
+        Set<PartitionRows.Group> drawn = drawn(groups, elections);
+        if (drawn.size() < groups.size()) {
+            html.append("<p class=\"meta\">Drawn: the ").append(GROUPS_DRAWN).append(" groups that lose the most (unknown")
+                    .append(" loss, then committed, then unknown commitment, then records), in the plan's order; the other ")
+                    .append(groups.size() - drawn.size()).append(" are rows of the table below them.</p>");
         }
-        if (groups.size() > GROUPS_DRAWN) {
-            undrawn(groups.subList(GROUPS_DRAWN, groups.size()));
+        int number = 0;
+        for (PartitionRows.Group g : groups) {
+            if (drawn.contains(g)) {
+                election(++number, g, elections);
+            }
+        }
+        if (drawn.size() < groups.size()) {
+            undrawn(groups.stream().filter(g -> !drawn.contains(g)).toList());
         }
         skipped();
         html.append("<footer>Rendered by ").append(text(ToolVersion.describe())).append(" from ").append(text(planName))
@@ -117,6 +126,36 @@ final class PlanPage {
                 .append(". The plan file is what execute reads; this page only shows it.</footer>")
                 .append("</main></body></html>\n");
         return html.toString();
+    }
+
+    /** Every group when they are few; else the {@link #GROUPS_DRAWN} whose first partition loses the most. */
+    private static Set<PartitionRows.Group> drawn(List<PartitionRows.Group> groups,
+                                                  Map<TopicPartition, PlannedElection> elections) {
+        java.util.Comparator<PartitionRows.Group> worstFirst = java.util.Comparator.comparing(
+                (PartitionRows.Group g) -> Loss.of(elections.get(g.partitions().get(0)))).reversed();
+        return groups.stream().sorted(worstFirst).limit(GROUPS_DRAWN)
+                .collect(Collectors.toCollection(java.util.HashSet::new));
+    }
+
+    /** What an election cuts in all, the worse the greater: unknown losses first, then committed records. */
+    private record Loss(long unknown, long committed, long unknownCommitment, long records) implements Comparable<Loss> {
+
+        static Loss of(PlannedElection p) {
+            Loss sum = new Loss(0, 0, 0, 0);
+            for (PlanTruncation t : p.truncationsUnder(p.designatedLeader()).orElse(List.of())) {
+                sum = t.estimate() == TruncationEstimate.UNKNOWN ? new Loss(sum.unknown + 1, sum.committed,
+                        sum.unknownCommitment, sum.records)
+                        : new Loss(sum.unknown, sum.committed + (t.committedRecords() == null ? 0 : t.committedRecords()),
+                                sum.unknownCommitment + t.unknownCommitmentRecords(), sum.records + t.records());
+            }
+            return sum;
+        }
+
+        @Override
+        public int compareTo(Loss other) {
+            return java.util.Comparator.comparingLong(Loss::unknown).thenComparingLong(Loss::committed)
+                    .thenComparingLong(Loss::unknownCommitment).thenComparingLong(Loss::records).compare(this, other);
+        }
     }
 
     private void header(String planName, String resultName, int groups) {
@@ -130,15 +169,11 @@ final class PlanPage {
         long unknownCommitment = 0;
         long unknownLoss = 0;
         for (PlannedElection p : plan.partitions()) {
-            for (PlanTruncation t : p.truncationsUnder(p.designatedLeader()).orElse(List.of())) {
-                if (t.estimate() == TruncationEstimate.UNKNOWN) {
-                    unknownLoss++;
-                } else {
-                    cut += t.records();
-                    committed += t.committedRecords() == null ? 0 : t.committedRecords();
-                    unknownCommitment += t.unknownCommitmentRecords();
-                }
-            }
+            Loss loss = Loss.of(p);
+            cut += loss.records();
+            committed += loss.committed();
+            unknownCommitment += loss.unknownCommitment();
+            unknownLoss += loss.unknown();
         }
         long groupsAhead = plan.partitions().stream().flatMap(p -> p.consumerGroupsAhead().stream())
                 .map(PlanConsumerGroup::group).distinct().count();

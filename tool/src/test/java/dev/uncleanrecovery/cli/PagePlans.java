@@ -124,6 +124,15 @@ final class PagePlans {
                 "plan-20261204-031200-salvage", null, 800L);
     }
 
+    /** How often {@code part} occurs in {@code text}: the drawings, rows and sections of a page. */
+    static int occurrences(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     private static void elect(PlanBuilder plan, TopicPartitionState state, List<ReplicaEvidence> evidence, KnownCuts cuts) {
         plan.add(state, evidence, LeaderChoice.decide(state, evidence, Set.of(), ElectionOptions.defaults()
                 .withStrategy(Strategy.PROACTIVE), cuts));

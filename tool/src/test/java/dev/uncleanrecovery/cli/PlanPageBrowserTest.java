@@ -55,8 +55,8 @@ class PlanPageBrowserTest {
 
         assertEveryPartitionIsOn(dom, plan);
         // one drawing, a row per replica: broker 1 unreachable, 3 and 2 drawn with their logs and high watermarks
-        assertThat(count(dom, "<svg class=\"logs\"")).isEqualTo(1);
-        assertThat(count(dom, "<g class=\"replica")).isEqualTo(3);
+        assertThat(PagePlans.occurrences(dom, "<svg class=\"logs\"")).isEqualTo(1);
+        assertThat(PagePlans.occurrences(dom, "<g class=\"replica")).isEqualTo(3);
         assertThat(dom).contains("<rect class=\"unknown-log\"", "LEO 400", "LEO 200", "HW 150", "new log end 400",
                 "★ broker 2");
         BufferedImage image = ImageIO.read(png.toFile());
@@ -81,7 +81,7 @@ class PlanPageBrowserTest {
 
         assertEveryPartitionIsOn(dom, plan);
         // orders-0..3 share a section; payments-0 and audit.log-2 have their own
-        assertThat(count(dom, "<svg class=\"logs\"")).isEqualTo(3);
+        assertThat(PagePlans.occurrences(dom, "<svg class=\"logs\"")).isEqualTo(3);
         assertThat(dom).contains("orders-0..3 (4 partitions)", "<rect class=\"cut-committed\"",
                 "<rect class=\"cut-never\"", "<rect class=\"cut-unknown\"", "<rect class=\"salvage\"",
                 "consumer groups read to 3250", "ELECTED ×4", ">REFUSED<");
@@ -132,14 +132,6 @@ class PlanPageBrowserTest {
         assertThat(browser.waitFor(60, TimeUnit.SECONDS)).as("chromium ended").isTrue();
         assertThat(browser.exitValue()).as(Files.readString(log)).isZero();
         return out;
-    }
-
-    private static int count(String text, String part) {
-        int n = 0;
-        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
-            n++;
-        }
-        return n;
     }
 
     /** The share of pixels within a few steps of {@code rgb}. */
