@@ -95,14 +95,20 @@ public class ExecuteCommand implements Callable<Integer> {
      */
     record Page(Path file, Plan plan) {
 
-        /** Writes it, naming the result file, or the dry run that wrote none. */
+        /**
+         * Writes it, naming the result file, or the dry run that wrote none.
+         *
+         * @param out where to say so; null with --output json, whose standard output is the JSON alone
+         */
         void write(ResultFile result, Path resultFile, PrintWriter out) throws IOException {
             if (file == null) {
                 return;
             }
             PlanPage.write(file, plan, Path.of(result.planFile()).getFileName().toString(), result,
                     resultFile == null ? "a dry run (no result file)" : resultFile.getFileName().toString());
-            out.println("Page written to " + file.toAbsolutePath() + " (open it in a browser).");
+            if (out != null) {
+                out.println("Page written to " + file.toAbsolutePath() + " (open it in a browser).");
+            }
         }
     }
 
@@ -125,7 +131,7 @@ public class ExecuteCommand implements Callable<Integer> {
                 : OnItsOwnThread.run("result-file", () -> ResultFile.write(resultFile, file));
         if (global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(file));
-            page.write(file, awaitWritten(written), out);
+            page.write(file, awaitWritten(written), null);
         } else {
             Table table = new Table("PARTITION", "DESIGNATED", "OUTCOME", "DETAIL");
             PartitionRows rows = new PartitionRows();

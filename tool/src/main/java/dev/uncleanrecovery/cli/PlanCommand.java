@@ -79,7 +79,7 @@ public class PlanCommand implements Callable<Integer> {
         }
         Path planFile = planning.outputFile(result.plan().createdAt());
         int code = report(result, planFile, root.global, out, err);
-        writePage(html, result.plan(), planFile, out);
+        writePage(html, result.plan(), planFile, root.global.output == GlobalOptions.OutputFormat.json ? null : out);
         if (kafkaTools != null && !result.plan().partitions().isEmpty()) {
             Set<Integer> listed = result.snapshot().brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
                     .collect(Collectors.toSet());
@@ -95,17 +95,17 @@ public class PlanCommand implements Callable<Integer> {
 
     /**
      * Writes the plan's page when asked and a plan was written (something was offline); shared with {@code recover}.
+     *
+     * @param out where to say so; null with --output json, whose standard output is the JSON alone
      */
     static void writePage(Path html, Plan plan, Path planFile, PrintWriter out) throws java.io.IOException {
-        if (html == null) {
-            return;
-        }
-        if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
-            out.println("No plan, no page written to " + html + ".");
+        if (html == null || plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
             return;
         }
         PlanPage.write(html, plan, planFile.getFileName().toString(), null, null);
-        out.println("Page written to " + html.toAbsolutePath() + " (open it in a browser).");
+        if (out != null) {
+            out.println("Page written to " + html.toAbsolutePath() + " (open it in a browser).");
+        }
     }
 
     /** Writes the plan file and prints it; shared with {@code recover}. */

@@ -76,7 +76,8 @@ public class RecoverCommand implements Callable<Integer> {
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
                 int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
-                PlanCommand.writePage(html, planned.plan(), planFile, out);
+                PlanCommand.writePage(html, planned.plan(), planFile,
+                        root.global.output == GlobalOptions.OutputFormat.json ? null : out);
                 if (!planned.plan().partitions().isEmpty()) {
                     out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
                             + " 'execute --plan " + planFile + "'.");
