@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
@@ -11,6 +12,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "render", mixinStandardHelpOptions = true, sortOptions = false,
@@ -23,6 +25,9 @@ public class RenderCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @ParentCommand
+    RootCommand root;
 
     @Option(names = "--plan", paramLabel = "FILE", required = true, description = "The plan written by 'plan'.")
     Path planFile;
@@ -41,9 +46,19 @@ public class RenderCommand implements Callable<Integer> {
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
         PlanPage.write(html, plan, planFile.getFileName().toString(), result,
                 resultFile == null ? null : resultFile.getFileName().toString());
-        spec.commandLine().getOut().println("Page written to " + html.toAbsolutePath() + " (" + Files.size(html)
-                + " bytes, " + plan.partitions().size() + " partition(s) to elect, " + plan.skipped().size()
-                + " skipped; open it in a browser).");
+        Written written = new Written(html.toAbsolutePath().toString(), Files.size(html), plan.partitions().size(),
+                plan.skipped().size());
+        if (root.global.output == GlobalOptions.OutputFormat.json) {
+            spec.commandLine().getOut().println(Json.mapper().writeValueAsString(written));
+        } else {
+            spec.commandLine().getOut().println("Page written to " + written.page() + " (" + written.bytes() + " bytes, "
+                    + written.partitions() + " partition(s) to elect, " + written.skipped() + " skipped; open it in a"
+                    + " browser).");
+        }
         return ExitCode.OK;
+    }
+
+    /** What was written, as {@code --output json} says it. */
+    record Written(String page, long bytes, int partitions, int skipped) {
     }
 }

@@ -126,6 +126,19 @@ class PlanPageTest {
     }
 
     @Test
+    void render_with_json_output_says_what_it_wrote_in_json() throws Exception {
+        Path page = dir.resolve("example.html");
+
+        CliRun run = CliRun.of("render", "--plan", "examples/plan.json", "--html", page.toString(), "--output", "json");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        var written = Json.mapper().readTree(run.out());
+        assertThat(written.get("page").asText()).isEqualTo(page.toAbsolutePath().toString());
+        assertThat(written.get("bytes").asLong()).isEqualTo(Files.size(page));
+        assertThat(written.get("partitions").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void render_refuses_a_file_that_is_not_a_plan_in_one_line() throws Exception {
         Path notAPlan = Files.writeString(dir.resolve("plan.json"), "{\"version\": 4}");
 
