@@ -61,6 +61,11 @@ public class ExecuteCommand implements Callable<Integer> {
     @Mixin
     ExecuteOptions execution;
 
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "Also write the plan and what this run did with it as one self-contained HTML page (see"
+                    + " 'plan --html'); replaces FILE.")
+    Path html;
+
     // Here rather than in ExecuteOptions: 'recover' mixes in PlanOptions, which has the same option.
     @Option(names = "--probe-mode", paramLabel = "MODE", defaultValue = "auto",
             description = "How the designated replicas are probed again: auto (default), native or stock, as for 'plan'.")
@@ -78,8 +83,38 @@ public class ExecuteCommand implements Callable<Integer> {
             ExecutionResult result = recovery.execute(plan, planFile.toString(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
-            return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut());
+            return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut(),
+                    new Page(html, plan));
         }
+    }
+
+    /**
+     * The page of the plan and this run's result, when {@code --html} asked for one.
+     *
+     * @param file null when none was asked for
+     */
+    record Page(Path file, Plan plan) {
+
+        /**
+         * Writes it, naming the result file, or the dry run that wrote none.
+         *
+         * @param out where to say so; null with --output json, whose standard output is the JSON alone
+         */
+        void write(ResultFile result, Path resultFile, PrintWriter out) throws IOException {
+            if (file == null) {
+                return;
+            }
+            PlanPage.write(file, plan, Path.of(result.planFile()).getFileName().toString(), result,
+                    resultFile == null ? "a dry run (no result file)" : resultFile.getFileName().toString());
+            if (out != null) {
+                out.println("Page written to " + file.toAbsolutePath() + " (open it in a browser).");
+            }
+        }
+    }
+
+    /** {@link #report(ExecutionResult, Path, GlobalOptions, PrintWriter, Page)} without a page. */
+    static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
+        return report(result, resultFile, global, out, new Page(null, null));
     }
 
     /**
@@ -87,7 +122,8 @@ public class ExecuteCommand implements Callable<Integer> {
      *
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
      */
-    static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
+    static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
+            throws IOException {
         ResultFile file = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
         // Written on a thread of its own while the outcomes are printed: with thousands of partitions both take a while.
         // The outcomes are shown even when the file cannot be written; that failure is raised right after them.
@@ -95,7 +131,7 @@ public class ExecuteCommand implements Callable<Integer> {
                 : OnItsOwnThread.run("result-file", () -> ResultFile.write(resultFile, file));
         if (global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(file));
-            awaitWritten(written);
+            page.write(file, awaitWritten(written), null);
         } else {
             Table table = new Table("PARTITION", "DESIGNATED", "OUTCOME", "DETAIL");
             PartitionRows rows = new PartitionRows();
@@ -134,6 +170,7 @@ public class ExecuteCommand implements Callable<Integer> {
             if (where != null) {
                 out.println("Result written to " + where);
             }
+            page.write(file, where, out);
         }
         if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
             return ExitCode.FAILURE;

@@ -32,20 +32,41 @@ final class PartitionRows {
         return this;
     }
 
+    /**
+     * Partitions whose cells and note are all the same, in the order first seen.
+     *
+     * @param cells what the table prints after the partition cell ("-" for a null cell)
+     * @param note  the paragraph under the row, or null
+     */
+    record Group(List<TopicPartition> partitions, List<String> cells, String note) {
+
+        /** The partition cell of the row: {@link PartitionRows#label}. */
+        String label() {
+            return PartitionRows.label(partitions);
+        }
+    }
+
+    /** The rows as {@link #into} prints them: the table and the plan's page group partitions alike. */
+    List<Group> groups() {
+        List<Group> rows = new ArrayList<>(groups.size());
+        groups.forEach((key, partitions) -> rows.add(new Group(List.copyOf(partitions),
+                List.copyOf(key.subList(0, key.size() - 1)), key.get(key.size() - 1))));
+        return rows;
+    }
+
     /** Each group as one row of {@code table}: the partitions, then the cells, then the note, in the order first seen. */
     void into(Table table) {
-        groups.forEach((key, partitions) -> {
-            Object[] cells = new Object[key.size()];
-            cells[0] = label(partitions);
-            for (int i = 0; i < key.size() - 1; i++) {
-                cells[i + 1] = key.get(i);
+        for (Group group : groups()) {
+            Object[] cells = new Object[group.cells().size() + 1];
+            cells[0] = group.label();
+            for (int i = 0; i < group.cells().size(); i++) {
+                cells[i + 1] = group.cells().get(i);
             }
             table.row(cells);
-            String note = key.get(key.size() - 1);
-            if (note != null) {
-                table.note(note);
+            if (group.note() != null) {
+                table.note(group.note());
             }
-        });
+        }
     }
 
     /** {@code orders-0}; {@code orders-0..3,7, payments-2 (6 partitions)}; cut to about {@link #LABEL_WIDTH}. */

@@ -61,6 +61,12 @@ public class PlanCommand implements Callable<Integer> {
                     + "reassignment that restores the order, and the checks between them (STEPS.txt).")
     Path kafkaTools;
 
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "Also write the plan as one self-contained HTML page for a reviewer's browser: each"
+                    + " replica's log drawn to scale with its cut, high watermarks, salvage, consumer groups and the"
+                    + " alternatives. No external assets; replaces FILE.")
+    Path html;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -73,6 +79,7 @@ public class PlanCommand implements Callable<Integer> {
         }
         Path planFile = planning.outputFile(result.plan().createdAt());
         int code = report(result, planFile, root.global, out, err);
+        writePage(html, result.plan(), planFile, root.global.output == GlobalOptions.OutputFormat.json ? null : out);
         if (kafkaTools != null && !result.plan().partitions().isEmpty()) {
             Set<Integer> listed = result.snapshot().brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
                     .collect(Collectors.toSet());
@@ -84,6 +91,21 @@ public class PlanCommand implements Callable<Integer> {
                             + " fenced or lost broker, which kafka-reassign-partitions.sh refuses: see the file)"), 4);
         }
         return code;
+    }
+
+    /**
+     * Writes the plan's page when asked and a plan was written (something was offline); shared with {@code recover}.
+     *
+     * @param out where to say so; null with --output json, whose standard output is the JSON alone
+     */
+    static void writePage(Path html, Plan plan, Path planFile, PrintWriter out) throws java.io.IOException {
+        if (html == null || plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
+            return;
+        }
+        PlanPage.write(html, plan, planFile.getFileName().toString(), null, null);
+        if (out != null) {
+            out.println("Page written to " + html.toAbsolutePath() + " (open it in a browser).");
+        }
     }
 
     /** Writes the plan file and prints it; shared with {@code recover}. */

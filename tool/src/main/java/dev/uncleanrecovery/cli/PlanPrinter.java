@@ -36,17 +36,7 @@ final class PlanPrinter {
         if (!plan.partitions().isEmpty()) {
             // the reason, the longest cell by far, goes under its row
             Table table = new Table("PARTITION", "DESIGNATED LEADER", "OTHER REPLICAS", "EXPECTED TRUNCATION");
-            PartitionRows rows = new PartitionRows();
-            for (PlannedElection p : plan.partitions()) {
-                List<PlanEvidence> evidence = oneEach(p.evidence());
-                PlanEvidence leader = evidence.stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
-                rows.add(p.topicPartition(), (p.tieredStorage() ? "[tiered storage] " : "") + p.reason(),
-                        p.designatedLeader() + " " + describe(leader),
-                        evidence.stream().filter(e -> e.broker() != p.designatedLeader())
-                                .map(e -> e.broker() + " " + describe(e)).collect(Collectors.joining(", ")),
-                        truncation(p));
-            }
-            rows.into(table);
+            electionRows(plan).into(table);
             table.print(out);
             printConsumerGroupsAhead(plan, out);
         }
@@ -54,14 +44,37 @@ final class PlanPrinter {
             out.println();
             out.println("Skipped: " + plan.skipped().size());
             Table table = new Table("PARTITION", "REASON");
-            PartitionRows rows = new PartitionRows();
-            for (SkippedPartition s : plan.skipped()) {
-                rows.add(s.topicPartition(), null, s.reason());
-            }
-            rows.into(table);
+            skippedRows(plan).into(table);
             table.print(out);
         }
         printUnanswered(plan, out);
+    }
+
+    /**
+     * The elections, alike partitions in one row: designated leader, other replicas, expected truncation, and the
+     * reason as the note. The plan's page draws one picture per row.
+     */
+    static PartitionRows electionRows(Plan plan) {
+        PartitionRows rows = new PartitionRows();
+        for (PlannedElection p : plan.partitions()) {
+            List<PlanEvidence> evidence = oneEach(p.evidence());
+            PlanEvidence leader = evidence.stream().filter(e -> e.broker() == p.designatedLeader()).findFirst().orElse(null);
+            rows.add(p.topicPartition(), (p.tieredStorage() ? "[tiered storage] " : "") + p.reason(),
+                    p.designatedLeader() + " " + describe(leader),
+                    evidence.stream().filter(e -> e.broker() != p.designatedLeader())
+                            .map(e -> e.broker() + " " + describe(e)).collect(Collectors.joining(", ")),
+                    truncation(p));
+        }
+        return rows;
+    }
+
+    /** The skipped partitions, alike ones in one row: the reason. */
+    static PartitionRows skippedRows(Plan plan) {
+        PartitionRows rows = new PartitionRows();
+        for (SkippedPartition s : plan.skipped()) {
+            rows.add(s.topicPartition(), null, s.reason());
+        }
+        return rows;
     }
 
     /**
@@ -119,7 +132,7 @@ final class PlanPrinter {
                 "UNREACHABLE broker " + broker + " (" + partitions + " partition(s)): " + error, 4)));
     }
 
-    private static String describe(PlanEvidence e) {
+    static String describe(PlanEvidence e) {
         if (e == null) {
             return "(no evidence)";
         }
@@ -138,7 +151,8 @@ final class PlanPrinter {
         return p.expectedTruncation().stream().map(PlanPrinter::truncation).collect(Collectors.joining(", "));
     }
 
-    private static String truncation(PlanTruncation t) {
+    /** "3: 200 [200..400), 0 committed, 200 unknown", "1: unknown": one replica's loss as the table says it. */
+    static String truncation(PlanTruncation t) {
         return switch (t.estimate()) {
             case UNKNOWN -> t.broker() + ": unknown";
             case EXACT -> t.broker() + ": " + t.records() + range(t);

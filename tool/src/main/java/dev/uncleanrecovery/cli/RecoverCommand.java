@@ -37,6 +37,11 @@ public class RecoverCommand implements Callable<Integer> {
     @Option(names = "--automated-recovery", description = "Apply the plan right away (otherwise: dry run).")
     boolean automatedRecovery;
 
+    @Option(names = "--html", paramLabel = "FILE",
+            description = "Also write the plan, and with --automated-recovery what was done, as one self-contained HTML"
+                    + " page (see 'plan --html'); replaces FILE.")
+    Path html;
+
     @Mixin
     SelectionOptions select;
 
@@ -71,6 +76,8 @@ public class RecoverCommand implements Callable<Integer> {
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
                 int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
+                PlanCommand.writePage(html, planned.plan(), planFile,
+                        root.global.output == GlobalOptions.OutputFormat.json ? null : out);
                 if (!planned.plan().partitions().isEmpty()) {
                     out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
                             + " 'execute --plan " + planFile + "'.");
@@ -89,7 +96,8 @@ public class RecoverCommand implements Callable<Integer> {
                     }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
-            int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out);
+            int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out,
+                    new ExecuteCommand.Page(html, planned.plan()));
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

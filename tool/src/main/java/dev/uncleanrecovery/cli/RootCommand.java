@@ -22,6 +22,7 @@ import picocli.CommandLine.Mixin;
             RecoverCommand.class,
             InspectCommand.class,
             ReplayCommand.class,
+            RenderCommand.class,
             DemoCommand.class,
             ClassDataTrainingCommand.class,
             CommandLine.HelpCommand.class},

@@ -25,7 +25,7 @@ class CommandLineUsageTest {
         assertThat(run.exitCode()).isZero();
         // the names that open a line of the Commands section: the root's own description names plan and execute too
         assertThat(commandSection(run.out())).containsExactly("status", "plan", "execute", "recover", "inspect",
-                "replay", "demo", "help");
+                "replay", "render", "demo", "help");
         assertThat(run.out()).contains("--bootstrap-server", "--command-config");
     }
 
@@ -155,10 +155,14 @@ class CommandLineUsageTest {
 
     @Test
     void commands_that_never_connect_do_not_take_connection_options() {
-        for (String command : List.of("inspect", "demo")) {
+        for (String command : List.of("inspect", "render", "demo")) {
             CliRun help = CliRun.of(command, "--help");
             assertThat(help.out()).as(command).doesNotContain("--bootstrap-server", "--command-config", "--admin-timeout-ms");
-            assertThat(CliRun.of(command, "--log-dir", "/nonexistent", "--bootstrap-server", "127.0.0.1:9092").err())
+            // with the command's required options, so that the connection option is the only mistake
+            String[] required = command.equals("render") ? new String[] {"--plan", "p.json", "--html", "p.html"}
+                    : new String[] {"--log-dir", "/nonexistent"};
+            assertThat(CliRun.of(Stream.concat(Stream.of(command), Stream.concat(Stream.of(required),
+                            Stream.of("--bootstrap-server", "127.0.0.1:9092"))).toArray(String[]::new)).err())
                     .as(command).contains("Unknown option", "--bootstrap-server");
         }
         assertThat(CliRun.of("plan", "--help").out()).contains("--bootstrap-server", "--command-config", "--admin-timeout-ms");

@@ -9,6 +9,8 @@ import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.Outcome;
 import dev.uncleanrecovery.execute.PartitionOutcome;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.salvage.DoomedRange;
 import dev.uncleanrecovery.salvage.SalvageSource;
@@ -16,6 +18,7 @@ import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +64,31 @@ class ExecuteReportTest {
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "Result written to " + file.toAbsolutePath());
         assertThat(ResultFile.read(file).partitions()).singleElement()
                 .satisfies(p -> assertThat(p.outcome()).isEqualTo("ELECTED"));
+    }
+
+    @Test
+    void the_page_shows_the_plan_with_what_the_run_did_and_json_output_stays_json_alone() throws IOException {
+        Plan example = PagePlans.example();
+        Plan plan = new Plan(example.version(), example.createdAt(), "cluster", example.tool(), example.strategy(),
+                example.unansweredBrokers(), example.partitions(), example.skipped(), example.notes());
+        Path page = dir.resolve("result.html");
+        StringWriter printed = new StringWriter();
+
+        ExecuteCommand.report(elected(), dir.resolve("result.json"), text(), new PrintWriter(printed, true),
+                new ExecuteCommand.Page(page, plan));
+
+        assertThat(printed.toString()).contains("Page written to " + page.toAbsolutePath());
+        assertThat(Files.readString(page)).contains("<h1>Recovery result</h1>", "plan.json \u2192 result.json",
+                ">ELECTED<", "leader 2, leader epoch 4 -&gt; 5");
+
+        GlobalOptions json = text();
+        json.output = GlobalOptions.OutputFormat.json;
+        StringWriter jsonPrinted = new StringWriter();
+        ExecuteCommand.report(elected(), dir.resolve("result.json"), json, new PrintWriter(jsonPrinted, true),
+                new ExecuteCommand.Page(dir.resolve("json.html"), plan));
+
+        assertThat(Json.mapper().readTree(jsonPrinted.toString()).get("partitions")).hasSize(1);
+        assertThat(Files.readString(dir.resolve("json.html"))).contains("result-2.json");
     }
 
     @Test

@@ -76,6 +76,15 @@ class RunbookClusterTest {
         assertThat(RecordCount.readable(cluster, outage.topicPartitions(), Duration.ofSeconds(60)))
                 .isEqualTo(outage.survivorLogEndOffsets().get(LastReplicaStandingOutage.LONGEST_SURVIVOR)
                         * outage.topicPartitions().size());
+        // the pages the runbook writes name every partition; the second says each was elected
+        String planPage = Files.readString(dir.resolve("plan-proactive.html"));
+        String resultPage = Files.readString(dir.resolve("result.html"));
+        for (TopicPartition tp : outage.topicPartitions()) {
+            assertThat(planPage).contains(tp.toString());
+            assertThat(resultPage).contains(tp.toString());
+        }
+        assertThat(planPage).contains("<svg class=\"logs\"", "Nothing has been changed");
+        assertThat(resultPage).contains("<h1>Recovery result</h1>", "plan-proactive-result.json", ">ELECTED");
         // what broker 1 alone had, its acks=1 records, was copied off its disk before anyone restarted it
         var salvaged = SalvageDirectory.read(dir.resolve("plan-proactive-salvage")).ranges();
         assertThat(salvaged).as(said).hasSize(outage.topicPartitions().size());

@@ -1,0 +1,64 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.ResultFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+@Command(name = "render", mixinStandardHelpOptions = true, sortOptions = false,
+        header = "Write a plan file, and a result file of it, as an HTML page for review; no cluster needed.",
+        description = {"Write a plan (and what 'execute' did with it, from its result file) as one self-contained HTML"
+                + " page, as 'plan --html' and 'execute --html' do: to review a plan copied to another machine. Reads"
+                + " only the files; never connects.",
+            "Exit 0 when written, 2 when a file cannot be read or the result is not of the plan."})
+public class RenderCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    RootCommand root;
+
+    @Option(names = "--plan", paramLabel = "FILE", required = true, description = "The plan written by 'plan'.")
+    Path planFile;
+
+    @Option(names = "--result", paramLabel = "FILE",
+            description = "The result file 'execute' wrote for this plan (<plan>-result.json by default).")
+    Path resultFile;
+
+    @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page; replaces"
+            + " FILE.")
+    Path html;
+
+    @Override
+    public Integer call() throws Exception {
+        Plan plan = PlanFile.read(planFile);
+        ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
+        PlanPage.write(html, plan, planFile.getFileName().toString(), result,
+                resultFile == null ? null : resultFile.getFileName().toString());
+        Written written = new Written(html.toAbsolutePath().toString(), Files.size(html), plan.partitions().size(),
+                plan.skipped().size());
+        if (root.global.output == GlobalOptions.OutputFormat.json) {
+            spec.commandLine().getOut().println(Json.mapper().writeValueAsString(written));
+        } else {
+            spec.commandLine().getOut().println("Page written to " + written.page() + " (" + written.bytes() + " bytes, "
+                    + written.partitions() + " partition(s) to elect, " + written.skipped() + " skipped; open it in a"
+                    + " browser).");
+        }
+        return ExitCode.OK;
+    }
+
+    /** What was written, as {@code --output json} says it. */
+    record Written(String page, long bytes, int partitions, int skipped) {
+    }
+}
