@@ -46,6 +46,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -53,6 +54,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -87,9 +90,37 @@ public final class RecoveryPlanning {
         }
     }
 
-    /** The plan and everything it was made from, for the table the CLI prints. */
-    public record Result(Plan plan, ClusterSnapshot snapshot, Map<TopicPartition, List<ReplicaEvidence>> evidence,
-                         List<Decision> decisions, RequestCounts requests, Duration probeTime) {
+    /**
+     * The plan and what the commands print beside it. Neither the probe's answers nor the decisions are kept: the
+     * plan holds both, per partition, and the run keeps it to print and execute.
+     */
+    public record Result(Plan plan, ClusterSnapshot snapshot, Answered answered, RequestCounts requests,
+                         Duration probeTime) {
+    }
+
+    /**
+     * The brokers that answered the probe and how: per broker that answered GetReplicaLogInfo its broker epoch (the
+     * highest it gave), and the brokers that answered the stock RPCs.
+     */
+    public record Answered(Map<Integer, Long> nativeBrokerEpochs, Set<Integer> stock) {
+
+        public Answered {
+            nativeBrokerEpochs = Collections.unmodifiableMap(new TreeMap<>(nativeBrokerEpochs));
+            stock = Collections.unmodifiableSet(new TreeSet<>(stock));
+        }
+
+        public static Answered by(Map<TopicPartition, List<ReplicaEvidence>> evidence) {
+            Map<Integer, Long> nativeEpochs = new TreeMap<>();
+            Set<Integer> stock = new TreeSet<>();
+            evidence.values().forEach(list -> list.stream().filter(ReplicaEvidence::isAnswered).forEach(e -> {
+                if (e.source() == EvidenceSource.NATIVE) {
+                    nativeEpochs.merge(e.broker(), e.brokerEpoch(), Math::max);
+                } else if (e.source() == EvidenceSource.STOCK) {
+                    stock.add(e.broker());
+                }
+            }));
+            return new Answered(nativeEpochs, stock);
+        }
     }
 
     /** How long a fenced broker may take to answer (it normally cannot: it serves requests only once unfenced). */
@@ -133,14 +164,15 @@ public final class RecoveryPlanning {
             // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
             OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
         }
-        Map<TopicPartition, List<ReplicaEvidence>> evidence = new HashMap<>();
+        // The probe's answers in its PartitionMap: a HashMap of 100,000 TopicPartitions puts thousands in each bucket
+        Map<TopicPartition, List<ReplicaEvidence>> evidence = Map.of();
         RequestCounts requests = new RequestCounts();
         Duration probeTime = Duration.ZERO;
         List<PlanUnansweredBroker> unanswered = List.of();
         if (!toProbe.isEmpty()) {
             ProbeResult probed = probe(snapshot, toProbe, options.probe(), options.probeMode(),
                     options.unlistedBrokers(), progress);
-            evidence.putAll(probed.evidence());
+            evidence = probed.evidence();
             requests = probed.requests();
             probeTime = probed.elapsed();
             Map<Integer, String> addresses = new HashMap<>();
@@ -152,7 +184,7 @@ public final class RecoveryPlanning {
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
         snapshot.unreadableTopics().forEach(t -> plan.note(t.describe() + "; its partitions are not in this plan"));
-        mergeDiskEvidence(options, snapshot, considered, evidence, plan);
+        evidence = withDiskEvidence(options, snapshot, considered, evidence, plan);
 
         // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
         Set<Integer> fenced = new HashSet<>(snapshot.fencedBrokers());
@@ -183,7 +215,7 @@ public final class RecoveryPlanning {
         if (groupsPossible) {
             consumerImpact(decisions, evidence, plan);
         }
-        return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+        return new Result(plan.build(), snapshot, Answered.by(evidence), requests, probeTime);
     }
 
     /**
@@ -333,7 +365,9 @@ public final class RecoveryPlanning {
             TopicPartition tp = plannedElection.topicPartition();
             Set<Integer> answeredLate = new HashSet<>();
             lateAnswers.forEach(e -> answeredLate.add(e.broker()));
-            List<ReplicaEvidence> evidence = new ArrayList<>(planned.evidence().getOrDefault(tp, List.of()).stream()
+            // the plan's evidence is the probe's and the disk's for every replica of the partition, as decided from
+            List<ReplicaEvidence> evidence = new ArrayList<>(plannedElection.evidence().stream()
+                    .map(e -> e.toReplicaEvidence(tp))
                     .filter(e -> !answeredLate.contains(e.broker()) || e.source() == EvidenceSource.DISK).toList());
             evidence.addAll(lateAnswers);
             Decision decision = LeaderChoice.decide(now, evidence, cluster.fencedBrokers(), options);
@@ -357,17 +391,27 @@ public final class RecoveryPlanning {
      * (see DiskEvidence). It counts as that replica's log (for the truncation estimates and for balanced waiting),
      * but never makes a down broker electable; a live answer from the same broker wins (see LeaderChoice).
      */
-    private static void mergeDiskEvidence(Options options, ClusterSnapshot snapshot, List<TopicPartitionState> considered,
-                                          Map<TopicPartition, List<ReplicaEvidence>> evidence, PlanBuilder plan) {
+    private static Map<TopicPartition, List<ReplicaEvidence>> withDiskEvidence(
+            Options options, ClusterSnapshot snapshot, List<TopicPartitionState> considered,
+            Map<TopicPartition, List<ReplicaEvidence>> evidence, PlanBuilder plan) {
         DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
                 options.acceptUnidentifiedEvidence());
-        // The probe's lists are unmodifiable: a partition with disk evidence gets a new one.
-        disk.evidence().forEach((tp, read) -> evidence.compute(tp, (k, known) -> {
-            List<ReplicaEvidence> more = known == null ? new ArrayList<>() : new ArrayList<>(known);
-            more.addAll(read);
-            return more;
-        }));
         disk.notes().forEach(plan::note);
+        if (disk.evidence().isEmpty()) {
+            return evidence;
+        }
+        PartitionMap.Builder<List<ReplicaEvidence>> merged = new PartitionMap.Builder<>(evidence.size()
+                + disk.evidence().size());
+        evidence.forEach((tp, probed) -> {
+            List<ReplicaEvidence> read = disk.evidence().get(tp);
+            merged.put(tp, read == null ? probed : Stream.concat(probed.stream(), read.stream()).toList());
+        });
+        disk.evidence().forEach((tp, read) -> {
+            if (!evidence.containsKey(tp)) {
+                merged.put(tp, List.copyOf(read));
+            }
+        });
+        return merged.build();
     }
 
     /** Why a broker the cluster does not list cannot be asked, saying only what is known. */

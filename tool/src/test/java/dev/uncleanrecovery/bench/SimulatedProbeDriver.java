@@ -20,6 +20,7 @@ import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.StockLogInfoSource;
+import dev.uncleanrecovery.recovery.RecoveryPlanning;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -100,22 +101,29 @@ public final class SimulatedProbeDriver {
         long liveAfterGc = rt.totalMemory() - rt.freeMemory();
 
         // Then the plan, as 'plan' makes it from the probe's answers: every partition decided, the file written.
+        long requests = result.requests().total();
+        long listOffsets = result.requests().total("ListOffsets");
+        long fetches = result.requests().total("Fetch");
+        int evidence = result.evidence().size();
         ManagementFactory.getMemoryPoolMXBeans().forEach(MemoryPoolMXBean::resetPeakUsage);
         Path planFile = Files.createTempDirectory("simulated-plan").resolve("plan.json");
         long planStart = System.nanoTime();
-        PlanDecided planned = planAndWrite(layout, result, planFile);
+        PlanMade planned = planAndWrite(layout, result, planFile);
         long planMs = (System.nanoTime() - planStart) / 1_000_000;
+        result = null; // from here on the driver holds what the tool holds once it has planned: planned.kept()
         long planPeakHeap = peakHeap();
         long planBytes = Files.size(planFile);
+        System.gc();
+        long liveWithPlan = rt.totalMemory() - rt.freeMemory();
+        histogram();
         Files.delete(planFile);
         Files.delete(planFile.getParent());
         System.out.printf("RESULT elapsedMs=%d replicasOk=%d replicasWrong=%d requests=%d listOffsets=%d fetch=%d"
                         + " peakHeapMiB=%d liveHeapWithResultMiB=%d maxHeapMiB=%d evidence=%d"
                         + " planMs=%d planWriteMs=%d planPeakHeapMiB=%d liveHeapWithPlanMiB=%d planMiB=%d elected=%d%n",
-                elapsedMs, ok, wrong, result.requests().total(), result.requests().total("ListOffsets"),
-                result.requests().total("Fetch"), peakHeap >> 20, liveAfterGc >> 20, rt.maxMemory() >> 20,
-                result.evidence().size(), planMs, planned.writeMs(), planPeakHeap >> 20, planned.liveHeap() >> 20,
-                planBytes >> 20, planned.elected());
+                elapsedMs, ok, wrong, requests, listOffsets, fetches, peakHeap >> 20, liveAfterGc >> 20,
+                rt.maxMemory() >> 20, evidence, planMs, planned.writeMs(), planPeakHeap >> 20, liveWithPlan >> 20,
+                planBytes >> 20, planned.kept().plan().partitions().size());
     }
 
     private static long peakHeap() {
@@ -129,10 +137,10 @@ public final class SimulatedProbeDriver {
     }
 
     /**
-     * @param writeMs  from the last decision to the file on disk
-     * @param liveHeap after a full collection, with the plan as the tool keeps it (to print it, to execute it)
+     * @param kept    what RecoveryPlanning hands the commands: the plan, and what it keeps beside it
+     * @param writeMs from the last decision to the file on disk
      */
-    private record PlanDecided(int elected, long writeMs, long liveHeap) {
+    private record PlanMade(RecoveryPlanning.Result kept, long writeMs) {
     }
 
     /**
@@ -140,7 +148,7 @@ public final class SimulatedProbeDriver {
      * RecoveryPlanning does it (without the look-ups of exact truncation points and the consumer groups, which ask
      * the cluster again).
      */
-    private static PlanDecided planAndWrite(SimulatedLayout layout, ProbeResult probed, Path file) throws Exception {
+    private static PlanMade planAndWrite(SimulatedLayout layout, ProbeResult probed, Path file) throws Exception {
         PlanBuilder plan = new PlanBuilder(Instant.now(), "simulated-cluster", "kafka-unclean-recovery bench",
                 Strategy.DEFAULT);
         for (int t = 0; t < layout.topics(); t++) {
@@ -162,11 +170,8 @@ public final class SimulatedProbeDriver {
         Plan built = plan.build();
         PlanFile.write(file, built);
         long writeMs = (System.nanoTime() - decided) / 1_000_000;
-        System.gc();
-        Runtime rt = Runtime.getRuntime();
-        long live = rt.totalMemory() - rt.freeMemory();
-        histogram();
-        return new PlanDecided(built.partitions().size(), writeMs, live);
+        return new PlanMade(new RecoveryPlanning.Result(built, null, RecoveryPlanning.Answered.by(probed.evidence()),
+                probed.requests(), probed.elapsed()), writeMs);
     }
 
     /** With -Dbench.histogram=FILE: the live objects by class, with the plan kept, for where the heap goes. */
