@@ -189,46 +189,80 @@ public final class RecoveryPlanning {
         // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
         Set<Integer> fenced = new HashSet<>(snapshot.fencedBrokers());
         options.unlistedBrokers().forEach(b -> fenced.add(b.id()));
-        List<Decision> decisions = new ArrayList<>(considered.size());
+        // Each decision goes into the plan as soon as it is final and only its plan entry is kept: 100,000 decisions
+        // take about as much heap again as the plan. What the plan tells of the elections as a whole (tiered storage,
+        // consumer groups ahead) is gathered on the way.
+        Elections elections = new Elections(plan, snapshot, groupsPossible);
+        List<Decision.Elect> bounded = new ArrayList<>();
+        List<TopicPartitionState> boundedStates = new ArrayList<>();
         for (TopicPartitionState partition : considered) {
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            decisions.add(snapshot.reassigning().contains(partition.topicPartition())
+            Decision decision = snapshot.reassigning().contains(partition.topicPartition())
                     ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
                             "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
-                    : LeaderChoice.decide(partition, known, fenced, options.election()));
+                    : LeaderChoice.decide(partition, known, fenced, options.election());
+            if (decision instanceof Decision.Elect elect && anyLowerBound(elect)) {
+                bounded.add(elect);
+                boundedStates.add(partition);
+            } else {
+                elections.add(partition, known, decision);
+            }
         }
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
         // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
         // Usually no partition needs it, and the map stays empty.
-        Map<TopicPartition, KnownCuts> points = truncationPoints(discovery.connections(), decisions, evidence,
+        Map<TopicPartition, KnownCuts> points = truncationPoints(discovery.connections(), bounded, evidence,
                 tp -> snapshot.partition(tp).orElseThrow(), options.probe());
-        for (int i = 0; i < considered.size(); i++) {
-            TopicPartitionState partition = considered.get(i);
+        for (int i = 0; i < bounded.size(); i++) {
+            TopicPartitionState partition = boundedStates.get(i);
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            KnownCuts exact = points.isEmpty() ? null : points.get(partition.topicPartition());
-            if (exact != null) {
-                decisions.set(i, LeaderChoice.decide(partition, known, fenced, options.election(), exact));
-            }
-            plan.add(partition, known, decisions.get(i));
+            KnownCuts exact = points.get(partition.topicPartition());
+            elections.add(partition, known, exact == null ? bounded.get(i)
+                    : LeaderChoice.decide(partition, known, fenced, options.election(), exact));
         }
-        tieredStorage(decisions, snapshot, plan);
+        bounded.clear(); // in the plan now, while the consumer groups are read
+        tieredStorage(elections.tieredTopics, plan);
         if (groupsPossible) {
-            consumerImpact(decisions, evidence, plan);
+            consumerImpact(elections.newLogEnds, plan);
         }
         return new Result(plan.build(), snapshot, Answered.by(evidence), requests, probeTime);
+    }
+
+    /** The decisions as they go into the plan, and what the plan says of the elections as a whole. */
+    private static final class Elections {
+        final PlanBuilder plan;
+        final ClusterSnapshot snapshot;
+        final boolean groupsPossible;
+        /** Topics with remote storage among the partitions to elect. */
+        final Set<String> tieredTopics = new java.util.TreeSet<>();
+        /** Per partition to elect, the designated replica's log end offset as it answered live. */
+        final Map<TopicPartition, Long> newLogEnds = new LinkedHashMap<>();
+
+        Elections(PlanBuilder plan, ClusterSnapshot snapshot, boolean groupsPossible) {
+            this.plan = plan;
+            this.snapshot = snapshot;
+            this.groupsPossible = groupsPossible;
+        }
+
+        void add(TopicPartitionState partition, List<ReplicaEvidence> known, Decision decision) {
+            plan.add(partition, known, decision);
+            if (decision instanceof Decision.Elect elect) {
+                if (snapshot.hasTieredStorage(partition.topic())) {
+                    tieredTopics.add(partition.topic());
+                }
+                if (groupsPossible) {
+                    liveAnswer(known, elect.designatedLeader())
+                            .ifPresent(e -> newLogEnds.put(elect.topicPartition(), e.logEndOffset()));
+                }
+            }
+        }
     }
 
     /**
      * Topics with remote storage among the partitions to elect: a reviewer must know that the loss counted from the
      * local logs is not all of it.
      */
-    private static void tieredStorage(List<Decision> decisions, ClusterSnapshot snapshot, PlanBuilder plan) {
-        Set<String> tiered = new java.util.TreeSet<>();
-        for (Decision decision : decisions) {
-            if (decision instanceof Decision.Elect && snapshot.hasTieredStorage(decision.topicPartition().topic())) {
-                tiered.add(decision.topicPartition().topic());
-            }
-        }
+    private static void tieredStorage(Set<String> tiered, PlanBuilder plan) {
         if (tiered.isEmpty()) {
             return;
         }
@@ -242,15 +276,7 @@ public final class RecoveryPlanning {
      * Read-only (ListGroups, OffsetFetch); what cannot be read becomes a note. Offline partitions of
      * {@code __consumer_offsets} come first: groups kept there can neither be read nor commit until one is elected.
      */
-    private void consumerImpact(List<Decision> decisions, Map<TopicPartition, List<ReplicaEvidence>> evidence,
-                                PlanBuilder plan) {
-        Map<TopicPartition, Long> newLogEnds = new LinkedHashMap<>();
-        for (Decision decision : decisions) {
-            if (decision instanceof Decision.Elect elect) {
-                liveAnswer(evidence.getOrDefault(elect.topicPartition(), List.of()), elect.designatedLeader())
-                        .ifPresent(e -> newLogEnds.put(elect.topicPartition(), e.logEndOffset()));
-            }
-        }
+    private void consumerImpact(Map<TopicPartition, Long> newLogEnds, PlanBuilder plan) {
         if (newLogEnds.isEmpty()) {
             return;
         }
@@ -285,7 +311,7 @@ public final class RecoveryPlanning {
      * its estimate.
      */
     private static Map<TopicPartition, KnownCuts> truncationPoints(BrokerConnections connections,
-                                                                 List<Decision> decisions,
+                                                                 List<? extends Decision> decisions,
                                                                  Map<TopicPartition, List<ReplicaEvidence>> evidence,
                                                                  Function<TopicPartition, TopicPartitionState> states,
                                                                  ProbeSettings settings) {
