@@ -164,7 +164,7 @@ public final class RecoveryPlanning {
             // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
             OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
         }
-        // The probe's answers in its PartitionMap: a HashMap of 100,000 TopicPartitions puts thousands in each bucket
+        // Kept in the probe's PartitionMap, not copied to a HashMap: TopicPartition hashes collide (see PartitionMap)
         Map<TopicPartition, List<ReplicaEvidence>> evidence = Map.of();
         RequestCounts requests = new RequestCounts();
         Duration probeTime = Duration.ZERO;
@@ -234,7 +234,7 @@ public final class RecoveryPlanning {
         final ClusterSnapshot snapshot;
         final boolean groupsPossible;
         /** Topics with remote storage among the partitions to elect. */
-        final Set<String> tieredTopics = new java.util.TreeSet<>();
+        final Set<String> tieredTopics = new TreeSet<>();
         /** Per partition to elect, the designated replica's log end offset as it answered live. */
         final Map<TopicPartition, Long> newLogEnds = new LinkedHashMap<>();
 
