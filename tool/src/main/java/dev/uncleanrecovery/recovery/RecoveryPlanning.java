@@ -93,8 +93,13 @@ public final class RecoveryPlanning {
     /**
      * The plan and what the commands print beside it. Neither the probe's answers nor the decisions are kept: the
      * plan holds both, per partition, and the run keeps it to print and execute.
+     *
+     * @param diskEvidence what {@code inspect} read off stopped brokers' disks, per partition, as it was read (a
+     *                     partition decided again takes it from here, the live answers from the plan); sized by the
+     *                     evidence files given, which the options hold anyway
      */
-    public record Result(Plan plan, ClusterSnapshot snapshot, Answered answered, RequestCounts requests,
+    public record Result(Plan plan, ClusterSnapshot snapshot, Answered answered,
+                         Map<TopicPartition, List<ReplicaEvidence>> diskEvidence, RequestCounts requests,
                          Duration probeTime) {
     }
 
@@ -184,7 +189,10 @@ public final class RecoveryPlanning {
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
         snapshot.unreadableTopics().forEach(t -> plan.note(t.describe() + "; its partitions are not in this plan"));
-        evidence = withDiskEvidence(options, snapshot, considered, evidence, plan);
+        DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
+                options.acceptUnidentifiedEvidence());
+        disk.notes().forEach(plan::note);
+        evidence = withDiskEvidence(evidence, disk.evidence());
 
         // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
         Set<Integer> fenced = new HashSet<>(snapshot.fencedBrokers());
@@ -225,7 +233,7 @@ public final class RecoveryPlanning {
         if (groupsPossible) {
             consumerImpact(elections.newLogEnds, plan);
         }
-        return new Result(plan.build(), snapshot, Answered.by(evidence), requests, probeTime);
+        return new Result(plan.build(), snapshot, Answered.by(evidence), disk.evidence(), requests, probeTime);
     }
 
     /** The decisions as they go into the plan, and what the plan says of the elections as a whole. */
@@ -391,10 +399,11 @@ public final class RecoveryPlanning {
             TopicPartition tp = plannedElection.topicPartition();
             Set<Integer> answeredLate = new HashSet<>();
             lateAnswers.forEach(e -> answeredLate.add(e.broker()));
-            // the plan's evidence is the probe's and the disk's for every replica of the partition, as decided from
+            // the probe's answers as the plan holds them, the disks' as they were read
             List<ReplicaEvidence> evidence = new ArrayList<>(plannedElection.evidence().stream()
-                    .map(e -> e.toReplicaEvidence(tp))
-                    .filter(e -> !answeredLate.contains(e.broker()) || e.source() == EvidenceSource.DISK).toList());
+                    .filter(e -> e.source() != EvidenceSource.DISK && !answeredLate.contains(e.broker()))
+                    .map(e -> e.toReplicaEvidence(tp)).toList());
+            evidence.addAll(planned.diskEvidence().getOrDefault(tp, List.of()));
             evidence.addAll(lateAnswers);
             Decision decision = LeaderChoice.decide(now, evidence, cluster.fencedBrokers(), options);
             // exact losses where the epochs differ, as the plan has them
@@ -413,26 +422,21 @@ public final class RecoveryPlanning {
     }
 
     /**
-     * Adds what {@code inspect} read from stopped brokers' disks, once checked to be this cluster's and these topics'
-     * (see DiskEvidence). It counts as that replica's log (for the truncation estimates and for balanced waiting),
+     * The probe's answers with what {@code inspect} read from stopped brokers' disks, once checked to be this cluster's
+     * and these topics' (see DiskEvidence). It counts as that replica's log (for the truncation estimates and for balanced waiting),
      * but never makes a down broker electable; a live answer from the same broker wins (see LeaderChoice).
      */
     private static Map<TopicPartition, List<ReplicaEvidence>> withDiskEvidence(
-            Options options, ClusterSnapshot snapshot, List<TopicPartitionState> considered,
-            Map<TopicPartition, List<ReplicaEvidence>> evidence, PlanBuilder plan) {
-        DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
-                options.acceptUnidentifiedEvidence());
-        disk.notes().forEach(plan::note);
-        if (disk.evidence().isEmpty()) {
+            Map<TopicPartition, List<ReplicaEvidence>> evidence, Map<TopicPartition, List<ReplicaEvidence>> disk) {
+        if (disk.isEmpty()) {
             return evidence;
         }
-        PartitionMap.Builder<List<ReplicaEvidence>> merged = new PartitionMap.Builder<>(evidence.size()
-                + disk.evidence().size());
+        PartitionMap.Builder<List<ReplicaEvidence>> merged = new PartitionMap.Builder<>(evidence.size() + disk.size());
         evidence.forEach((tp, probed) -> {
-            List<ReplicaEvidence> read = disk.evidence().get(tp);
+            List<ReplicaEvidence> read = disk.get(tp);
             merged.put(tp, read == null ? probed : Stream.concat(probed.stream(), read.stream()).toList());
         });
-        disk.evidence().forEach((tp, read) -> {
+        disk.forEach((tp, read) -> {
             if (!evidence.containsKey(tp)) {
                 merged.put(tp, List.copyOf(read));
             }

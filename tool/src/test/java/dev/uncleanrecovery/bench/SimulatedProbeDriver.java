@@ -171,7 +171,7 @@ public final class SimulatedProbeDriver {
         PlanFile.write(file, built);
         long writeMs = (System.nanoTime() - decided) / 1_000_000;
         return new PlanMade(new RecoveryPlanning.Result(built, null, RecoveryPlanning.Answered.by(probed.evidence()),
-                probed.requests(), probed.elapsed()), writeMs);
+                Map.of(), probed.requests(), probed.elapsed()), writeMs);
     }
 
     /** With -Dbench.histogram=FILE: the live objects by class, with the plan kept, for where the heap goes. */
