@@ -47,7 +47,10 @@ import picocli.CommandLine.Spec;
                 + "Control records, aborted transactions and transactions with no marker in the salvage are skipped. "
                 + "Dry run unless --execute: shows what would be produced and writes nothing.",
             "Before producing, the salvage is checked against the result file of the run that made it (--result): "
-                + "each manifest's SHA-256 there, each segment file's in the manifest. Each record is produced once: "
+                + "each manifest's SHA-256 there, each segment file's in the manifest. A copy 'inspect "
+                + "--salvage-beyond' made that no result records is replayed (checked against its manifest) when a "
+                + "result records its partition led by another replica, left when the results name the partition but "
+                + "none elected it, and refused when none names it. Each record is produced once: "
                 + "a replay run again after a failure finds what an earlier one put into the topic (its journal "
                 + "replay-into-<topic>.json in the salvage directory, and the salvage.* headers in the topic) and "
                 + "skips it.",
@@ -103,10 +106,11 @@ public class ReplayCommand implements Callable<Integer> {
         if (withoutResult && !resultFiles.isEmpty()) {
             throw new UserInputException("--result and --without-result: choose one");
         }
-        SalvageDirectory salvage = SalvageDirectory.read(salvageDir);
-        SalvageReplay.refuseOriginalTopic(salvage, toTopic, intoOriginal);
+        SalvageDirectory read = SalvageDirectory.read(salvageDir);
         List<String> warnings = new ArrayList<>();
-        SalvageChain.Checked chain = checkChain(salvage, warnings);
+        SalvageChain.Checked chain = checkChain(read, warnings);
+        SalvageDirectory salvage = read.without(chain.left());
+        SalvageReplay.refuseOriginalTopic(salvage, toTopic, intoOriginal);
         PrintWriter out = spec.commandLine().getOut();
         SalvageReplay.Target target = null;
         EarlierReplays earlier = EarlierReplays.notLooked(salvage, toTopic);
@@ -121,7 +125,7 @@ public class ReplayCommand implements Callable<Integer> {
                 : ", " + target.partitions() + " partition(s)") + ", --partition-map "
                 + partitionMap.name().toLowerCase(Locale.ROOT);
         boolean json = root.global.output == GlobalOptions.OutputFormat.json;
-        List<RangeCounts> counts = execute
+        List<RangeCounts> counts = execute && !salvage.ranges().isEmpty()
                 ? SalvageReplay.produce(salvage, target, partitionMap, connection.clientProperties(root.global), earlier,
                         ToolVersion.describe(), progress(spec.commandLine().getErr()))
                 : SalvageReplay.count(salvage, earlier, SAMPLES);
@@ -133,10 +137,15 @@ public class ReplayCommand implements Callable<Integer> {
         if (!execute) {
             out.println("Dry run: nothing is produced (add --execute).");
         }
-        out.println("Salvage: " + salvage.ranges().size() + " range(s) in " + salvageDir);
+        int left = read.ranges().size() - salvage.ranges().size();
+        out.println("Salvage: " + read.ranges().size() + " range(s) in " + salvageDir + (left == 0 ? ""
+                : ", " + left + " of them left there (not cut)"));
         if (!chain.resultFiles().isEmpty()) {
             Table.printWrapped(out, "Checked against " + chain.resultFiles().stream().map(Path::toString)
                     .collect(Collectors.joining(", ")), 4);
+        }
+        for (SalvageChain.DiskCopy copy : chain.diskCopies()) {
+            Table.printWrapped(out, copy.range().describe() + ": " + copy.why(), 4);
         }
         out.println("Into " + into);
         out.println();
@@ -178,7 +187,7 @@ public class ReplayCommand implements Callable<Integer> {
                 warnings.add("not checked against a result file: pass --result FILE, as --execute will need ("
                         + resultHint(salvage.directory()) + ")");
             }
-            return new SalvageChain.Checked(List.of(), List.of());
+            return new SalvageChain.Checked(List.of(), List.of(), List.of());
         }
         Map<Path, ResultFile> results = new LinkedHashMap<>();
         for (Path file : resultFiles) {
@@ -208,12 +217,18 @@ public class ReplayCommand implements Callable<Integer> {
      *
      * @param checkedAgainst the result files the salvage was checked against; empty when none
      * @param journal        the replay journal of this salvage and target (written by --execute)
+     * @param diskCopies     the copies of 'inspect --salvage-beyond' no result file records: replayed or left, and why
      */
     record ReplayReport(boolean executed, String toTopic, String partitionMap, List<String> checkedAgainst,
-                        String journal, long alreadyReplayed, List<String> warnings, List<Range> ranges) {
+                        String journal, long alreadyReplayed, List<String> warnings, List<Range> ranges,
+                        List<DiskCopy> diskCopies) {
 
         record Range(String topic, int partition, int broker, long fromOffset, long toOffset, long replayed,
                      long alreadyReplayed, long control, long aborted, long noMarker, long beforeRange) {
+        }
+
+        record DiskCopy(String topic, int partition, int broker, long fromOffset, long toOffset, boolean replayed,
+                        String why) {
         }
 
         static ReplayReport of(boolean executed, String toTopic, PartitionMap map, SalvageChain.Checked chain,
@@ -226,6 +241,11 @@ public class ReplayCommand implements Callable<Integer> {
                         return new Range(range.partition().topic(), range.partition().partition(), range.broker(),
                                 range.fromOffset(), range.toOffset(), c.replay(), c.alreadyReplayed(), c.control(),
                                 c.aborted(), c.noMarker(), c.beforeRange());
+                    }).toList(),
+                    chain.diskCopies().stream().map(c -> {
+                        var range = c.range().range();
+                        return new DiskCopy(range.partition().topic(), range.partition().partition(), range.broker(),
+                                range.fromOffset(), range.toOffset(), c.replayed(), c.why());
                     }).toList());
         }
     }

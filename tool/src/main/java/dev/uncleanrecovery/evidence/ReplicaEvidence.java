@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.evidence;
 
 import java.time.Instant;
+import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -17,6 +18,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param observedAt             when the answer arrived (or the disk was read)
  * @param highWatermark          the replica's local high watermark (offsets below it were committed in its log);
  *                               -1 when not known (the native RPC and a disk read do not give it)
+ * @param epochCache             the replica's whole leader epoch cache, oldest first, as a read of its stopped
+ *                               broker's disk gives it; null when not known (a broker's answer gives its latest epoch
+ *                               only, and is asked for the rest)
  */
 public record ReplicaEvidence(
         TopicPartition topicPartition,
@@ -29,7 +33,19 @@ public record ReplicaEvidence(
         long brokerEpoch,
         String error,
         Instant observedAt,
-        long highWatermark) {
+        long highWatermark,
+        List<EpochStart> epochCache) {
+
+    public ReplicaEvidence {
+        epochCache = epochCache == null ? null : List.copyOf(epochCache);
+    }
+
+    public ReplicaEvidence(TopicPartition topicPartition, int broker, EvidenceSource source, EvidenceStatus status,
+                           long logEndOffset, int lastWrittenLeaderEpoch, int currentLeaderEpoch, long brokerEpoch,
+                           String error, Instant observedAt, long highWatermark) {
+        this(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch, currentLeaderEpoch,
+                brokerEpoch, error, observedAt, highWatermark, null);
+    }
 
     public ReplicaEvidence(TopicPartition topicPartition, int broker, EvidenceSource source, EvidenceStatus status,
                            long logEndOffset, int lastWrittenLeaderEpoch, int currentLeaderEpoch, long brokerEpoch,
@@ -52,7 +68,12 @@ public record ReplicaEvidence(
 
     public ReplicaEvidence withHighWatermark(long value) {
         return new ReplicaEvidence(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch,
-                currentLeaderEpoch, brokerEpoch, error, observedAt, value);
+                currentLeaderEpoch, brokerEpoch, error, observedAt, value, epochCache);
+    }
+
+    public ReplicaEvidence withEpochCache(List<EpochStart> entries) {
+        return new ReplicaEvidence(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch,
+                currentLeaderEpoch, brokerEpoch, error, observedAt, highWatermark, entries);
     }
 
     public boolean isAnswered() {

@@ -4,8 +4,14 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.plan.PlanEvidence;
+import dev.uncleanrecovery.plan.PlannedElection;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The guard rails between a reviewed plan and the election: a partition is touched only if the cluster is
@@ -16,55 +22,79 @@ public final class Revalidation {
     private Revalidation() {
     }
 
-    /** A verdict for one partition: proceed, a no-op because it already happened, or refuse with a reason. */
-    public sealed interface Verdict {
-        record Proceed() implements Verdict {
-        }
-
-        record AlreadyRecovered(String detail) implements Verdict {
-        }
-
-        record Refuse(String reason) implements Verdict {
-        }
+    /**
+     * The first phase of a run: every partition of the plan against the cluster as re-read. The cluster's own reasons
+     * (gone, fenced, not a replica, led again) come before "not probed in the plan".
+     *
+     * @param allowUnprobedLeader --allow-unprobed-leader: a designated replica with no live evidence in the plan may lead
+     */
+    static Map<TopicPartition, Verdict> recheck(List<Candidate> partitions, ClusterSnapshot now,
+                                                boolean allowUnprobedLeader) {
+        return Verdict.each(partitions, c -> {
+            Verdict verdict = check(c, now);
+            Optional<String> unprobed = unprobedDesignation(c.entry(), allowUnprobedLeader);
+            return verdict instanceof Verdict.Proceed && unprobed.isPresent() ? new Verdict.Refused(unprobed.get())
+                    : verdict;
+        });
     }
 
     /**
-     * @param current the partition as the controller describes it now
-     * @param snapshot the cluster now (fenced brokers, reassignments)
+     * Whether the cluster is still as the plan expects for {@code c}'s target: proceed, a no-op because it already
+     * happened, or refuse with a reason.
+     *
+     * @param now the cluster now (fenced brokers, reassignments), {@code c}'s state read with it
      */
-    public static Verdict check(ElectionTarget target, TopicPartitionState current, ClusterSnapshot snapshot) {
+    static Verdict check(Candidate c, ClusterSnapshot now) {
+        ElectionTarget target = c.target();
+        TopicPartitionState current = c.state();
+        if (current == null) {
+            return new Verdict.Refused("partition no longer exists");
+        }
         int designated = target.designatedLeader();
         if (!current.isOffline()) {
             if (current.leader() == designated) {
-                return new Verdict.AlreadyRecovered("already led by designated replica " + designated
-                        + " (leader epoch " + current.leaderEpoch() + "); nothing to do");
+                return new Verdict.Done(new PartitionOutcome(target.topicPartition(), designated,
+                        Outcome.ALREADY_RECOVERED, "already led by designated replica " + designated + " (leader epoch "
+                        + current.leaderEpoch() + "); nothing to do", current, current));
             }
-            return new Verdict.Refuse("has a leader again (" + current.leader() + ", leader epoch "
+            return new Verdict.Refused("has a leader again (" + current.leader() + ", leader epoch "
                     + current.leaderEpoch() + "); not touched");
         }
-        if (snapshot.reassigning().contains(target.topicPartition())) {
-            return new Verdict.Refuse("a reassignment is in progress; finish or cancel it first"
+        if (now.reassigning().contains(target.topicPartition())) {
+            return new Verdict.Refused("a reassignment is in progress; finish or cancel it first"
                     + " (kafka-reassign-partitions.sh --list)");
         }
         if (!current.replicas().equals(target.expectedReplicas())) {
-            return new Verdict.Refuse("replica set changed since the plan: plan " + target.expectedReplicas()
+            return new Verdict.Refused("replica set changed since the plan: plan " + target.expectedReplicas()
                     + ", now " + current.replicas() + "; make a new plan");
         }
         if (current.leaderEpoch() >= 0 && current.leaderEpoch() != target.expectedLeaderEpoch()) {
-            return new Verdict.Refuse("stale plan: leader epoch is " + current.leaderEpoch() + ", the plan expected "
+            return new Verdict.Refused("stale plan: leader epoch is " + current.leaderEpoch() + ", the plan expected "
                     + target.expectedLeaderEpoch() + "; make a new plan");
         }
         if (!current.replicas().contains(designated)) {
-            return new Verdict.Refuse("designated leader " + designated + " is not a replica " + current.replicas());
+            return new Verdict.Refused("designated leader " + designated + " is not a replica " + current.replicas());
         }
-        var broker = snapshot.brokersById().get(designated);
+        var broker = now.brokersById().get(designated);
         if (broker == null) {
-            return new Verdict.Refuse("designated broker " + designated + " is not registered (down?)");
+            return new Verdict.Refused("designated broker " + designated + " is not registered (down?)");
         }
         if (broker.fenced()) {
-            return new Verdict.Refuse("designated broker " + designated + " is fenced; it cannot lead now");
+            return new Verdict.Refused("designated broker " + designated + " is fenced; it cannot lead now");
         }
-        return new Verdict.Proceed();
+        return new Verdict.Proceed(c);
+    }
+
+    /** Why the designated replica may not lead: it gave no live answer to the plan's probe; empty when it did. */
+    static Optional<String> unprobedDesignation(PlannedElection p, boolean allowUnprobedLeader) {
+        Optional<PlanEvidence> designated = p.evidence().stream().filter(e -> e.broker() == p.designatedLeader())
+                .findFirst();
+        boolean answered = designated.isPresent() && designated.get().status() == EvidenceStatus.OK;
+        if (answered || allowUnprobedLeader) {
+            return Optional.empty();
+        }
+        return Optional.of("designated leader " + p.designatedLeader() + " has no live evidence in the plan (was it"
+                + " edited?); pass --allow-unprobed-leader to elect it anyway");
     }
 
     /**

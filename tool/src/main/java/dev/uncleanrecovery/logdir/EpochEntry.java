@@ -3,5 +3,5 @@
 package dev.uncleanrecovery.logdir;
 
 /** One line of a leader-epoch-checkpoint: the first offset written in {@code epoch}. */
-record EpochEntry(int epoch, long startOffset) {
+public record EpochEntry(int epoch, long startOffset) {
 }

@@ -49,6 +49,8 @@ final class PartitionLogReader {
     private final List<String> notes = new ArrayList<>();
     /** See {@link PartitionLogSummary#recoveryCutsData()}. */
     private String recoveryCutsData;
+    /** The epoch cache once cut to the log, as Kafka serves it; set when the log is read. */
+    private List<EpochEntry> epochEntries = List.of();
 
     private PartitionLogReader(Path dir, TopicPartition topicPartition, LogDirContext context) {
         this.dir = dir;
@@ -259,6 +261,7 @@ final class PartitionLogReader {
     private int cutEpochs(LeaderEpochCache epochs, long logEndOffset, long checkpointedLogStart) {
         List<EpochEntry> dropped = epochs.truncateFromEnd(logEndOffset);
         epochs.truncateFromStart(checkpointedLogStart);
+        epochEntries = epochs.entries();
         // An empty log always has its leader's epoch at the log end offset: only a non-empty one is worth a note.
         if (!dropped.isEmpty() && logEndOffset > checkpointedLogStart) {
             notes.add(CheckpointFile.LEADER_EPOCH + " entries at or after the log end offset " + logEndOffset + " ("
@@ -330,7 +333,8 @@ final class PartitionLogReader {
         CleanShutdownMarker marker = context.cleanShutdown();
         return new PartitionLogSummary(topicPartition.topic(), topicPartition.partition(), topicId,
                 context.brokerId(), context.logDir(), logStartOffset, logEndOffset, lastWrittenEpoch, lastBatchEpoch,
-                invalidTailBytes, marker.present(), marker.brokerEpoch(), notes, error, error == null ? recoveryCutsData : null);
+                invalidTailBytes, marker.present(), marker.brokerEpoch(), notes, error, error == null ? recoveryCutsData : null,
+                error == null && lastWrittenEpoch >= 0 ? epochEntries : List.of());
     }
 
     /** One line for a person: permission problems say how to fix them. */

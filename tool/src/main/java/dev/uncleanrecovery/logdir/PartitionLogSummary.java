@@ -27,6 +27,8 @@ import org.apache.kafka.common.Uuid;
  *                               write cut short: a batch that fails its checks with bytes after it, or later segments
  *                               it deletes; null when it removes at most a torn or zero-filled end. A restart loses
  *                               that data whatever the election.
+ * @param leaderEpochs           the leader epoch cache as Kafka holds it once the log is loaded (cut to the log),
+ *                               oldest first; empty when the cache is empty or the log is unreadable
  */
 public record PartitionLogSummary(
         String topic,
@@ -43,10 +45,22 @@ public record PartitionLogSummary(
         long brokerEpoch,
         List<String> notes,
         String error,
-        String recoveryCutsData) {
+        String recoveryCutsData,
+        List<EpochEntry> leaderEpochs) {
 
     public PartitionLogSummary {
         notes = List.copyOf(notes);
+        leaderEpochs = leaderEpochs == null ? List.of() : List.copyOf(leaderEpochs);
+    }
+
+    /** A replica whose epoch cache was not kept. */
+    public PartitionLogSummary(String topic, int partition, Uuid topicId, int brokerId, Path logDir, long logStartOffset,
+                               long logEndOffset, int lastWrittenLeaderEpoch, int lastBatchLeaderEpoch,
+                               long invalidTailBytes, boolean cleanShutdown, long brokerEpoch, List<String> notes,
+                               String error, String recoveryCutsData) {
+        this(topic, partition, topicId, brokerId, logDir, logStartOffset, logEndOffset, lastWrittenLeaderEpoch,
+                lastBatchLeaderEpoch, invalidTailBytes, cleanShutdown, brokerEpoch, notes, error, recoveryCutsData,
+                List.of());
     }
 
     /** A replica whose recovery, if any, removes at most a torn or zero-filled end. */

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.plan;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
@@ -27,7 +28,9 @@ import org.apache.kafka.common.TopicPartition;
  *   "logDirs": [ { "path": "/var/lib/kafka/data", "cleanShutdown": false, "notes": [ "no clean-shutdown marker ..." ] } ],
  *   "partitions": [ { "topic": "orders", "partition": 3, "topicId": "m0uMP1nXQ4mAkRTb3e6u1Q",
  *                     "logDir": "/var/lib/kafka/data", "logStartOffset": 0, "logEndOffset": 1042,
- *                     "lastWrittenLeaderEpoch": 6, "lastBatchLeaderEpoch": 6, "invalidTailBytes": 0, "notes": [] } ],
+ *                     "lastWrittenLeaderEpoch": 6, "lastBatchLeaderEpoch": 6,
+ *                     "leaderEpochs": [ { "epoch": 4, "startOffset": 0 }, { "epoch": 6, "startOffset": 980 } ],
+ *                     "invalidTailBytes": 0, "notes": [] } ],
  *   "skipped": [ { "logDir": "/var/lib/kafka/data", "directory": "orders-1.9f...-delete", "reason": "marked for deletion ..." } ] }
  * }</pre>
  *
@@ -92,6 +95,9 @@ public record EvidenceFile(
      *                               log unless told to accept it
      * @param lastWrittenLeaderEpoch -1 when the epoch cache is empty
      * @param lastBatchLeaderEpoch   the last valid batch's epoch, when there is one
+     * @param leaderEpochs           the leader epoch cache Kafka loads (cut to the log), oldest first: where this
+     *                               replica will cut under a new leader follows from it; absent when the log is
+     *                               unreadable or the file is of an older inspect
      * @param invalidTailBytes       bytes after the last valid batch, which log recovery removes
      */
     public record Partition(
@@ -103,6 +109,7 @@ public record EvidenceFile(
             Long logEndOffset,
             Integer lastWrittenLeaderEpoch,
             Integer lastBatchLeaderEpoch,
+            List<LeaderEpoch> leaderEpochs,
             long invalidTailBytes,
             List<String> notes,
             String error) {
@@ -117,13 +124,55 @@ public record EvidenceFile(
                 Checks.atLeast(Checks.present(logEndOffset, "logEndOffset"), logStartOffset, "logEndOffset");
                 Checks.atLeast(Checks.present(lastWrittenLeaderEpoch, "lastWrittenLeaderEpoch"), -1, "lastWrittenLeaderEpoch");
             }
+            if (leaderEpochs != null) {
+                leaderEpochs = Checks.list(leaderEpochs);
+                if (error != null) {
+                    throw Checks.invalid("leaderEpochs", "must be absent when error is set");
+                }
+                checkEpochCache(leaderEpochs, logStartOffset, logEndOffset, lastWrittenLeaderEpoch);
+            }
             Checks.atLeast(invalidTailBytes, 0, "invalidTailBytes");
             notes = Checks.listOrEmpty(notes);
+        }
+
+        /**
+         * The cache as Kafka holds it after loading the log: epochs and start offsets rising, every entry within the
+         * log, the last one the last written epoch. A cache that is not is refused: the cuts would be wrong.
+         */
+        private static void checkEpochCache(List<LeaderEpoch> cache, long logStart, long logEnd, int lastWritten) {
+            LeaderEpoch previous = null;
+            for (LeaderEpoch entry : cache) {
+                Checks.atLeast(entry.epoch(), 0, "leaderEpochs.epoch");
+                if (entry.startOffset() < logStart || entry.startOffset() >= logEnd) {
+                    throw Checks.invalid("leaderEpochs", "epoch " + entry.epoch() + " starts at " + entry.startOffset()
+                            + ", outside the log [" + logStart + ".." + logEnd + ")");
+                }
+                if (previous != null && (entry.epoch() <= previous.epoch() || entry.startOffset() <= previous.startOffset())) {
+                    throw Checks.invalid("leaderEpochs", "epoch " + entry.epoch() + " from " + entry.startOffset()
+                            + " does not follow epoch " + previous.epoch() + " from " + previous.startOffset());
+                }
+                previous = entry;
+            }
+            int last = previous == null ? -1 : previous.epoch();
+            if (last != lastWritten) {
+                throw Checks.invalid("leaderEpochs", "ends at epoch " + last + ", but lastWrittenLeaderEpoch is "
+                        + lastWritten);
+            }
+        }
+
+        /** The replica's epoch cache as evidence, oldest first; null when the file does not give it. */
+        List<EpochStart> epochCache() {
+            return leaderEpochs == null ? null
+                    : leaderEpochs.stream().map(e -> new EpochStart(e.epoch(), e.startOffset())).toList();
         }
 
         public TopicPartition topicPartition() {
             return new TopicPartition(topic, partition);
         }
+    }
+
+    /** One entry of a leader epoch cache: the first offset written in {@code epoch}. */
+    public record LeaderEpoch(@Required int epoch, @Required long startOffset) {
     }
 
     /** A directory of a log dir that is not a partition's current log. */
@@ -164,7 +213,7 @@ public record EvidenceFile(
                 // Broker epoch -1: the one in the clean-shutdown marker belongs to the stopped incarnation, and the
                 // broker gets a new one when it starts again, before its replica can be elected.
                 ? ReplicaEvidence.answered(p.topicPartition(), brokerId, EvidenceSource.DISK, p.logEndOffset(),
-                        p.lastWrittenLeaderEpoch(), -1, -1L, createdAt)
+                        p.lastWrittenLeaderEpoch(), -1, -1L, createdAt).withEpochCache(p.epochCache())
                 : ReplicaEvidence.failed(p.topicPartition(), brokerId, EvidenceSource.DISK, EvidenceStatus.ERROR,
                         "log dir " + p.logDir() + ": " + p.error(), createdAt);
     }
@@ -218,6 +267,8 @@ public record EvidenceFile(
                 known ? p.logEndOffset() : null,
                 known ? p.lastWrittenLeaderEpoch() : null,
                 p.lastBatchLeaderEpoch() < 0 ? null : p.lastBatchLeaderEpoch(),
+                known && (p.lastWrittenLeaderEpoch() < 0 || !p.leaderEpochs().isEmpty())
+                        ? p.leaderEpochs().stream().map(e -> new LeaderEpoch(e.epoch(), e.startOffset())).toList() : null,
                 p.invalidTailBytes(), p.notes(), p.error());
     }
 

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.probe;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.protocol.FetchWire;
 import dev.uncleanrecovery.protocol.PartitionList;
@@ -159,8 +160,28 @@ public final class TruncationPoints {
         if (epoch == latest) {
             return CompletableFuture.completedFuture(Optional.of(new EpochEnd(latest, logEnd)));
         }
+        if (follower.epochCache() != null) {
+            // a stopped broker's replica, read off its disk: its cache answers as the broker will once it runs
+            return CompletableFuture.completedFuture(endOffsetFor(follower.epochCache(), epoch));
+        }
         // Below the latest epoch the cut has not touched that part of the cache: the broker's answer holds.
         return brokers.endOffsetFor(follower.broker(), epoch);
+    }
+
+    /**
+     * Kafka's LeaderEpochFileCache.endOffsetFor for an epoch below the cache's latest: the floor entry's epoch (the
+     * asked epoch itself when the cache holds none at or below it) and where the next entry starts; empty when no
+     * entry is above the asked epoch.
+     */
+    static Optional<EpochEnd> endOffsetFor(List<EpochStart> cache, int epoch) {
+        EpochStart floor = null;
+        for (EpochStart entry : cache) {
+            if (entry.epoch() > epoch) {
+                return Optional.of(new EpochEnd(floor == null ? epoch : floor.epoch(), entry.startOffset()));
+            }
+            floor = entry;
+        }
+        return Optional.empty();
     }
 
     private static CompletableFuture<OptionalLong> done(long offset) {

@@ -8,14 +8,12 @@ import dev.uncleanrecovery.cluster.HangingTransactions;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.election.ElectionOptions;
-import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.ControllerCalls;
-import dev.uncleanrecovery.execute.CutLookUp;
 import dev.uncleanrecovery.execute.DesignatedElector;
 import dev.uncleanrecovery.execute.ElectorChoice;
 import dev.uncleanrecovery.execute.ExecutionResult;
@@ -25,16 +23,12 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.Redecision;
 import dev.uncleanrecovery.execute.ReorderJournalFile;
 import dev.uncleanrecovery.execute.ReplicaOrderRestore;
-import dev.uncleanrecovery.execute.ReplicaReprobe;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ReorderJournal;
-import dev.uncleanrecovery.probe.PartitionToProbe;
-import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
-import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.support.Futures;
 import dev.uncleanrecovery.support.OnItsOwnThread;
@@ -58,9 +52,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
@@ -179,22 +171,8 @@ public final class RecoveryExecution implements AutoCloseable {
      */
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress,
                                    Runnable beforeElecting, ClusterSnapshot asPlanned, Redecision redecision) {
-        PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
         ReorderJournalFile journal = new ReorderJournalFile(ReorderJournal.pathFor(Path.of(planFile)), plan.clusterId(),
                 planFile);
-        // The electors poll while they wait for a reorder or a leader: brokers and partitions are all they need.
-        PartitionStateReader polling = polling();
-        DesignatedElector elector = new ElectorChoice(
-                () -> {
-                    // The brokers of the re-read that has just validated the plan: no new DescribeCluster.
-                    List<BrokerState> brokers = discovery.lastKnownBrokers();
-                    List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
-                    return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
-                },
-                // The connections exist by now: the survey above opened them with the live brokers.
-                via -> NativeElector.of(discovery.connections(), via, polling, options.verifyTimeout(), progress),
-                whyStock -> new StockElector(ControllerCalls.through(discovery), polling, options.verifyTimeout(), progress,
-                        whyStock, journal));
         Path salvageDirectory = options.noSalvage() ? null
                 : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(Path.of(planFile));
         if (salvageDirectory != null) {
@@ -211,13 +189,14 @@ public final class RecoveryExecution implements AutoCloseable {
         // Before anything else: runs killed between their reorder and their restore, of this plan or another.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
                 options.mode().dryRun(), progress);
-        Map<TopicPartition, TruncationPoints> lookUps = new ConcurrentHashMap<>();
-        PlanExecution execution = new PlanExecution(reader, reprobe(plan, options.reprobe(), options.probeMode()), elector,
-                options.allowUnprobedLeader(), progress)
+        BrokerCutLookUp cutLookUp = new BrokerCutLookUp(discovery, options.reprobe());
+        PlanExecution execution = new PlanExecution(new Describing(discovery),
+                new PlanReprobe(discovery, plan, options.reprobe(), options.probeMode()),
+                elector(options, progress, journal), options.allowUnprobedLeader(), progress)
                 .withRedecision(redecision)
                 .withMode(options.mode())
                 .withEarlierNotes(leftover)
-                .withCutLookUp(cutLookUp(options.reprobe(), lookUps))
+                .withCutLookUp(cutLookUp)
                 .acceptingUnknownLoss(options.acceptUnknownLoss());
         if (options.noSalvage()) {
             execution.withoutSalvage();
@@ -237,7 +216,7 @@ public final class RecoveryExecution implements AutoCloseable {
         }
         ExecutionResult withHanging = result.withHanging(hangingTransactions(result, progress));
         try {
-            return withHanging.withTruncations(measuredTruncations(plan, result, lookUps, options.reprobe()));
+            return withHanging.withTruncations(measuredTruncations(plan, result, cutLookUp.lookUps(), options.reprobe()));
         } catch (RuntimeException | Error e) {
             // the elections are done and recorded: a read-back that fails leaves the truncations unmeasured
             progress.accept("the truncations could not be read back after the election: " + e);
@@ -246,29 +225,23 @@ public final class RecoveryExecution implements AutoCloseable {
     }
 
     /**
-     * The look-ups of followers whose last written epoch differs from the leader's, asked before the salvage: where they
-     * cut says what to copy. Kept for after the election too: a follower cuts using its own epoch cache, and once it
-     * has truncated and caught up that cache no longer shows where it cut. Usually no partition needs them.
+     * The stock elector (reorder + UNCLEAN) or the native one (ElectLeaders v3 with designated leaders), as the live
+     * brokers' ApiVersions allow. The electors poll while they wait for a reorder or a leader: brokers and partitions
+     * are all they need.
      */
-    private CutLookUp cutLookUp(ProbeSettings settings, Map<TopicPartition, TruncationPoints> lookUps) {
-        return asks -> {
-            Map<TopicPartition, Map<Integer, Long>> cuts = new ConcurrentHashMap<>();
-            List<CompletableFuture<?>> asked = new ArrayList<>();
-            asks.forEach((tp, ask) -> {
-                TruncationPoints points = TruncationPoints.over(discovery.connections(), ask.partition(),
-                        settings.requestTimeout());
-                lookUps.put(tp, points);
-                for (ReplicaEvidence follower : ask.followers()) {
-                    asked.add(points.truncateTo(ask.leader(), follower).thenAccept(cut -> cut.ifPresent(offset ->
-                            cuts.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(follower.broker(), offset))));
-                }
-            });
-            // what was not answered stays a bound, and the partition is refused its salvage
-            Futures.awaitAll(asked, settings.timeout());
-            Map<TopicPartition, Map<Integer, Long>> answered = new HashMap<>();
-            cuts.forEach((tp, byFollower) -> answered.put(tp, Map.copyOf(byFollower)));
-            return answered;
-        };
+    private DesignatedElector elector(Options options, Consumer<String> progress, ReorderJournalFile journal) {
+        PartitionStateReader polling = new Polling(discovery);
+        return new ElectorChoice(
+                () -> {
+                    // The brokers of the re-read that has just validated the plan: no new DescribeCluster.
+                    List<BrokerState> brokers = discovery.lastKnownBrokers();
+                    List<Integer> live = brokers.stream().filter(b -> !b.fenced()).map(BrokerState::id).toList();
+                    return BrokerNativeSupport.survey(discovery.connections(brokers), live, API_VERSIONS_TIMEOUT);
+                },
+                // The connections exist by now: the survey above opened them with the live brokers.
+                via -> NativeElector.of(discovery.connections(), via, polling, options.verifyTimeout(), progress),
+                whyStock -> new StockElector(ControllerCalls.through(discovery), polling, options.verifyTimeout(), progress,
+                        whyStock, journal));
     }
 
     /**
@@ -448,8 +421,8 @@ public final class RecoveryExecution implements AutoCloseable {
         if (interrupted.isEmpty()) {
             return Map.of();
         }
-        PartitionStateReader reader = partitions -> discovery.describe(new PartitionSelection.Explicit(partitions));
-        ReplicaOrderRestore restore = new ReplicaOrderRestore(polling(), ControllerCalls.through(discovery),
+        PartitionStateReader reader = new Describing(discovery);
+        ReplicaOrderRestore restore = new ReplicaOrderRestore(new Polling(discovery), ControllerCalls.through(discovery),
                 RESTORE_VISIBLE);
         Map<TopicPartition, String> notes = new HashMap<>();
         for (ReorderJournalFile left : interrupted) {
@@ -467,71 +440,32 @@ public final class RecoveryExecution implements AutoCloseable {
     /** How long a restored order of an interrupted run may take to reach the broker that is read next. */
     private static final Duration RESTORE_VISIBLE = Duration.ofSeconds(10);
 
+    /** The partitions as the controller describes them, with the brokers: what a plan is re-validated against. */
+    private record Describing(ClusterDiscovery discovery) implements PartitionStateReader {
+        @Override
+        public ClusterSnapshot read(Set<TopicPartition> partitions) {
+            return discovery.describe(new PartitionSelection.Explicit(partitions));
+        }
+    }
+
     /**
      * Brokers and partitions only, for polling while waiting for a reorder, a leader or a restored order; with the
      * reassignments in progress where an order is checked before it is changed or put back.
      */
-    private PartitionStateReader polling() {
-        return new PartitionStateReader() {
-            @Override
-            public ClusterSnapshot read(Set<TopicPartition> partitions) {
-                return discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
-            }
-
-            @Override
-            public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
-                return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
-            }
-
-            @Override
-            public ClusterSnapshot readOrders(Set<TopicPartition> partitions) {
-                return discovery.describeOrders(new PartitionSelection.Explicit(partitions));
-            }
-        };
-    }
-
-    /** Probes the replicas with the plan's probe mode; a designated one with what the plan saw of its log. */
-    private ReplicaReprobe reprobe(Plan plan, ProbeSettings settings, ProbeMode mode) {
-        Map<TopicPartition, PlannedElection> planned = new HashMap<>();
-        plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
-        return replicas -> {
-            if (replicas.isEmpty()) {
-                return Map.of();
-            }
-            Map<Integer, List<PartitionToProbe>> byBroker = new TreeMap<>();
-            replicas.forEach((partition, brokers) -> brokers.forEach(broker -> byBroker
-                    .computeIfAbsent(broker, b -> new ArrayList<>())
-                    .add(asPlanned(planned.get(partition.topicPartition()), partition, broker))));
-            // The broker connections exist by now: those of the plan's own probe ('recover', which re-probes while
-            // it re-reads) or those the re-read opened ('execute --plan'). The states come from that plan or re-read,
-            // so no second discovery round is needed here.
-            BrokerConnections connections = discovery.connections();
-            ProbeResult result = new ProbeFanOut(mode.source(connections), settings, connections::describe)
-                    .run(byBroker, p -> { });
-            Map<TopicPartition, List<ReplicaEvidence>> answers = new HashMap<>();
-            replicas.forEach((partition, brokers) -> answers.put(partition.topicPartition(),
-                    result.evidenceFor(partition.topicPartition()).stream()
-                            .filter(e -> brokers.contains(e.broker())).toList()));
-            return answers;
-        };
-    }
-
-    /**
-     * The designated replica to probe once more, with what the plan saw of its log when it answered: a second look
-     * then only has to show the log still holds that much (one request on stock brokers instead of three).
-     */
-    static PartitionToProbe asPlanned(PlannedElection planned, TopicPartitionState partition, int broker) {
-        PartitionToProbe probe = PartitionToProbe.of(partition);
-        if (planned == null) {
-            return probe;
+    private record Polling(ClusterDiscovery discovery) implements PartitionStateReader {
+        @Override
+        public ClusterSnapshot read(Set<TopicPartition> partitions) {
+            return discovery.describePartitionsOnly(new PartitionSelection.Explicit(partitions));
         }
-        return planned.evidence().stream()
-                // A log read from disk is no hint: the broker may have come back with more, and the hint reports only
-                // that the log holds at least what was seen.
-                .filter(e -> e.broker() == broker && e.status() == EvidenceStatus.OK && e.source() != EvidenceSource.DISK
-                        && e.lastWrittenLeaderEpoch() >= 0)
-                .findFirst()
-                .map(e -> probe.seenAs(new PartitionToProbe.AsPlanned(e.lastWrittenLeaderEpoch(), e.logEndOffset())))
-                .orElse(probe);
+
+        @Override
+        public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
+            return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
+        }
+
+        @Override
+        public ClusterSnapshot readOrders(Set<TopicPartition> partitions) {
+            return discovery.describeOrders(new PartitionSelection.Explicit(partitions));
+        }
     }
 }

@@ -315,8 +315,8 @@ public final class RecoveryPlanning {
     /**
      * Per partition to elect, the offset each replica whose loss is only a lower bound (another last written epoch
      * than the leader's) truncates to, under the designated leader and under each alternative, as the brokers answer
-     * the follower's look-ups. Only replicas that answered the probe live are asked; one that does not answer keeps
-     * its estimate.
+     * the follower's look-ups. Only replicas that answered the probe live are asked, and a stopped broker's replica
+     * whose epoch cache {@code inspect} read off its disk answers from that cache; any other keeps its estimate.
      */
     private static Map<TopicPartition, KnownCuts> truncationPoints(BrokerConnections connections,
                                                                  List<? extends Decision> decisions,
@@ -344,7 +344,8 @@ public final class RecoveryPlanning {
                     continue;
                 }
                 for (ExpectedTruncation truncation : under.getValue()) {
-                    Optional<ReplicaEvidence> follower = liveAnswer(known, truncation.broker());
+                    Optional<ReplicaEvidence> follower = liveAnswer(known, truncation.broker())
+                            .or(() -> diskEpochCache(known, truncation.broker()));
                     if (truncation.estimate() != TruncationEstimate.AT_LEAST || follower.isEmpty()) {
                         continue;
                     }
@@ -380,6 +381,12 @@ public final class RecoveryPlanning {
             }
         }
         return false;
+    }
+
+    /** A stopped broker's replica read off its disk with its whole epoch cache: its cuts need no broker to answer. */
+    private static Optional<ReplicaEvidence> diskEpochCache(List<ReplicaEvidence> known, int broker) {
+        return known.stream().filter(e -> e.broker() == broker && e.isAnswered() && e.source() == EvidenceSource.DISK
+                && e.epochCache() != null).findFirst();
     }
 
     private static Optional<ReplicaEvidence> liveAnswer(List<ReplicaEvidence> known, int broker) {

@@ -199,6 +199,11 @@ public final class SalvageDirectory {
         return directory;
     }
 
+    /** The same directory with {@code left} not among its ranges: ranges replay leaves where they are. */
+    public SalvageDirectory without(List<SalvagedRange> left) {
+        return new SalvageDirectory(directory, ranges.stream().filter(r -> !left.contains(r)).toList());
+    }
+
     /** Ordered by topic, partition and broker. */
     public List<SalvagedRange> ranges() {
         return ranges;

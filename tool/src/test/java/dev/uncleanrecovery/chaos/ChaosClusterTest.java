@@ -58,7 +58,7 @@ class ChaosClusterTest {
                     System.out.println("  " + stamped);
                 }).run();
             } catch (Exception | AssertionError e) {
-                outcome = new TrialOutcome(seed, ChaosTrial.toolPath(seed), true, 0, Map.of(),
+                outcome = new TrialOutcome(seed, ChaosTrial.toolPath(seed), true, 0, 0, 0, Map.of(),
                         List.of("the trial did not complete: " + e), List.of());
                 e.printStackTrace(System.out);
             }

@@ -26,6 +26,8 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -71,6 +73,7 @@ final class ChaosTrial {
     private final boolean shortRun;
     private final Consumer<String> log;
     private final Map<String, Map<Integer, List<Integer>>> assignments = new LinkedHashMap<>();
+    private boolean oracleLogged;
 
     ChaosTrial(long seed, Path dir, boolean shortRun, Consumer<String> log) {
         this.seed = seed;
@@ -111,10 +114,16 @@ final class ChaosTrial {
             for (int node : cluster.nodeIds()) {
                 copyTree(cluster.logDir(node), snapshot.resolve(Integer.toString(node)));
             }
-            Oracle oracle = Oracle.read(snapshot, BROKERS, schedule.deadBroker(), dir.resolve("oracle-scratch"), acked);
-            log.accept("oracle: " + oracle.describe());
-
-            Recovery tool = recoverWithTool(cluster, schedule, snapshot, oracle);
+            // the oracle reads the snapshot while the tool's recovery runs on copies of it
+            CompletableFuture<Oracle> reading = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Oracle.read(snapshot, BROKERS, schedule.deadBroker(), dir.resolve("oracle-scratch"), acked);
+                } catch (Exception e) {
+                    throw new CompletionException(e);
+                }
+            });
+            Recovery tool = recoverWithTool(cluster, schedule, snapshot, reading);
+            Oracle oracle = oracle(reading);
             if (tool.offline().isEmpty()) {
                 return TrialOutcome.notATrial(seed, oracle, "no partition of the test topics was offline");
             }
@@ -124,17 +133,31 @@ final class ChaosTrial {
     }
 
     /** What one recovery of the broken state left: the partitions' records afterwards, and what the checks found. */
-    record Recovery(List<TopicPartition> offline, Map<TopicPartition, Map<Long, String>> after,
+    record Recovery(List<TopicPartition> offline, int elected, Map<TopicPartition, Map<Long, String>> after,
                     Set<String> salvaged, Set<String> replayed, List<String> violations, List<String> notes) {
     }
 
-    private Recovery recoverWithTool(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot, Oracle oracle)
-            throws Exception {
+    /** The oracle once read; its failure (the tool's reader and Kafka's loading disagree) fails the trial. */
+    private Oracle oracle(CompletableFuture<Oracle> reading) throws Exception {
+        try {
+            Oracle oracle = reading.join();
+            if (!oracleLogged) {
+                oracleLogged = true;
+                log.accept("oracle: " + oracle.describe());
+            }
+            return oracle;
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private Recovery recoverWithTool(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot,
+                                     CompletableFuture<Oracle> reading) throws Exception {
         List<TopicPartition> offline = restore(cluster, schedule, snapshot);
         List<String> violations = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         if (offline.isEmpty()) {
-            return new Recovery(offline, Map.of(), Set.of(), Set.of(), violations, notes);
+            return new Recovery(offline, 0, Map.of(), Set.of(), Set.of(), violations, notes);
         }
         Path work = Files.createDirectories(dir.resolve("tool"));
         int dead = schedule.deadBroker();
@@ -162,14 +185,13 @@ final class ChaosTrial {
                     recover(cluster, work.resolve("plan-proactive.json"), "proactive", evidenceArgs, accept, violations);
                     plans.add(work.resolve("plan-proactive.json"));
                 }
-                if (diskSurvives) {
-                    for (Path plan : plans) {
-                        if (Files.exists(plan)) {
-                            expectExit(violations, "inspect --salvage-beyond " + plan.getFileName(), CliRun.of("inspect",
-                                    "--log-dir", cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString(),
-                                    "--salvage-dir", diskSalvageOf(plan).toString()), 0, 3);
-                        }
-                    }
+                if (diskSurvives && !offlineNow(cluster).isEmpty()) {
+                    // what the refusal says: copy the dead broker's doomed records off its disk into the plan's
+                    // salvage directory, then execute the plan again
+                    Path plan = plans.get(plans.size() - 1);
+                    expectExit(violations, "inspect --salvage-beyond " + plan.getFileName(), CliRun.of("inspect",
+                            "--log-dir", cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString()), 0, 3);
+                    execute(cluster, plan, secondResultOf(plan), accept, violations);
                 }
             }
             case PLAN_INSPECT_EXECUTE -> {
@@ -180,27 +202,24 @@ final class ChaosTrial {
                 args.addAll(evidenceArgs);
                 expectExit(violations, "plan", CliRun.of(args.toArray(String[]::new)), 0, 3);
                 if (diskSurvives) {
+                    // the runbook: into the plan's salvage directory, where execute finds the copies
                     expectExit(violations, "inspect --salvage-beyond", CliRun.of("inspect", "--log-dir",
-                            cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString(), "--salvage-dir",
-                            diskSalvageOf(plan).toString()), 0, 3);
+                            cluster.logDir(dead).toString(), "--salvage-beyond", plan.toString()), 0, 3);
                 }
-                List<String> execute = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "execute", "--plan",
-                        plan.toString(), "--result-file", resultOf(plan).toString()));
-                execute.addAll(accept);
-                expectExit(violations, "execute", CliRun.of(execute.toArray(String[]::new)), 0, 3);
+                execute(cluster, plan, resultOf(plan), accept, violations);
             }
         }
         Map<TopicPartition, PartitionView> afterTool = views(cluster);
+        int elected = (int) offline.stream().filter(tp -> !afterTool.get(tp).isLeaderless()).count();
+        log.accept("  the tool led " + elected + " of " + offline.size() + " offline partitions");
         bringBackDead(cluster, schedule);
         Map<TopicPartition, Map<Long, String>> after = readAll(cluster, led(cluster));
 
         Set<String> salvaged = new HashSet<>();
         Set<String> replayed = new HashSet<>();
         for (Path plan : plans) {
-            for (Path salvage : List.of(salvageOf(plan), diskSalvageOf(plan))) {
-                if (hasManifest(salvage)) {
-                    salvaged.addAll(salvagedValues(salvage));
-                }
+            if (hasManifest(salvageOf(plan))) {
+                salvaged.addAll(salvagedValues(salvageOf(plan)));
             }
         }
         if (!salvaged.isEmpty()) {
@@ -208,14 +227,19 @@ final class ChaosTrial {
                     3, List.of(4, 1, 2)), Map.of());
             for (Path plan : plans) {
                 if (hasManifest(salvageOf(plan))) {
-                    expectExit(violations, "replay " + salvageOf(plan).getFileName(), CliRun.of("--bootstrap-server",
-                            bootstrap, "replay", "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED,
-                            "--result", resultOf(plan).toString(), "--execute"), 0);
-                }
-                if (hasManifest(diskSalvageOf(plan))) {
-                    expectExit(violations, "replay " + diskSalvageOf(plan).getFileName(), CliRun.of(
-                            "--bootstrap-server", bootstrap, "replay", "--salvage-dir", diskSalvageOf(plan).toString(),
-                            "--to-topic", SALVAGED, "--without-result", "--execute"), 0);
+                    // every run of the plan that salvaged into its directory, the copies off the dead disk included
+                    List<String> replay = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "replay",
+                            "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED, "--execute"));
+                    for (Path result : List.of(resultOf(plan), secondResultOf(plan))) {
+                        if (Files.exists(result)) {
+                            replay.addAll(List.of("--result", result.toString()));
+                        }
+                    }
+                    if (!replay.contains("--result")) {
+                        replay.add("--without-result");
+                    }
+                    expectExit(violations, "replay " + salvageOf(plan).getFileName(),
+                            CliRun.of(replay.toArray(String[]::new)), 0);
                 }
             }
             List<TopicPartition> target = List.of(new TopicPartition(SALVAGED, 0), new TopicPartition(SALVAGED, 1),
@@ -234,11 +258,12 @@ final class ChaosTrial {
             files.filter(f -> f.getFileName().toString().contains("journal")).forEach(f ->
                     violations.add("a journal was left behind: " + f.getFileName()));
         }
+        Oracle oracle = oracle(reading);
         for (Path plan : plans) {
             checkPlannedLoss(plan, oracle, afterTool, after, violations, notes);
         }
         notes.addAll(groupPositions(cluster, after));
-        return new Recovery(offline, after, salvaged, replayed, violations, notes);
+        return new Recovery(offline, elected, after, salvaged, replayed, violations, notes);
     }
 
     private Recovery recoverWithKafka(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot, Oracle oracle)
@@ -256,9 +281,10 @@ final class ChaosTrial {
                 notes.add("Kafka's unclean election failed: " + e.getCause());
             }
         }
+        int elected = (int) offline.stream().filter(tp -> !describe(cluster, tp).isLeaderless()).count();
         bringBackDead(cluster, schedule);
         Map<TopicPartition, Map<Long, String>> after = readAll(cluster, led(cluster));
-        return new Recovery(offline, after, Set.of(), Set.of(), List.of(), notes);
+        return new Recovery(offline, elected, after, Set.of(), Set.of(), List.of(), notes);
     }
 
     /**
@@ -438,6 +464,14 @@ final class ChaosTrial {
         return all;
     }
 
+    private void execute(LocalKafkaCluster cluster, Path plan, Path result, List<String> accept,
+                         List<String> violations) {
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "execute",
+                "--plan", plan.toString(), "--result-file", result.toString()));
+        args.addAll(accept);
+        expectExit(violations, "execute " + plan.getFileName(), CliRun.of(args.toArray(String[]::new)), 0, 3);
+    }
+
     private void recover(LocalKafkaCluster cluster, Path plan, String strategy, List<String> evidenceArgs,
                          List<String> accept, List<String> violations) {
         List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "recover",
@@ -453,11 +487,12 @@ final class ChaosTrial {
         return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-result.json"));
     }
 
-    /** Where {@code inspect --salvage-beyond} copies the dead broker's records past the plan's cut. */
-    private static Path diskSalvageOf(Path plan) {
-        return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-disk-salvage"));
+    /** Where {@code execute} writes its result when it runs a plan {@code recover} already ran. */
+    private static Path secondResultOf(Path plan) {
+        return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-result-2.json"));
     }
 
+    /** Where {@code execute} and {@code inspect --salvage-beyond} copy what the plan's elections cut (their default). */
     private static Path salvageOf(Path plan) {
         return plan.resolveSibling(plan.getFileName().toString().replace(".json", "-salvage"));
     }

@@ -19,9 +19,10 @@ final class SummaryTable {
                     seconds);
         }
         TrialOutcome.Counts t = outcome.total();
-        return String.format("seed %d %s %s: %d offline, %d acked (%d on no replica before recovery, %d only on a"
+        return String.format("seed %d %s %s: %d offline (led by the tool %d, by Kafka's election %d), %d acked (%d on no replica before recovery, %d only on a"
                         + " lost disk), lost by the tool %d, by Kafka's election %d, salvaged %d, replayed %d; %d s%s",
-                outcome.seed(), outcome.failed() ? "FAILED" : "ok", outcome.path(), outcome.offline(), t.acked(),
+                outcome.seed(), outcome.failed() ? "FAILED" : "ok", outcome.path(), outcome.offline(),
+                outcome.ledByTool(), outcome.ledByKafka(), t.acked(),
                 t.onNoReplica(), t.onLostDiskOnly(), t.lostByTool(), t.lostByKafka(), t.salvaged(), t.replayed(),
                 seconds, outcome.notes().isEmpty() ? "" : "\n    " + String.join("\n    ", outcome.notes()));
     }
@@ -30,8 +31,10 @@ final class SummaryTable {
         List<TrialOutcome> trials = outcomes.stream().filter(TrialOutcome::trial).toList();
         long offline = trials.stream().mapToLong(TrialOutcome::offline).sum();
         StringBuilder text = new StringBuilder();
-        text.append(String.format("%d seeds, %d trials (%d failed), %d offline partitions%n", outcomes.size(),
-                trials.size(), trials.stream().filter(TrialOutcome::failed).count(), offline));
+        text.append(String.format("%d seeds, %d trials (%d failed), %d offline partitions: the tool led %d, Kafka's"
+                + " election %d%n", outcomes.size(), trials.size(), trials.stream().filter(TrialOutcome::failed).count(),
+                offline, trials.stream().mapToLong(TrialOutcome::ledByTool).sum(),
+                trials.stream().mapToLong(TrialOutcome::ledByKafka).sum()));
         text.append(String.format(ROW, "producer", "trials", "acked", "on none", "lost disk", "tool lost",
                 "Kafka lost", "salvaged", "replayed"));
         for (Workload.Acks acks : Workload.Acks.values()) {

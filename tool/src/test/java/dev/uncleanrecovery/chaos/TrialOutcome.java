@@ -16,10 +16,13 @@ import org.apache.kafka.common.TopicPartition;
  * had formed (lost by Kafka before any recovery), those lost by the tool's recovery (after its salvage is replayed) and
  * by Kafka's own unclean election on the same state, and how many the salvage and the replay held.
  *
+ * @param ledByTool  the offline partitions the tool gave a leader (a refused one waits for its broker)
+ * @param ledByKafka those Kafka's unclean election gave one
  * @param counts     per kind of producer; empty when the seed is not a trial
  * @param violations the checks that failed; a trial with any fails its seed
  */
-record TrialOutcome(long seed, ChaosTrial.ToolPath path, boolean trial, int offline, Map<Workload.Acks, Counts> counts,
+record TrialOutcome(long seed, ChaosTrial.ToolPath path, boolean trial, int offline, int ledByTool, int ledByKafka,
+                    Map<Workload.Acks, Counts> counts,
                     List<String> violations, List<String> notes) {
 
     /** One kind of producer's writes in one trial. */
@@ -36,7 +39,7 @@ record TrialOutcome(long seed, ChaosTrial.ToolPath path, boolean trial, int offl
     }
 
     static TrialOutcome notATrial(long seed, Oracle oracle, String why) {
-        return new TrialOutcome(seed, ChaosTrial.toolPath(seed), false, 0, Map.of(), List.of(),
+        return new TrialOutcome(seed, ChaosTrial.toolPath(seed), false, 0, 0, 0, Map.of(), List.of(),
                 List.of(why + "; " + oracle.describe()));
     }
 
@@ -74,7 +77,8 @@ record TrialOutcome(long seed, ChaosTrial.ToolPath path, boolean trial, int offl
                     lostByTool ? 1 : 0, lostByKafka ? 1 : 0, tool.salvaged().contains(write.value()) ? 1 : 0,
                     tool.replayed().contains(write.value()) ? 1 : 0), Counts::plus);
         }
-        return new TrialOutcome(seed, path, true, tool.offline().size(), counts, violations, notes);
+        return new TrialOutcome(seed, path, true, tool.offline().size(), tool.elected(), kafka.elected(), counts,
+                violations, notes);
     }
 
     Counts total() {

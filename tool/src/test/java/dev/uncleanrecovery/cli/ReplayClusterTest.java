@@ -410,7 +410,7 @@ class ReplayClusterTest {
         }
     }
 
-    private static List<ConsumerRecord<byte[], byte[]>> consume(LocalKafkaCluster cluster, TopicPartition partition,
+    static List<ConsumerRecord<byte[], byte[]>> consume(LocalKafkaCluster cluster, TopicPartition partition,
                                                                long from, long until, IsolationLevel isolation) {
         Map<String, Object> config = new HashMap<>(cluster.clientProperties());
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -430,7 +430,7 @@ class ReplayClusterTest {
         return records;
     }
 
-    private static long endOffset(LocalKafkaCluster cluster, TopicPartition partition) throws Exception {
+    static long endOffset(LocalKafkaCluster cluster, TopicPartition partition) throws Exception {
         try (Admin admin = cluster.createAdmin()) {
             return admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition)
                     .get(30, TimeUnit.SECONDS).offset();

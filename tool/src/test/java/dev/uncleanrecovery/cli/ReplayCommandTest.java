@@ -136,6 +136,39 @@ class ReplayCommandTest {
     }
 
     @Test
+    void a_disk_copy_of_a_refused_partition_is_left_and_said_and_of_an_elected_one_replayed() throws Exception {
+        Path ops = Files.createDirectory(dir.resolve("ops"));
+        SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(ops.resolve("plan-salvage"),
+                SalvageFixture.PLAN));
+        Path refused = ops.resolve("refused-result.json");
+        ResultFile.write(refused, SalvageFixture.resultRecording(ResultFile.VERSION, "REFUSED", null));
+        Path elected = ops.resolve("elected-result.json");
+        ResultFile.write(elected, SalvageFixture.resultRecording(ResultFile.VERSION, "ELECTED", null));
+
+        CliRun left = CliRun.of("replay", "--salvage-dir", ops.resolve("plan-salvage").toString(), "--to-topic",
+                "orders-replayed", "--result", refused.toString());
+        CliRun json = CliRun.of("replay", "--salvage-dir", ops.resolve("plan-salvage").toString(), "--to-topic",
+                "orders-replayed", "--result", refused.toString(), "--output", "json");
+        CliRun replayed = CliRun.of("replay", "--salvage-dir", ops.resolve("plan-salvage").toString(), "--to-topic",
+                "orders-replayed", "--result", refused.toString(), "--result", elected.toString());
+
+        assertThat(left.exitCode()).as(left.err()).isEqualTo(ExitCode.OK);
+        assertThat(left.out()).contains("Salvage: 1 range(s) in " + ops.resolve("plan-salvage") + ", 1 of them left"
+                + " there (not cut)");
+        assertThat(left.out().replaceAll("\\s+", " ")).contains("orders-2 broker 2 [1, 13): not cut: no run named"
+                + " elected orders-2 (" + refused + " REFUSED); its copy stays in the directory");
+        assertThat(left.out().lines()).noneMatch(l -> l.matches("orders-2 {2,}.*")).allMatch(l -> l.length() <= 120);
+        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(json.out());
+        assertThat(report.get("ranges").toString()).isEqualTo("[]");
+        assertThat(report.get("diskCopies").get(0).get("replayed").asBoolean()).isFalse();
+        // a second run of the plan that elected orders-2: broker 2 cuts those records when it rejoins
+        assertThat(replayed.exitCode()).as(replayed.err()).isEqualTo(ExitCode.OK);
+        String row = replayed.out().lines().filter(l -> l.matches("orders-2 {2,}.*")).findFirst().orElseThrow();
+        assertThat(row.split("\\s{2,}")).startsWith("orders-2", "2", "[1, 13)", "6");
+        assertThat(replayed.out().replaceAll("\\s+", " ")).contains(elected + " records orders-2 ELECTED (leader 1)");
+    }
+
+    @Test
     void shown_keys_and_values_are_text_when_they_are_text_and_hex_otherwise() {
         assertThat(ReplayCommand.shown(null)).isEqualTo("null");
         assertThat(ReplayCommand.shown("entry-1".getBytes())).isEqualTo("entry-1");

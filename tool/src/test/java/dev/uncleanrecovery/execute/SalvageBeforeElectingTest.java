@@ -20,11 +20,8 @@ import dev.uncleanrecovery.plan.PlanTruncation;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.salvage.DoomedRange;
-import dev.uncleanrecovery.salvage.SalvageSource;
-import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,41 +44,13 @@ class SalvageBeforeElectingTest {
     private static final int EPOCH = 4;
 
     private final List<String> steps = new CopyOnWriteArrayList<>();
-    private final List<DoomedRange> asked = new ArrayList<>();
-    private final Set<TopicPartition> failing = new java.util.HashSet<>();
-
-    private final Salvage salvage = new Salvage() {
-        @Override
-        public Path directory() {
-            return Path.of("plan-salvage");
-        }
-
-        @Override
-        public List<Kept> keep(List<DoomedRange> ranges) {
-            steps.add("salvage");
-            asked.addAll(ranges);
-            return ranges.stream().map(r -> failing.contains(r.partition())
-                    ? new Kept(r, null, "broker " + r.broker() + " did not serve " + r.partition())
-                    : new Kept(r, new SalvagedFile(r, List.of(SalvageSource.FETCH_DEBUG_REPLICA),
-                            Path.of("plan-salvage", r.partition() + "-" + r.broker() + ".log"),
-                            Path.of("plan-salvage", "manifest.json"), r.fromOffset(), r.toOffset() - 1, r.offsets(), 3,
-                            1234, "sha", "manifest-sha"), null)).toList();
-        }
-
-        @Override
-        public EarlierCopy alreadyKept(DoomedRange range) {
-            boolean copied = onDisk.stream().anyMatch(d -> d.partition().equals(range.partition())
-                    && d.broker() == range.broker() && d.fromOffset() == range.fromOffset() && d.toOffset() == range.toOffset());
-            return copied ? new EarlierCopy(new SalvagedFile(range, List.of(SalvageSource.DISK),
-                    Path.of("plan-salvage", range.partition() + "-" + range.broker() + ".log"),
-                    Path.of("plan-salvage", "disk-manifest.json"), range.fromOffset(), range.toOffset() - 1,
-                    range.offsets(), 2, 999, "sha", "disk-manifest-sha"), List.of()) : new EarlierCopy(null, notUsed);
-        }
-    };
+    private final RecordingSalvage salvage = new RecordingSalvage(steps::add);
+    private final List<DoomedRange> asked = salvage.asked;
+    private final Set<TopicPartition> failing = salvage.failing;
     /** Ranges a stopped broker's disk already gave (inspect --salvage-beyond). */
-    private final Set<DoomedRange> onDisk = new java.util.HashSet<>();
+    private final Set<DoomedRange> onDisk = salvage.onDisk;
     /** Why the copies found by name in the directory are not of the plan's log. */
-    private final List<String> notUsed = new ArrayList<>();
+    private final List<String> notUsed = salvage.notUsed;
 
     private final ElectingElector elector = new ElectingElector(steps::add);
     private final List<ElectionTarget> elected = elector.elected;

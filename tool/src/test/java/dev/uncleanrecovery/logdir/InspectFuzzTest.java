@@ -154,10 +154,11 @@ class InspectFuzzTest {
                         + " loading failed (" + kafkaSays.failure() + ": " + kafkaSays.cause() + ")");
             } else if (inspected.logEndOffset() != kafkaSays.logEndOffset()
                     || inspected.lastWrittenLeaderEpoch() != kafkaSays.latestEpoch()
+                    || !inspected.leaderEpochs().equals(kafkaSays.epochs())
                     || inspected.logStartOffset() != kafkaSays.logStartOffset()) {
                 disagreements.add(context + "inspect [" + inspected.logStartOffset() + ", " + inspected.logEndOffset()
-                        + ") epoch " + inspected.lastWrittenLeaderEpoch() + ", Kafka [" + kafkaSays.logStartOffset()
-                        + ", " + kafkaSays.logEndOffset() + ") epoch " + kafkaSays.latestEpoch() + "; notes "
+                        + ") epochs " + inspected.leaderEpochs() + ", Kafka [" + kafkaSays.logStartOffset()
+                        + ", " + kafkaSays.logEndOffset() + ") epochs " + kafkaSays.epochs() + "; notes "
                         + inspected.notes());
             }
             return kafkaSays.failure() == null ? "agreed" : "disagreed";

@@ -32,7 +32,8 @@ final class KafkaLogLoading implements AutoCloseable {
      * @param failure null when the log loaded; otherwise how Kafka's loading failed
      * @param cause   the exception Kafka's loading threw, for messages; null when it loaded
      */
-    record Outcome(long logStartOffset, long logEndOffset, int latestEpoch, KafkaLoadFailure failure, String cause) {
+    record Outcome(long logStartOffset, long logEndOffset, int latestEpoch, List<EpochEntry> epochs,
+                   KafkaLoadFailure failure, String cause) {
     }
 
     private final URLClassLoader loader;
@@ -109,8 +110,14 @@ final class KafkaLogLoading implements AutoCloseable {
             Class<?> type = log.getClass();
             @SuppressWarnings("unchecked")
             Optional<Integer> epoch = (Optional<Integer>) type.getMethod("latestEpoch").invoke(log);
+            Object cache = type.getMethod("leaderEpochCache").invoke(log);
+            List<EpochEntry> epochs = new ArrayList<>();
+            for (Object entry : (List<?>) cache.getClass().getMethod("epochEntries").invoke(cache)) {
+                epochs.add(new EpochEntry((int) entry.getClass().getMethod("epoch").invoke(entry),
+                        (long) entry.getClass().getMethod("startOffset").invoke(entry)));
+            }
             return new Outcome((long) type.getMethod("logStartOffset").invoke(log),
-                    (long) type.getMethod("logEndOffset").invoke(log), epoch.orElse(-1), null, null);
+                    (long) type.getMethod("logEndOffset").invoke(log), epoch.orElse(-1), List.copyOf(epochs), null, null);
         } catch (InvocationTargetException e) {
             Throwable thrown = e.getCause();
             boolean storage = thrown instanceof IOException || (thrown.getClass().getSimpleName()
@@ -144,7 +151,7 @@ final class KafkaLogLoading implements AutoCloseable {
     }
 
     private static Outcome failed(KafkaLoadFailure failure, String cause) {
-        return new Outcome(-1, -1, -1, failure, cause);
+        return new Outcome(-1, -1, -1, List.of(), failure, cause);
     }
 
     private Class<?> type(String name) throws ClassNotFoundException {

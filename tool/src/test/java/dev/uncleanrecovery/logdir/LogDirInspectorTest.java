@@ -74,6 +74,8 @@ class LogDirInspectorTest {
         assertThat(s.logStartOffset()).isZero();
         assertThat(s.logEndOffset()).isEqualTo(454);
         assertThat(s.lastWrittenLeaderEpoch()).isEqualTo(2);
+        assertThat(s.leaderEpochs()).as("the cache Kafka loads, for the cut under a new leader")
+                .containsExactly(new EpochEntry(0, 0), new EpochEntry(1, 334), new EpochEntry(2, 434));
         assertThat(s.lastBatchLeaderEpoch()).isEqualTo(2);
         assertThat(s.invalidTailBytes()).isZero();
         assertThat(s.cleanShutdown()).isTrue();
@@ -175,6 +177,8 @@ class LogDirInspectorTest {
         // Kafka's recovery cuts segment 0 after its first batch and deletes the segments after it
         assertThat(s.logEndOffset()).isEqualTo(50);
         assertThat(s.lastWrittenLeaderEpoch()).isZero();
+        assertThat(s.leaderEpochs()).as("epoch 1 began at 200, past the recovered log: Kafka drops it")
+                .containsExactly(new EpochEntry(0, 0));
         assertThat(s.invalidTailBytes()).isEqualTo(18 + second.size() + third.size());
         assertThat(s.notes()).anyMatch(n -> n.contains("delete the 2 later segment(s) (100, 200"));
     }

@@ -70,10 +70,11 @@ public final class ReplicaDisks implements AutoCloseable {
             KafkaLogLoading.Outcome kafkaSays = kafka.load(copy, logStarts.getOrDefault(tp, 0L),
                     recoveryPoints.getOrDefault(tp, 0L), report.cleanShutdown());
             if (kafkaSays.failure() != null || kafkaSays.logEndOffset() != summary.logEndOffset()
-                    || kafkaSays.latestEpoch() != summary.lastWrittenLeaderEpoch()) {
+                    || kafkaSays.latestEpoch() != summary.lastWrittenLeaderEpoch()
+                    || !kafkaSays.epochs().equals(summary.leaderEpochs())) {
                 throw new AssertionError("broker " + report.brokerId() + " " + tp + ": the tool reads log end "
-                        + summary.logEndOffset() + " epoch " + summary.lastWrittenLeaderEpoch() + ", Kafka's loading "
-                        + kafkaSays.logEndOffset() + " epoch " + kafkaSays.latestEpoch()
+                        + summary.logEndOffset() + " epochs " + summary.leaderEpochs() + ", Kafka's loading "
+                        + kafkaSays.logEndOffset() + " epochs " + kafkaSays.epochs()
                         + (kafkaSays.failure() == null ? "" : " (" + kafkaSays.failure() + ": " + kafkaSays.cause() + ")"));
             }
             replicas.add(new ReplicaLog(report.brokerId(), tp, summary.logEndOffset(),

@@ -8,10 +8,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.logdir.LogDirReport;
+import dev.uncleanrecovery.logdir.EpochEntry;
 import dev.uncleanrecovery.logdir.LogDirSummary;
 import dev.uncleanrecovery.logdir.PartitionLogSummary;
 import dev.uncleanrecovery.logdir.SkippedDirectory;
@@ -56,6 +58,13 @@ class EvidenceFileTest {
                 "logEndOffset" : 1042,
                 "lastWrittenLeaderEpoch" : 6,
                 "lastBatchLeaderEpoch" : 6,
+                "leaderEpochs" : [ {
+                  "epoch" : 4,
+                  "startOffset" : 0
+                }, {
+                  "epoch" : 6,
+                  "startOffset" : 980
+                } ],
                 "invalidTailBytes" : 118,
                 "notes" : [ "118 bytes after the last valid batch" ]
               }, {
@@ -79,7 +88,8 @@ class EvidenceFileTest {
                 List.of(new LogDirSummary(DATA, 2, "q1Sh-9_ISia_zwGINzRvyQ", "Ae3cS0yBQSS0UnKe8lGUBg", false, -1,
                         List.of("no clean-shutdown marker"), null)),
                 List.of(new PartitionLogSummary("orders", 3, ORDERS_ID, 2, DATA, 0, 1042, 6, 6, 118, false, -1,
-                                List.of("118 bytes after the last valid batch"), null),
+                                List.of("118 bytes after the last valid batch"), null, null,
+                                List.of(new EpochEntry(4, 0), new EpochEntry(6, 980))),
                         new PartitionLogSummary("orders", 4, null, 2, DATA, -1, -1, -1, -1, 0, false, -1, List.of(),
                                 "permission denied reading 00000000000000000000.log")),
                 List.of(new SkippedDirectory(DATA, "orders-1.7e0c1d9a2b3c4d5e6f708192a3b4c5d6-delete", "marked for deletion")));
@@ -141,7 +151,8 @@ class EvidenceFileTest {
                 .toReplicaEvidence();
 
         assertThat(evidence).containsExactly(
-                ReplicaEvidence.answered(new TopicPartition("orders", 3), 2, EvidenceSource.DISK, 1042, 6, -1, -1, AT),
+                ReplicaEvidence.answered(new TopicPartition("orders", 3), 2, EvidenceSource.DISK, 1042, 6, -1, -1, AT)
+                        .withEpochCache(List.of(new EpochStart(4, 0), new EpochStart(6, 980))),
                 ReplicaEvidence.failed(new TopicPartition("orders", 4), 2, EvidenceSource.DISK, EvidenceStatus.ERROR,
                         "log dir /var/lib/kafka/data: permission denied reading 00000000000000000000.log", AT));
     }
@@ -192,6 +203,31 @@ class EvidenceFileTest {
                 .contains("partitions[0].topicId 'not-a-uuid' is not a base64 topic id");
         assertThat(readError(edited(root -> root.put("cleanShutdown", true))))
                 .isEqualTo("b2.json: brokerEpoch must be >= 0 when cleanShutdown is true");
+    }
+
+    @Test
+    void the_epoch_cache_becomes_the_disk_answers_cache_and_one_kafka_would_not_hold_is_refused() {
+        EvidenceFile file = EvidenceFile.parse("b2.json", GOLDEN.getBytes(StandardCharsets.UTF_8));
+        assertThat(file.toReplicaEvidence().get(0).epochCache())
+                .containsExactly(new EpochStart(4, 0), new EpochStart(6, 980));
+        assertThat(file.toReplicaEvidence().get(1).epochCache()).isNull();
+        // an older inspect's file has none: the replica's cut is then a bound, as before
+        String older = GOLDEN.replaceAll("(?s)\\s*\"leaderEpochs\" : \\[.*?\\} \\],", "");
+        assertThat(older).doesNotContain("leaderEpochs");
+        assertThat(EvidenceFile.parse("old.json", older.getBytes(StandardCharsets.UTF_8)).toReplicaEvidence().get(0)
+                .epochCache()).isNull();
+
+        assertThat(refusal(GOLDEN.replace("\"startOffset\" : 980", "\"startOffset\" : 1042")))
+                .contains("partitions[0].leaderEpochs", "epoch 6 starts at 1042, outside the log [0..1042)");
+        assertThat(refusal(GOLDEN.replace("\"epoch\" : 6,", "\"epoch\" : 5,")))
+                .contains("partitions[0].leaderEpochs", "ends at epoch 5, but lastWrittenLeaderEpoch is 6");
+        assertThat(refusal(GOLDEN.replace("\"epoch\" : 4,", "\"epoch\" : 7,")))
+                .contains("partitions[0].leaderEpochs", "epoch 6 from 980 does not follow epoch 7 from 0");
+    }
+
+    private static String refusal(String json) {
+        return catchThrowableOfType(UserInputException.class, () -> EvidenceFile.parse("b2.json",
+                json.getBytes(StandardCharsets.UTF_8))).getMessage();
     }
 
     @Test

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
@@ -50,6 +51,13 @@ class TruncationPointsTest {
             Map.Entry<Integer, Long> floor = epochs.floorEntry(epoch);
             long higherStart = epochs.higherEntry(epoch).getValue();
             return Optional.of(new TruncationPoints.EpochEnd(floor == null ? epoch : floor.getKey(), higherStart));
+        }
+
+        /** As {@code inspect} reads it off a stopped broker's disk: the whole cache comes with it. */
+        ReplicaEvidence asReadOffDisk(int broker) {
+            return ReplicaEvidence.answered(TP, broker, EvidenceSource.DISK, logEnd, epochs.isEmpty() ? -1 : epochs.lastKey(),
+                    -1, -1, Instant.EPOCH).withEpochCache(epochs.entrySet().stream()
+                    .map(e -> new EpochStart(e.getKey(), e.getValue())).toList());
         }
 
         ReplicaEvidence asProbed(int broker) {
@@ -108,5 +116,45 @@ class TruncationPointsTest {
                 new IllegalStateException("no answer")));
         assertThat(silent.truncateTo(Log.of(15, 0, 0, 1, 10).asProbed(LEADER), Log.of(30, 0, 0).asProbed(FOLLOWER))
                 .join()).isEmpty();
+    }
+
+    @Test
+    void a_replica_read_off_a_stopped_brokers_disk_is_cut_by_its_own_cache_without_asking_its_broker() {
+        // every pair of logs above, the follower's cache read off its disk: the same cut, and its broker never asked
+        List<Log[]> pairs = List.of(
+                new Log[] {Log.of(15, 0, 0, 1, 10), Log.of(30, 0, 0)},
+                new Log[] {Log.of(25, 0, 0), Log.of(40, 0, 0)},
+                new Log[] {Log.of(30, 0, 0, 1, 10, 2, 20), Log.of(12, 0, 0, 1, 10)},
+                new Log[] {Log.of(16, 0, 0, 2, 12), Log.of(20, 0, 0, 3, 10)},
+                new Log[] {Log.of(30, 0, 0, 1, 5, 2, 15), Log.of(40, 0, 0, 1, 5, 3, 20)},
+                // the dead last leader of epoch 1, which began at 20, below the new leader's log end 30
+                new Log[] {Log.of(30, 0, 0), Log.of(35, 0, 0, 1, 20)});
+        for (Log[] pair : pairs) {
+            Log leader = pair[0];
+            Log follower = pair[1];
+            OptionalLong probed = cut(leader, follower);
+            asked.clear();
+            TruncationPoints points = new TruncationPoints((broker, epoch) -> {
+                asked.add(broker + "@" + epoch);
+                return CompletableFuture.completedFuture(broker == LEADER ? leader.endOffsetFor(epoch) : Optional.empty());
+            });
+            OptionalLong fromDisk = points.truncateTo(leader.asProbed(LEADER), follower.asReadOffDisk(FOLLOWER)).join();
+            assertThat(fromDisk).as("%s under %s", follower, leader).isEqualTo(probed).isNotEmpty();
+            assertThat(asked).noneMatch(a -> a.startsWith(FOLLOWER + "@"));
+            asked.clear();
+        }
+        assertThat(cut(Log.of(30, 0, 0), Log.of(35, 0, 0, 1, 20))).hasValue(20);
+    }
+
+    @Test
+    void a_disk_cache_answers_as_kafkas_end_offset_for_does() {
+        List<EpochStart> cache = List.of(new EpochStart(2, 0), new EpochStart(4, 10), new EpochStart(7, 30));
+        assertThat(TruncationPoints.endOffsetFor(cache, 4)).contains(new TruncationPoints.EpochEnd(4, 30));
+        assertThat(TruncationPoints.endOffsetFor(cache, 5)).contains(new TruncationPoints.EpochEnd(4, 30));
+        assertThat(TruncationPoints.endOffsetFor(cache, 2)).contains(new TruncationPoints.EpochEnd(2, 10));
+        // below the first entry: the asked epoch, ending where the first entry starts
+        assertThat(TruncationPoints.endOffsetFor(cache, 1)).contains(new TruncationPoints.EpochEnd(1, 0));
+        assertThat(TruncationPoints.endOffsetFor(cache, 7)).isEmpty();
+        assertThat(TruncationPoints.endOffsetFor(cache, 9)).isEmpty();
     }
 }

@@ -38,7 +38,7 @@ class SecondLookHintTest {
 
     @Test
     void the_designated_replica_is_asked_about_the_log_the_plan_saw_on_it() {
-        PartitionToProbe probe = RecoveryExecution.asPlanned(planned(answered(3, 50, 2), answered(2, 100, 3)), ORDERS_0, 2);
+        PartitionToProbe probe = PlanReprobe.asPlanned(planned(answered(3, 50, 2), answered(2, 100, 3)), ORDERS_0, 2);
 
         assertThat(probe.asPlanned()).isEqualTo(new PartitionToProbe.AsPlanned(3, 100));
         assertThat(probe.topicPartition()).isEqualTo(ORDERS_0.topicPartition());
@@ -51,10 +51,10 @@ class SecondLookHintTest {
         PlanEvidence unreachable = new PlanEvidence(2, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, null, null,
                 null, null, "did not answer", Instant.EPOCH);
 
-        assertThat(RecoveryExecution.asPlanned(planned(answered(3, 50, 2)), ORDERS_0, 2).asPlanned()).isNull();
-        assertThat(RecoveryExecution.asPlanned(planned(unreachable), ORDERS_0, 2).asPlanned()).isNull();
-        assertThat(RecoveryExecution.asPlanned(planned(answered(2, 0, -1)), ORDERS_0, 2).asPlanned())
+        assertThat(PlanReprobe.asPlanned(planned(answered(3, 50, 2)), ORDERS_0, 2).asPlanned()).isNull();
+        assertThat(PlanReprobe.asPlanned(planned(unreachable), ORDERS_0, 2).asPlanned()).isNull();
+        assertThat(PlanReprobe.asPlanned(planned(answered(2, 0, -1)), ORDERS_0, 2).asPlanned())
                 .as("an empty epoch cache: no epoch to ask about").isNull();
-        assertThat(RecoveryExecution.asPlanned(null, ORDERS_0, 2)).isEqualTo(PartitionToProbe.of(ORDERS_0));
+        assertThat(PlanReprobe.asPlanned(null, ORDERS_0, 2)).isEqualTo(PartitionToProbe.of(ORDERS_0));
     }
 }

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A salvage checked against the result file of the run that made it, result → manifest → segments: what execute
  * salvaged passes; a manifest edited since, a range no run recorded and a recorded range gone are refused; a result
  * file from before version 5, which records no SHA-256 of the manifests, is checked as far as it goes, with a warning.
+ * A copy {@code inspect --salvage-beyond} made that no result records is replayed when a run elected its partition,
+ * left when the runs named it but did not elect it, and refused when none named it.
  */
 class SalvageChainTest {
 
@@ -57,6 +59,7 @@ class SalvageChainTest {
 
     @Test
     void a_range_the_result_file_does_not_record_is_refused() throws Exception {
+        // orders-2 was elected, but this range was fetched from a live replica: only a run's result vouches for it
         ResultFile.write(dir.resolve("empty-result.json"), SalvageFixture.resultRecording(ResultFile.VERSION, null));
 
         assertThatThrownBy(() -> SalvageChain.check(SalvageDirectory.read(dir.resolve("plan-salvage")),
@@ -64,6 +67,91 @@ class SalvageChainTest {
                 .isInstanceOf(UserInputException.class)
                 .hasMessageStartingWith(salvaged.manifest() + ": orders-2 broker 3 [1, 13) is not in the salvage "
                         + dir.resolve("empty-result.json") + " records");
+    }
+
+    @Test
+    void a_disk_copy_of_a_partition_the_run_elected_is_replayed_on_its_manifest_alone() throws Exception {
+        // broker 2 was down when the run elected 1 (its loss unknown); inspect copied its tail off its disk after
+        SalvagedFile copy = SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(dir.resolve("plan-salvage"),
+                PLAN));
+
+        SalvageChain.Checked checked = check();
+
+        assertThat(checked.diskCopies()).singleElement().satisfies(c -> {
+            assertThat(c.range().manifestFile()).isEqualTo(copy.manifest());
+            assertThat(c.replayed()).isTrue();
+            assertThat(c.why()).isEqualTo("copied off broker 2's disk by 'inspect --salvage-beyond'; " + resultFile
+                    + " records orders-2 ELECTED (leader 1), so broker 2 cuts these records when it rejoins: replayed,"
+                    + " checked against its own manifest only");
+        });
+        assertThat(checked.left()).isEmpty();
+        // the range the run recorded is still held to the result file
+        Files.writeString(salvaged.manifest(), Files.readString(salvaged.manifest()).replace("\"records\" : 13",
+                "\"records\" : 14"));
+        assertThatThrownBy(this::check).isInstanceOf(UserInputException.class)
+                .hasMessageStartingWith(salvaged.manifest() + ": another SHA-256 than " + resultFile);
+    }
+
+    @Test
+    void a_disk_copy_of_a_partition_the_run_refused_is_left_in_the_directory() throws Exception {
+        Path refusedSalvage = dir.resolve("refused-salvage");
+        SalvagedFile copy = SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(refusedSalvage, PLAN));
+        Path refused = dir.resolve("refused-result.json");
+        ResultFile.write(refused, SalvageFixture.resultRecording(ResultFile.VERSION, "REFUSED", null));
+
+        SalvageChain.Checked checked = SalvageChain.check(SalvageDirectory.read(refusedSalvage),
+                Map.of(refused, ResultFile.read(refused)));
+
+        assertThat(checked.diskCopies()).singleElement().satisfies(c -> {
+            assertThat(c.replayed()).isFalse();
+            assertThat(c.why()).isEqualTo("not cut: no run named elected orders-2 (" + refused + " REFUSED); its copy"
+                    + " stays in the directory");
+        });
+        assertThat(checked.left()).singleElement().satisfies(r -> assertThat(r.manifestFile())
+                .isEqualTo(copy.manifest()));
+        assertThat(SalvageDirectory.read(refusedSalvage).without(checked.left()).ranges()).isEmpty();
+    }
+
+    @Test
+    void a_disk_copy_of_a_partition_refused_because_another_replica_leads_it_is_replayed() throws Exception {
+        // Kafka's own unclean election made 4 leader after the plan: the run refused, broker 2 still follows 4
+        Path ledSalvage = dir.resolve("led-salvage");
+        SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(ledSalvage, PLAN));
+        ResultFile one = SalvageFixture.resultRecording(ResultFile.VERSION, "REFUSED", null);
+        ResultFile.State ledBy4 = new ResultFile.State(4, 9, List.of(2, 4, 1), List.of(4), List.of(), List.of());
+        Path refused = dir.resolve("led-result.json");
+        ResultFile.write(refused, new ResultFile(one.version(), one.clusterId(), one.planFile(), one.tool(),
+                one.startedAt(), one.elapsedMs(), one.elector(), one.summary(), List.of(new ResultFile.Partition(
+                "orders", 2, 1, "REFUSED", "has a leader again (4, leader epoch 9); not touched", ledBy4, null, null,
+                null, null)), List.of(), null, null, null, one.leadersShownMs()));
+
+        SalvageChain.Checked checked = SalvageChain.check(SalvageDirectory.read(ledSalvage),
+                Map.of(refused, ResultFile.read(refused)));
+
+        assertThat(checked.diskCopies()).singleElement().satisfies(c -> {
+            assertThat(c.replayed()).isTrue();
+            assertThat(c.why()).contains(refused + " records orders-2 REFUSED (leader 4), so broker 2 cuts these");
+        });
+    }
+
+    @Test
+    void a_disk_copy_of_a_partition_no_result_names_is_refused() throws Exception {
+        Path otherSalvage = dir.resolve("other-salvage");
+        SalvagedFile copy = SalvageFixture.copiedOffTheDiskOf(2).writeTo(SalvageStore.open(otherSalvage, PLAN));
+        ResultFile elected = SalvageFixture.resultRecording(ResultFile.VERSION, null);
+        ResultFile.Partition orders2 = elected.partitions().get(0);
+        Path other = dir.resolve("other-result.json");
+        // a run of another partition, orders-5, elected
+        ResultFile.write(other, new ResultFile(elected.version(), elected.clusterId(), elected.planFile(),
+                elected.tool(), elected.startedAt(), elected.elapsedMs(), elected.elector(), elected.summary(),
+                List.of(new ResultFile.Partition(orders2.topic(), 5, 1, "ELECTED", "leader 1", null, null, null, null,
+                        null)), List.of(), null, null, null, elected.leadersShownMs()));
+
+        assertThatThrownBy(() -> SalvageChain.check(SalvageDirectory.read(otherSalvage),
+                Map.of(other, ResultFile.read(other))))
+                .isInstanceOf(UserInputException.class)
+                .hasMessageStartingWith(copy.manifest() + ": orders-2 broker 2 [1, 13) is not in the salvage " + other
+                        + " records");
     }
 
     @Test

@@ -82,16 +82,27 @@ public final class SalvageFixture {
      * {@code salvaged} null: nothing was).
      */
     public static ResultFile resultRecording(int version, SalvagedFile salvaged) {
+        return resultRecording(version, "ELECTED", salvaged);
+    }
+
+    /** The result file of a run whose outcome for orders-2 was {@code outcome} (designated leader 1). */
+    public static ResultFile resultRecording(int version, String outcome, SalvagedFile salvaged) {
         ResultFile.Salvaged recorded = salvaged == null ? null : new ResultFile.Salvaged(salvaged.range().broker(),
                 salvaged.range().fromOffset(), salvaged.range().toOffset(), salvaged.records(), salvaged.batches(),
                 salvaged.bytes(), List.of("FETCH_DEBUG_REPLICA"), salvaged.segment().toString(),
                 salvaged.manifest().toString(), version >= 5 ? salvaged.manifestSha256() : null);
         return new ResultFile(version, "cluster-1", "/ops/plan.json", "test", Instant.parse("2026-12-01T11:00:00Z"),
                 42, "stock elector", new ResultFile.Summary(1, 0, 0, 0, 0, 0L),
-                List.of(new ResultFile.Partition(PARTITION.topic(), PARTITION.partition(), 1, "ELECTED", "leader 1",
+                List.of(new ResultFile.Partition(PARTITION.topic(), PARTITION.partition(), 1, outcome, "leader 1",
                         null, null, null, recorded == null ? null : List.of(recorded), null)),
                 List.of(), null, salvaged == null ? null : salvaged.segment().getParent().getParent().getParent()
                 .toString(), null, version >= 6 ? 40L : null);
+    }
+
+    /** The batches as {@code inspect --salvage-beyond} copies them off {@code broker}'s disk: one segment read. */
+    public static CopiedBatches copiedOffTheDiskOf(int broker) {
+        return new CopiedBatches(new DoomedRange(PARTITION, TOPIC_ID, broker, FROM, TO, LAST_EPOCH),
+                List.of(SalvageSource.DISK), List.of(concat(batches())));
     }
 
     static ByteBuffer concat(List<ByteBuffer> buffers) {
