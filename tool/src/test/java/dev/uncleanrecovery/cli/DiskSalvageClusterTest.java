@@ -47,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * disk intact; the plan elects another replica. {@code inspect --salvage-beyond} on the dead broker's log dir copies
  * exactly the records only it has, byte for byte as its segment file holds them. It copies those of {@code saga} too,
  * whose only other replica then dies, so execute refuses it: replay produces what the broker cuts of {@code story},
- * and leaves {@code saga}'s copy, whose records the broker keeps.
+ * and leaves {@code saga}'s copy, whose records the broker keeps. (Seed 7 of the fault-injection suite: a refused
+ * partition's disk copy once made replay refuse the whole salvage directory.)
  */
 @KafkaClusterTest
 class DiskSalvageClusterTest {
