@@ -5,8 +5,6 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.connect.BrokerState;
-import dev.uncleanrecovery.evidence.EvidenceSource;
-import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
@@ -19,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -161,15 +157,8 @@ public class PlanCommand implements Callable<Integer> {
      * (broker epoch 29); stock RPCs from broker 1}. Only brokers that answered count.
      */
     static String evidenceSources(RecoveryPlanning.Result result) {
-        Map<Integer, Long> nativeEpochs = new TreeMap<>();
-        Set<Integer> stock = new TreeSet<>();
-        result.evidence().values().forEach(list -> list.stream().filter(ReplicaEvidence::isAnswered).forEach(e -> {
-            if (e.source() == EvidenceSource.NATIVE) {
-                nativeEpochs.merge(e.broker(), e.brokerEpoch(), Math::max);
-            } else if (e.source() == EvidenceSource.STOCK) {
-                stock.add(e.broker());
-            }
-        }));
+        Map<Integer, Long> nativeEpochs = result.answered().nativeBrokerEpochs();
+        Set<Integer> stock = result.answered().stock();
         List<String> parts = new ArrayList<>();
         if (!nativeEpochs.isEmpty()) {
             parts.add("native GetReplicaLogInfo from " + nativeEpochs.entrySet().stream()

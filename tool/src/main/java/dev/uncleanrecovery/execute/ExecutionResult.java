@@ -137,23 +137,45 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                 new dev.uncleanrecovery.plan.ResultFile.Summary(count(Outcome.ELECTED), count(Outcome.ALREADY_RECOVERED),
                         count(Outcome.REFUSED), count(Outcome.ELECTED_OTHER), count(Outcome.FAILED),
                         count(Outcome.WOULD_ELECT)),
-                partitions.stream().map(p -> new dev.uncleanrecovery.plan.ResultFile.Partition(p.topicPartition().topic(),
-                        p.topicPartition().partition(), p.designatedLeader(), p.outcome().name(), p.detail(),
-                        state(p.before()), state(p.after()),
-                        truncations.containsKey(p.topicPartition()) ? truncations.get(p.topicPartition()).stream()
-                                .map(t -> new dev.uncleanrecovery.plan.ResultFile.Truncation(t.broker(),
-                                        t.plannedFrom() < 0 ? null : t.plannedFrom(),
-                                        t.isMeasured() ? t.measuredFrom() : null, t.logEnd()))
-                                .toList() : null,
-                        salvaged.containsKey(p.topicPartition()) ? salvaged.get(p.topicPartition()).stream()
-                                .map(ExecutionResult::salvaged).toList() : null,
-                        unknownLoss.containsKey(p.topicPartition())
-                                ? unknownLoss.get(p.topicPartition()).keySet().stream().sorted().toList() : null)).toList(),
+                resultPartitions(),
                 warnings(bootstrapServer),
                 hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),
                         h.startOffset(), h.why(), h.abortCommand(bootstrapServer))).toList(),
                 salvageDir, salvageNote, leadersShownAfter == null ? null : leadersShownAfter.toMillis());
+    }
+
+    /**
+     * The result file's entries as a view of the outcomes: each is made when it is read, so writing the file goes
+     * through them one at a time and nothing holds them all (with 100,000 partitions, the outcomes already are).
+     */
+    private List<dev.uncleanrecovery.plan.ResultFile.Partition> resultPartitions() {
+        return new java.util.AbstractList<>() {
+            @Override
+            public dev.uncleanrecovery.plan.ResultFile.Partition get(int index) {
+                return resultPartition(partitions.get(index));
+            }
+
+            @Override
+            public int size() {
+                return partitions.size();
+            }
+        };
+    }
+
+    private dev.uncleanrecovery.plan.ResultFile.Partition resultPartition(PartitionOutcome p) {
+        return new dev.uncleanrecovery.plan.ResultFile.Partition(p.topicPartition().topic(),
+                p.topicPartition().partition(), p.designatedLeader(), p.outcome().name(), p.detail(),
+                state(p.before()), state(p.after()),
+                truncations.containsKey(p.topicPartition()) ? truncations.get(p.topicPartition()).stream()
+                        .map(t -> new dev.uncleanrecovery.plan.ResultFile.Truncation(t.broker(),
+                                t.plannedFrom() < 0 ? null : t.plannedFrom(),
+                                t.isMeasured() ? t.measuredFrom() : null, t.logEnd()))
+                        .toList() : null,
+                salvaged.containsKey(p.topicPartition()) ? salvaged.get(p.topicPartition()).stream()
+                        .map(ExecutionResult::salvaged).toList() : null,
+                unknownLoss.containsKey(p.topicPartition())
+                        ? unknownLoss.get(p.topicPartition()).keySet().stream().sorted().toList() : null);
     }
 
     private static dev.uncleanrecovery.plan.ResultFile.Salvaged salvaged(SalvagedFile f) {

@@ -46,6 +46,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -53,6 +54,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -87,9 +90,42 @@ public final class RecoveryPlanning {
         }
     }
 
-    /** The plan and everything it was made from, for the table the CLI prints. */
-    public record Result(Plan plan, ClusterSnapshot snapshot, Map<TopicPartition, List<ReplicaEvidence>> evidence,
-                         List<Decision> decisions, RequestCounts requests, Duration probeTime) {
+    /**
+     * The plan and what the commands print beside it. Neither the probe's answers nor the decisions are kept: the
+     * plan holds both, per partition, and the run keeps it to print and execute.
+     *
+     * @param diskEvidence what {@code inspect} read off stopped brokers' disks, per partition, as it was read (a
+     *                     partition decided again takes it from here, the live answers from the plan); sized by the
+     *                     evidence files given, which the options hold anyway
+     */
+    public record Result(Plan plan, ClusterSnapshot snapshot, Answered answered,
+                         Map<TopicPartition, List<ReplicaEvidence>> diskEvidence, RequestCounts requests,
+                         Duration probeTime) {
+    }
+
+    /**
+     * The brokers that answered the probe and how: per broker that answered GetReplicaLogInfo its broker epoch (the
+     * highest it gave), and the brokers that answered the stock RPCs.
+     */
+    public record Answered(Map<Integer, Long> nativeBrokerEpochs, Set<Integer> stock) {
+
+        public Answered {
+            nativeBrokerEpochs = Collections.unmodifiableMap(new TreeMap<>(nativeBrokerEpochs));
+            stock = Collections.unmodifiableSet(new TreeSet<>(stock));
+        }
+
+        public static Answered by(Map<TopicPartition, List<ReplicaEvidence>> evidence) {
+            Map<Integer, Long> nativeEpochs = new TreeMap<>();
+            Set<Integer> stock = new TreeSet<>();
+            evidence.values().forEach(list -> list.stream().filter(ReplicaEvidence::isAnswered).forEach(e -> {
+                if (e.source() == EvidenceSource.NATIVE) {
+                    nativeEpochs.merge(e.broker(), e.brokerEpoch(), Math::max);
+                } else if (e.source() == EvidenceSource.STOCK) {
+                    stock.add(e.broker());
+                }
+            }));
+            return new Answered(nativeEpochs, stock);
+        }
     }
 
     /** How long a fenced broker may take to answer (it normally cannot: it serves requests only once unfenced). */
@@ -133,14 +169,15 @@ public final class RecoveryPlanning {
             // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
             OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
         }
-        Map<TopicPartition, List<ReplicaEvidence>> evidence = new HashMap<>();
+        // Kept in the probe's PartitionMap, not copied to a HashMap: TopicPartition hashes collide (see PartitionMap)
+        Map<TopicPartition, List<ReplicaEvidence>> evidence = Map.of();
         RequestCounts requests = new RequestCounts();
         Duration probeTime = Duration.ZERO;
         List<PlanUnansweredBroker> unanswered = List.of();
         if (!toProbe.isEmpty()) {
             ProbeResult probed = probe(snapshot, toProbe, options.probe(), options.probeMode(),
                     options.unlistedBrokers(), progress);
-            evidence.putAll(probed.evidence());
+            evidence = probed.evidence();
             requests = probed.requests();
             probeTime = probed.elapsed();
             Map<Integer, String> addresses = new HashMap<>();
@@ -152,51 +189,88 @@ public final class RecoveryPlanning {
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
                 options.election().strategy()).unansweredBrokers(unanswered);
         snapshot.unreadableTopics().forEach(t -> plan.note(t.describe() + "; its partitions are not in this plan"));
-        mergeDiskEvidence(options, snapshot, considered, evidence, plan);
+        DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
+                options.acceptUnidentifiedEvidence());
+        disk.notes().forEach(plan::note);
+        evidence = withDiskEvidence(evidence, disk.evidence());
 
         // A broker the cluster does not list is down or fenced: whatever it answered, the controller would not elect it.
         Set<Integer> fenced = new HashSet<>(snapshot.fencedBrokers());
         options.unlistedBrokers().forEach(b -> fenced.add(b.id()));
-        List<Decision> decisions = new ArrayList<>(considered.size());
+        // Each decision goes into the plan as soon as it is final and only its plan entry is kept: 100,000 decisions
+        // take about as much heap again as the plan. What the plan tells of the elections as a whole (tiered storage,
+        // consumer groups ahead) is gathered on the way.
+        Elections elections = new Elections(plan, snapshot, groupsPossible);
+        List<Decision.Elect> bounded = new ArrayList<>();
+        List<TopicPartitionState> boundedStates = new ArrayList<>();
         for (TopicPartitionState partition : considered) {
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            decisions.add(snapshot.reassigning().contains(partition.topicPartition())
+            Decision decision = snapshot.reassigning().contains(partition.topicPartition())
                     ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
                             "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
-                    : LeaderChoice.decide(partition, known, fenced, options.election()));
+                    : LeaderChoice.decide(partition, known, fenced, options.election());
+            if (decision instanceof Decision.Elect elect && anyLowerBound(elect)) {
+                bounded.add(elect);
+                boundedStates.add(partition);
+            } else {
+                elections.add(partition, known, decision);
+            }
         }
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
         // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
         // Usually no partition needs it, and the map stays empty.
-        Map<TopicPartition, KnownCuts> points = truncationPoints(discovery.connections(), decisions, evidence,
+        Map<TopicPartition, KnownCuts> points = truncationPoints(discovery.connections(), bounded, evidence,
                 tp -> snapshot.partition(tp).orElseThrow(), options.probe());
-        for (int i = 0; i < considered.size(); i++) {
-            TopicPartitionState partition = considered.get(i);
+        for (int i = 0; i < bounded.size(); i++) {
+            TopicPartitionState partition = boundedStates.get(i);
             List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            KnownCuts exact = points.isEmpty() ? null : points.get(partition.topicPartition());
-            if (exact != null) {
-                decisions.set(i, LeaderChoice.decide(partition, known, fenced, options.election(), exact));
-            }
-            plan.add(partition, known, decisions.get(i));
+            KnownCuts exact = points.get(partition.topicPartition());
+            elections.add(partition, known, exact == null ? bounded.get(i)
+                    : LeaderChoice.decide(partition, known, fenced, options.election(), exact));
         }
-        tieredStorage(decisions, snapshot, plan);
+        bounded.clear(); // in the plan now, while the consumer groups are read
+        tieredStorage(elections.tieredTopics, plan);
         if (groupsPossible) {
-            consumerImpact(decisions, evidence, plan);
+            consumerImpact(elections.newLogEnds, plan);
         }
-        return new Result(plan.build(), snapshot, evidence, decisions, requests, probeTime);
+        return new Result(plan.build(), snapshot, Answered.by(evidence), disk.evidence(), requests, probeTime);
+    }
+
+    /** The decisions as they go into the plan, and what the plan says of the elections as a whole. */
+    private static final class Elections {
+        final PlanBuilder plan;
+        final ClusterSnapshot snapshot;
+        final boolean groupsPossible;
+        /** Topics with remote storage among the partitions to elect. */
+        final Set<String> tieredTopics = new TreeSet<>();
+        /** Per partition to elect, the designated replica's log end offset as it answered live. */
+        final Map<TopicPartition, Long> newLogEnds = new LinkedHashMap<>();
+
+        Elections(PlanBuilder plan, ClusterSnapshot snapshot, boolean groupsPossible) {
+            this.plan = plan;
+            this.snapshot = snapshot;
+            this.groupsPossible = groupsPossible;
+        }
+
+        void add(TopicPartitionState partition, List<ReplicaEvidence> known, Decision decision) {
+            plan.add(partition, known, decision);
+            if (decision instanceof Decision.Elect elect) {
+                if (snapshot.hasTieredStorage(partition.topic())) {
+                    tieredTopics.add(partition.topic());
+                }
+                if (groupsPossible) {
+                    liveAnswer(known, elect.designatedLeader())
+                            .ifPresent(e -> newLogEnds.put(elect.topicPartition(), e.logEndOffset()));
+                }
+            }
+        }
     }
 
     /**
      * Topics with remote storage among the partitions to elect: a reviewer must know that the loss counted from the
      * local logs is not all of it.
      */
-    private static void tieredStorage(List<Decision> decisions, ClusterSnapshot snapshot, PlanBuilder plan) {
-        Set<String> tiered = new java.util.TreeSet<>();
-        for (Decision decision : decisions) {
-            if (decision instanceof Decision.Elect && snapshot.hasTieredStorage(decision.topicPartition().topic())) {
-                tiered.add(decision.topicPartition().topic());
-            }
-        }
+    private static void tieredStorage(Set<String> tiered, PlanBuilder plan) {
         if (tiered.isEmpty()) {
             return;
         }
@@ -210,15 +284,7 @@ public final class RecoveryPlanning {
      * Read-only (ListGroups, OffsetFetch); what cannot be read becomes a note. Offline partitions of
      * {@code __consumer_offsets} come first: groups kept there can neither be read nor commit until one is elected.
      */
-    private void consumerImpact(List<Decision> decisions, Map<TopicPartition, List<ReplicaEvidence>> evidence,
-                                PlanBuilder plan) {
-        Map<TopicPartition, Long> newLogEnds = new LinkedHashMap<>();
-        for (Decision decision : decisions) {
-            if (decision instanceof Decision.Elect elect) {
-                liveAnswer(evidence.getOrDefault(elect.topicPartition(), List.of()), elect.designatedLeader())
-                        .ifPresent(e -> newLogEnds.put(elect.topicPartition(), e.logEndOffset()));
-            }
-        }
+    private void consumerImpact(Map<TopicPartition, Long> newLogEnds, PlanBuilder plan) {
         if (newLogEnds.isEmpty()) {
             return;
         }
@@ -253,7 +319,7 @@ public final class RecoveryPlanning {
      * whose epoch cache {@code inspect} read off its disk answers from that cache; any other keeps its estimate.
      */
     private static Map<TopicPartition, KnownCuts> truncationPoints(BrokerConnections connections,
-                                                                 List<Decision> decisions,
+                                                                 List<? extends Decision> decisions,
                                                                  Map<TopicPartition, List<ReplicaEvidence>> evidence,
                                                                  Function<TopicPartition, TopicPartitionState> states,
                                                                  ProbeSettings settings) {
@@ -340,8 +406,11 @@ public final class RecoveryPlanning {
             TopicPartition tp = plannedElection.topicPartition();
             Set<Integer> answeredLate = new HashSet<>();
             lateAnswers.forEach(e -> answeredLate.add(e.broker()));
-            List<ReplicaEvidence> evidence = new ArrayList<>(planned.evidence().getOrDefault(tp, List.of()).stream()
-                    .filter(e -> !answeredLate.contains(e.broker()) || e.source() == EvidenceSource.DISK).toList());
+            // the probe's answers as the plan holds them, the disks' as they were read
+            List<ReplicaEvidence> evidence = new ArrayList<>(plannedElection.evidence().stream()
+                    .filter(e -> e.source() != EvidenceSource.DISK && !answeredLate.contains(e.broker()))
+                    .map(e -> e.toReplicaEvidence(tp)).toList());
+            evidence.addAll(planned.diskEvidence().getOrDefault(tp, List.of()));
             evidence.addAll(lateAnswers);
             Decision decision = LeaderChoice.decide(now, evidence, cluster.fencedBrokers(), options);
             // exact losses where the epochs differ, as the plan has them
@@ -360,21 +429,26 @@ public final class RecoveryPlanning {
     }
 
     /**
-     * Adds what {@code inspect} read from stopped brokers' disks, once checked to be this cluster's and these topics'
-     * (see DiskEvidence). It counts as that replica's log (for the truncation estimates and for balanced waiting),
+     * The probe's answers with what {@code inspect} read from stopped brokers' disks, once checked to be this cluster's
+     * and these topics' (see DiskEvidence). It counts as that replica's log (for the truncation estimates and for balanced waiting),
      * but never makes a down broker electable; a live answer from the same broker wins (see LeaderChoice).
      */
-    private static void mergeDiskEvidence(Options options, ClusterSnapshot snapshot, List<TopicPartitionState> considered,
-                                          Map<TopicPartition, List<ReplicaEvidence>> evidence, PlanBuilder plan) {
-        DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
-                options.acceptUnidentifiedEvidence());
-        // The probe's lists are unmodifiable: a partition with disk evidence gets a new one.
-        disk.evidence().forEach((tp, read) -> evidence.compute(tp, (k, known) -> {
-            List<ReplicaEvidence> more = known == null ? new ArrayList<>() : new ArrayList<>(known);
-            more.addAll(read);
-            return more;
-        }));
-        disk.notes().forEach(plan::note);
+    private static Map<TopicPartition, List<ReplicaEvidence>> withDiskEvidence(
+            Map<TopicPartition, List<ReplicaEvidence>> evidence, Map<TopicPartition, List<ReplicaEvidence>> disk) {
+        if (disk.isEmpty()) {
+            return evidence;
+        }
+        PartitionMap.Builder<List<ReplicaEvidence>> merged = new PartitionMap.Builder<>(evidence.size() + disk.size());
+        evidence.forEach((tp, probed) -> {
+            List<ReplicaEvidence> read = disk.get(tp);
+            merged.put(tp, read == null ? probed : Stream.concat(probed.stream(), read.stream()).toList());
+        });
+        disk.forEach((tp, read) -> {
+            if (!evidence.containsKey(tp)) {
+                merged.put(tp, List.copyOf(read));
+            }
+        });
+        return merged.build();
     }
 
     /** Why a broker the cluster does not list cannot be asked, saying only what is known. */

@@ -79,6 +79,10 @@ final class SimulatedClusterBenchmark {
             if (driverLogback != null) {
                 driver.add(2, "-Dlogback.configurationFile=" + driverLogback); // to debug the driver's client
             }
+            String histogram = System.getProperty("bench.histogram");
+            if (histogram != null) {
+                driver.add(2, "-Dbench.histogram=" + histogram); // the live heap by class, with the plan kept
+            }
             driver.addAll(List.of(SimulatedProbeDriver.class.getName(), brokersFile.toString(), String.valueOf(partitions)));
             // The simulated brokers share this machine's cores with the probe: their CPU is part of the picture.
             com.sun.management.OperatingSystemMXBean os =
@@ -119,14 +123,18 @@ final class SimulatedClusterBenchmark {
                     "| brokers | partitions × RF | latency ms | probe wall ms | lower bound ms (rounds) | ratio"
                             + " | replicas right / wrong | requests (ListOffsets + Fetch) | minimum requests | frames served"
                             + " | peak heap MiB (sum of pool peaks) | live heap with result MiB | -Xmx | driver JVM wall ms"
-                            + " | driver peak RSS MiB | driver CPU ms | simulator CPU ms (cores) |",
-                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+                            + " | driver peak RSS MiB | driver CPU ms | simulator CPU ms (cores)"
+                            + " | plan: decide + write ms (write) | plan peak heap MiB | live heap with plan MiB"
+                            + " | plan file MiB (elected) |",
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                     String.format("| %d | %,d × 3 | %d | %,d | %,d (%d) | %.2f | %s / %s | %s (%s + %s) | %,d | %,d | %s | %s | %d MiB"
-                                    + " | %,d | %d | %,d | %,d (%d) |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
+                                    + " | %,d | %d | %,d | %,d (%d) | %s (%s) | %s | %s | %s (%s) |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
                             waves * roundsPerBatch, elapsed / (double) lowerBoundMs, r.get("replicasOk"),
                             r.get("replicasWrong"), r.get("requests"), r.get("listOffsets"), r.get("fetch"), minRequests,
                             served, r.get("peakHeapMiB"), r.get("liveHeapWithResultMiB"), heapMib, m.wallMillis(),
-                            m.peakRssKib() / 1024, m.cpuMillis(), simulatorCpuMillis, Runtime.getRuntime().availableProcessors()));
+                            m.peakRssKib() / 1024, m.cpuMillis(), simulatorCpuMillis, Runtime.getRuntime().availableProcessors(),
+                            r.get("planMs"), r.get("planWriteMs"), r.get("planPeakHeapMiB"), r.get("liveHeapWithPlanMiB"),
+                            r.get("planMiB"), r.get("elected")));
             System.out.println(table);
             Files.writeString(out.resolve("simulated.md"), Instant.now() + "\n" + table + "\n",
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -2,24 +2,35 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.bench;
 
+import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.connect.ClientProperties;
+import dev.uncleanrecovery.election.Decision;
+import dev.uncleanrecovery.election.ElectionOptions;
+import dev.uncleanrecovery.election.LeaderChoice;
+import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanBuilder;
+import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.StockLogInfoSource;
+import dev.uncleanrecovery.recovery.RecoveryPlanning;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 
@@ -84,19 +95,92 @@ public final class SimulatedProbeDriver {
                 }
             }
         }
-        long peakHeap = 0;
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                peakHeap += pool.getPeakUsage().getUsed();
-            }
-        }
+        long peakHeap = peakHeap();
         System.gc();
         Runtime rt = Runtime.getRuntime();
         long liveAfterGc = rt.totalMemory() - rt.freeMemory();
+
+        // Then the plan, as 'plan' makes it from the probe's answers: every partition decided, the file written.
+        long requests = result.requests().total();
+        long listOffsets = result.requests().total("ListOffsets");
+        long fetches = result.requests().total("Fetch");
+        int evidence = result.evidence().size();
+        ManagementFactory.getMemoryPoolMXBeans().forEach(MemoryPoolMXBean::resetPeakUsage);
+        Path planFile = Files.createTempDirectory("simulated-plan").resolve("plan.json");
+        long planStart = System.nanoTime();
+        PlanMade planned = planAndWrite(layout, result, planFile);
+        long planMs = (System.nanoTime() - planStart) / 1_000_000;
+        result = null; // from here on the driver holds what the tool holds once it has planned: planned.kept()
+        long planPeakHeap = peakHeap();
+        long planBytes = Files.size(planFile);
+        System.gc();
+        long liveWithPlan = rt.totalMemory() - rt.freeMemory();
+        histogram();
+        Files.delete(planFile);
+        Files.delete(planFile.getParent());
         System.out.printf("RESULT elapsedMs=%d replicasOk=%d replicasWrong=%d requests=%d listOffsets=%d fetch=%d"
-                        + " peakHeapMiB=%d liveHeapWithResultMiB=%d maxHeapMiB=%d evidence=%d%n",
-                elapsedMs, ok, wrong, result.requests().total(), result.requests().total("ListOffsets"),
-                result.requests().total("Fetch"), peakHeap >> 20, liveAfterGc >> 20, rt.maxMemory() >> 20,
-                result.evidence().size());
+                        + " peakHeapMiB=%d liveHeapWithResultMiB=%d maxHeapMiB=%d evidence=%d"
+                        + " planMs=%d planWriteMs=%d planPeakHeapMiB=%d liveHeapWithPlanMiB=%d planMiB=%d elected=%d%n",
+                elapsedMs, ok, wrong, requests, listOffsets, fetches, peakHeap >> 20, liveAfterGc >> 20,
+                rt.maxMemory() >> 20, evidence, planMs, planned.writeMs(), planPeakHeap >> 20, liveWithPlan >> 20,
+                planBytes >> 20, planned.kept().plan().partitions().size());
+    }
+
+    private static long peakHeap() {
+        long peak = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        return peak;
+    }
+
+    /**
+     * @param kept    what RecoveryPlanning hands the commands: the plan, and what it keeps beside it
+     * @param writeMs from the last decision to the file on disk
+     */
+    private record PlanMade(RecoveryPlanning.Result kept, long writeMs) {
+    }
+
+    /**
+     * Every partition decided by the tool's policy from the probe's answers and the plan file written, as
+     * RecoveryPlanning does it (without the look-ups of exact truncation points and the consumer groups, which ask
+     * the cluster again).
+     */
+    private static PlanMade planAndWrite(SimulatedLayout layout, ProbeResult probed, Path file) throws Exception {
+        PlanBuilder plan = new PlanBuilder(Instant.now(), "simulated-cluster", "kafka-unclean-recovery bench",
+                Strategy.DEFAULT);
+        for (int t = 0; t < layout.topics(); t++) {
+            String topic = SimulatedLayout.topicName(t);
+            for (int p = 0; p < layout.partitionsOf(t); p++) {
+                List<Integer> replicas = new ArrayList<>(SimulatedLayout.REPLICATION);
+                for (int k = 0; k < SimulatedLayout.REPLICATION; k++) {
+                    replicas.add(layout.replica(t, p, k));
+                }
+                TopicPartitionState state = new TopicPartitionState(topic, SimulatedLayout.topicId(t), p,
+                        TopicPartitionState.NO_LEADER, SimulatedLayout.METADATA_EPOCH, replicas, replicas.subList(0, 1),
+                        List.of(), List.of(), List.of());
+                List<ReplicaEvidence> evidence = probed.evidenceFor(state.topicPartition());
+                Decision decision = LeaderChoice.decide(state, evidence, Set.of(), ElectionOptions.defaults());
+                plan.add(state, evidence, decision);
+            }
+        }
+        long decided = System.nanoTime();
+        Plan built = plan.build();
+        PlanFile.write(file, built);
+        long writeMs = (System.nanoTime() - decided) / 1_000_000;
+        return new PlanMade(new RecoveryPlanning.Result(built, null, RecoveryPlanning.Answered.by(probed.evidence()),
+                Map.of(), probed.requests(), probed.elapsed()), writeMs);
+    }
+
+    /** With -Dbench.histogram=FILE: the live objects by class, with the plan kept, for where the heap goes. */
+    private static void histogram() throws Exception {
+        String file = System.getProperty("bench.histogram");
+        if (file != null) {
+            new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    String.valueOf(ProcessHandle.current().pid()), "GC.class_histogram")
+                    .redirectOutput(Path.of(file).toFile()).start().waitFor();
+        }
     }
 }

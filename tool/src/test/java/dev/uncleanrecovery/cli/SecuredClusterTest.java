@@ -17,7 +17,6 @@ import dev.uncleanrecovery.connect.ClientProperties;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
-import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.harness.KafkaToolProcess;
@@ -27,6 +26,7 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanEvidence;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
 import dev.uncleanrecovery.probe.ProbeMode;
@@ -177,7 +177,8 @@ class SecuredClusterTest {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-timeout-ms", "10000", "--output-file", file.toString(), "--command-config", describer.toString());
 
-        List<ReplicaEvidence> survivors = planned.evidence().get(ORDERS_0).stream()
+        List<PlanEvidence> survivors = planned.plan().skipped().stream()
+                .filter(s -> s.topicPartition().equals(ORDERS_0)).flatMap(s -> s.evidence().stream())
                 .filter(e -> e.broker() != LastReplicaStandingOutage.LAST_LEADER).toList();
         assertThat(survivors).hasSize(2).allSatisfy(e -> {
             assertThat(e.status()).isEqualTo(EvidenceStatus.ERROR);
