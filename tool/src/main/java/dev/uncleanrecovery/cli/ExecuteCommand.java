@@ -50,8 +50,8 @@ public class ExecuteCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;
 
-    @Option(names = "--plan", paramLabel = "FILE", required = true, description = "The plan written by 'plan'.")
-    Path planFile;
+    @Mixin
+    PlanFileOption planFile;
 
     @Option(names = "--dry-run",
             description = "Re-read, re-probe and show what would be elected, refused and why; change nothing and write"
@@ -77,13 +77,13 @@ public class ExecuteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         RecoveryExecution.Options options = execution.options(probeMode, dryRun);
-        Plan plan = PlanFile.read(planFile);
+        Plan plan = PlanFile.read(planFile.path);
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              RecoveryExecution recovery = new RecoveryExecution(discovery)) {
-            ExecutionResult result = recovery.execute(plan, planFile.toString(), options,
+            ExecutionResult result = recovery.execute(plan, planFile.path.toString(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
-            return report(result, dryRun ? null : execution.resultFile(planFile), root.global, spec.commandLine().getOut(),
+            return report(result, dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
                     new Page(html, plan));
         }
     }

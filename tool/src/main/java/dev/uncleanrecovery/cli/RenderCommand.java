@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -29,8 +30,8 @@ public class RenderCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;
 
-    @Option(names = "--plan", paramLabel = "FILE", required = true, description = "The plan written by 'plan'.")
-    Path planFile;
+    @Mixin
+    PlanFileOption planFile;
 
     @Option(names = "--result", paramLabel = "FILE",
             description = "The result file 'execute' wrote for this plan (<plan>-result.json by default).")
@@ -42,9 +43,9 @@ public class RenderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Plan plan = PlanFile.read(planFile);
+        Plan plan = PlanFile.read(planFile.path);
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
-        PlanPage.write(html, plan, planFile.getFileName().toString(), result,
+        PlanPage.write(html, plan, planFile.path.getFileName().toString(), result,
                 resultFile == null ? null : resultFile.getFileName().toString());
         Written written = new Written(html.toAbsolutePath().toString(), Files.size(html), plan.partitions().size(),
                 plan.skipped().size());
