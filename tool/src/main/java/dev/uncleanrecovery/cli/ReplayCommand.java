@@ -107,10 +107,11 @@ public class ReplayCommand implements Callable<Integer> {
             throw new UserInputException("--result and --without-result: choose one");
         }
         SalvageDirectory read = SalvageDirectory.read(salvageDir);
+        // the usage error first: whatever the chain check leaves out, these records came from that topic
+        SalvageReplay.refuseOriginalTopic(read, toTopic, intoOriginal);
         List<String> warnings = new ArrayList<>();
         SalvageChain.Checked chain = checkChain(read, warnings);
         SalvageDirectory salvage = read.without(chain.left());
-        SalvageReplay.refuseOriginalTopic(salvage, toTopic, intoOriginal);
         PrintWriter out = spec.commandLine().getOut();
         SalvageReplay.Target target = null;
         EarlierReplays earlier = EarlierReplays.notLooked(salvage, toTopic);
