@@ -27,7 +27,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.EpochEndOffset;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -193,16 +195,8 @@ class LogDirInspectorClusterTest {
                 }
             }
         }
-        try (KafkaProducer<String, String> transactional = producer(cluster, config -> {
-            config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "inspect-test-" + UUID.randomUUID());
-            return config;
-        })) {
-            transactional.initTransactions();
-            transactional.beginTransaction();
-            for (int i = 0; i < 15; i++) {
-                transactional.send(new ProducerRecord<>(ORDERS, 1, "payment-" + round + "-" + i, "paid " + i));
-            }
-            transactional.commitTransaction();
+        for (int attempt = 1; !writeOneTransaction(cluster, round); attempt++) {
+            assertThat(attempt).as("transactions aborted by the broker").isLessThan(3);
         }
         awaitCommitMarkerWritten(cluster, new TopicPartition(ORDERS, 1));
         try (KafkaProducer<String, String> compressed = producer(cluster, config -> {
@@ -214,6 +208,35 @@ class LogDirInspectorClusterTest {
                 if (i % 20 == 19) {
                     compressed.flush();
                 }
+            }
+        }
+    }
+
+    /**
+     * A committed transaction of 15 records to partition 1, or false when the broker made the producer abort it:
+     * Kafka 4's transaction verification (KIP-890) can answer a produce sent soon after the broker's restart with
+     * INVALID_TXN_STATE, an abortable error. The aborted batches and their ABORT marker stay in the log, which is
+     * what inspect reads either way; the round is then written again under a new transactional id.
+     */
+    private static boolean writeOneTransaction(LocalKafkaCluster cluster, int round) {
+        try (KafkaProducer<String, String> transactional = producer(cluster, config -> {
+            config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "inspect-test-" + UUID.randomUUID());
+            return config;
+        })) {
+            transactional.initTransactions();
+            transactional.beginTransaction();
+            for (int i = 0; i < 15; i++) {
+                transactional.send(new ProducerRecord<>(ORDERS, 1, "payment-" + round + "-" + i, "paid " + i));
+            }
+            try {
+                transactional.commitTransaction();
+                return true;
+            } catch (KafkaException e) {
+                if (!(e instanceof InvalidTxnStateException || e.getCause() instanceof InvalidTxnStateException)) {
+                    throw e;
+                }
+                transactional.abortTransaction();
+                return false;
             }
         }
     }
