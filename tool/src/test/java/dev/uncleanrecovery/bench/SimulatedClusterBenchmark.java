@@ -121,15 +121,17 @@ final class SimulatedClusterBenchmark {
             long elapsed = Long.parseLong(r.get("elapsedMs"));
             String table = String.join("\n",
                     "| brokers | partitions × RF | latency ms | probe wall ms | lower bound ms (rounds) | ratio"
+                            + " | probe CPU ms | probe GCs (GC ms)"
                             + " | replicas right / wrong | requests (ListOffsets + Fetch) | minimum requests | frames served"
                             + " | peak heap MiB (sum of pool peaks) | live heap with result MiB | -Xmx | driver JVM wall ms"
                             + " | driver peak RSS MiB | driver CPU ms | simulator CPU ms (cores)"
                             + " | plan: decide + write ms (write) | plan peak heap MiB | live heap with plan MiB"
                             + " | plan file MiB (elected) |",
-                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-                    String.format("| %d | %,d × 3 | %d | %,d | %,d (%d) | %.2f | %s / %s | %s (%s + %s) | %,d | %,d | %s | %s | %d MiB"
+                    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+                    String.format("| %d | %,d × 3 | %d | %,d | %,d (%d) | %.2f | %s | %s (%s) | %s / %s | %s (%s + %s) | %,d | %,d | %s | %s | %d MiB"
                                     + " | %,d | %d | %,d | %,d (%d) | %s (%s) | %s | %s | %s (%s) |", brokerCount, partitions, latencyMs, elapsed, lowerBoundMs,
-                            waves * roundsPerBatch, elapsed / (double) lowerBoundMs, r.get("replicasOk"),
+                            waves * roundsPerBatch, elapsed / (double) lowerBoundMs, r.get("probeCpuMs"), r.get("probeGcs"),
+                            r.get("probeGcMs"), r.get("replicasOk"),
                             r.get("replicasWrong"), r.get("requests"), r.get("listOffsets"), r.get("fetch"), minRequests,
                             served, r.get("peakHeapMiB"), r.get("liveHeapWithResultMiB"), heapMib, m.wallMillis(),
                             m.peakRssKib() / 1024, m.cpuMillis(), simulatorCpuMillis, Runtime.getRuntime().availableProcessors(),

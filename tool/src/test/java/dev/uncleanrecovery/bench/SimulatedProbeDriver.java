@@ -67,6 +67,11 @@ public final class SimulatedProbeDriver {
         }
         String bootstrap = "127.0.0.1:" + brokers.get(0).port();
         ProbeSettings settings = ProbeSettings.defaults().withTimeout(java.time.Duration.ofSeconds(120));
+        // The probe's own CPU and collections: on a machine shared with other work, steadier than its wall time.
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long[] gcBefore = collections();
+        long cpuBefore = os.getProcessCpuTime();
         long start = System.nanoTime();
         ProbeResult result;
         long openedAt;
@@ -77,6 +82,8 @@ public final class SimulatedProbeDriver {
             probedAt = System.nanoTime();
         }
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        long probeCpuMs = (os.getProcessCpuTime() - cpuBefore) / 1_000_000;
+        long[] gcAfter = collections();
         // Where the wall time goes: opening the connections, the fan-out itself, closing them.
         System.out.printf("PHASES openMs=%d fanOutMs=%d closeMs=%d%n", (openedAt - start) / 1_000_000,
                 (probedAt - openedAt) / 1_000_000, (System.nanoTime() - probedAt) / 1_000_000);
@@ -120,10 +127,22 @@ public final class SimulatedProbeDriver {
         Files.delete(planFile.getParent());
         System.out.printf("RESULT elapsedMs=%d replicasOk=%d replicasWrong=%d requests=%d listOffsets=%d fetch=%d"
                         + " peakHeapMiB=%d liveHeapWithResultMiB=%d maxHeapMiB=%d evidence=%d"
-                        + " planMs=%d planWriteMs=%d planPeakHeapMiB=%d liveHeapWithPlanMiB=%d planMiB=%d elected=%d%n",
+                        + " planMs=%d planWriteMs=%d planPeakHeapMiB=%d liveHeapWithPlanMiB=%d planMiB=%d elected=%d"
+                        + " probeCpuMs=%d probeGcs=%d probeGcMs=%d%n",
                 elapsedMs, ok, wrong, requests, listOffsets, fetches, peakHeap >> 20, liveAfterGc >> 20,
                 rt.maxMemory() >> 20, evidence, planMs, planned.writeMs(), planPeakHeap >> 20, liveWithPlan >> 20,
-                planBytes >> 20, planned.kept().plan().partitions().size());
+                planBytes >> 20, planned.kept().plan().partitions().size(), probeCpuMs, gcAfter[0] - gcBefore[0],
+                gcAfter[1] - gcBefore[1]);
+    }
+
+    /** Collections so far and the milliseconds they took, over every collector. */
+    private static long[] collections() {
+        long[] countAndMs = new long[2];
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            countAndMs[0] += Math.max(0, gc.getCollectionCount());
+            countAndMs[1] += Math.max(0, gc.getCollectionTime());
+        }
+        return countAndMs;
     }
 
     private static long peakHeap() {
