@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.connect;
 
+import dev.uncleanrecovery.protocol.ApiNames;
 import dev.uncleanrecovery.support.Durations;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -32,11 +33,14 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
@@ -64,6 +68,8 @@ public final class BrokerConnections implements AutoCloseable {
 
     /** How long the I/O thread sleeps at most when nothing happens; bounds the delay of a timeout. */
     private static final long MAX_POLL_MS = 100;
+    /** ApiVersions v3 (Kafka 2.4+): flexible, names the client software; every KRaft broker answers it. */
+    private static final short API_VERSIONS_VERSION = 3;
 
     /**
      * @param maxInFlightRequestsPerBroker requests on the wire to one broker at once
@@ -209,30 +215,66 @@ public final class BrokerConnections implements AutoCloseable {
         return apiVersions(brokerId, settings.defaultRequestTimeout());
     }
 
-    /** {@link #apiVersions(int)}, waiting at most {@code timeout} when the broker has not been asked yet. */
+    /**
+     * {@link #apiVersions(int)}, waiting at most {@code timeout} when the broker has not been asked yet. Asked on the
+     * raw channel, whose connection then carries the probe's and the election's requests: one round trip before the
+     * first of them (NetworkClient would first make its own ApiVersions round trip on a new connection).
+     */
     public CompletableFuture<BrokerApiVersions> apiVersions(int brokerId, Duration timeout) {
         return apiVersions.compute(brokerId, (id, cached) -> {
             if (cached != null && !cached.isCompletedExceptionally()) {
                 return cached;
             }
-            return send(id, new ApiVersionsRequest.Builder(), ApiVersionsResponse.class, timeout).thenApply(response -> {
-                Errors error = Errors.forCode(response.data().errorCode());
-                if (error != Errors.NONE) {
-                    throw new BrokerRequestException(id, true, describe(id)
-                            + " answered ApiVersions with " + error.name() + ": " + error.message());
-                }
-                return BrokerApiVersions.from(id, response.data());
-            });
+            if (!brokers.containsKey(id)) {
+                return CompletableFuture.failedFuture(notRegistered(id));
+            }
+            long deadlineMs = time.milliseconds() + Math.max(1, timeout.toMillis());
+            return rawChannels().sendFrame(id, ApiKeys.API_VERSIONS.id, correlationId ->
+                                    new ApiVersionsRequest.Builder().build(API_VERSIONS_VERSION).serializeWithHeader(
+                                            new RequestHeader(ApiKeys.API_VERSIONS, API_VERSIONS_VERSION, clientId, correlationId)),
+                            deadlineMs)
+                    .thenApply(frame -> {
+                        frame.getInt(); // response header v0, whatever the version: the correlation id only
+                        ApiVersionsResponse response = ApiVersionsResponse.parse(new ByteBufferAccessor(frame),
+                                API_VERSIONS_VERSION);
+                        Errors error = Errors.forCode(response.data().errorCode());
+                        if (error != Errors.NONE) {
+                            throw new BrokerRequestException(id, true, describe(id)
+                                    + " answered ApiVersions with " + error.name() + ": " + error.message());
+                        }
+                        return BrokerApiVersions.from(id, response.data());
+                    });
         });
     }
 
     /**
-     * Sends a request kafka-clients cannot build (the companion patch's GetReplicaLogInfo and ElectLeaders v3 with
-     * DesignatedLeaders) over a separate connection with the same TLS/SASL setup: {@code frameForCorrelationId}
-     * builds the whole request frame (header and body, without the size prefix; the {@code wire} module's
-     * {@code Frames}) for the correlation id it is given, and the future completes with the whole response frame
-     * (header and body). The broker must advertise {@code apiKey} at {@code apiVersion} in ApiVersions, else
+     * Sends a request the tool encoded itself (the companion patch's RPCs, the stock probe's ListOffsets and
+     * Fetch) over a separate connection with the same TLS/SASL setup, and returns the response body after its
+     * header. The broker must advertise {@code apiKey} at {@code apiVersion} in ApiVersions, else
      * nothing is sent: a stock broker closes the connection on an unknown api key.
+     *
+     * <p>Headers are the flexible ones (request header v2, response header v1), as for every RPC
+     * added since KIP-482.
+     *
+     * @param requestBody the request body without header, positioned at its first byte
+     */
+    public CompletableFuture<ByteBuffer> sendRaw(int brokerId, short apiKey, short apiVersion,
+                                                 ByteBuffer requestBody, Duration timeout) {
+        long deadlineMs = time.milliseconds() + Math.max(1, timeout.toMillis());
+        return apiVersions(brokerId).thenCompose(versions -> {
+            if (!versions.advertises(apiKey, apiVersion)) {
+                return CompletableFuture.failedFuture(notAdvertised(brokerId, apiKey, apiVersion));
+            }
+            return rawChannels().send(brokerId, apiKey, apiVersion, requestBody, deadlineMs);
+        });
+    }
+
+    /**
+     * Like {@link #sendRaw}, for callers that frame requests themselves (the {@code wire}
+     * module's {@code Frames}): {@code frameForCorrelationId} builds the whole request frame
+     * (header and body, without the size prefix) for the correlation id it is given, and the
+     * future completes with the whole response frame (header and body). The broker must advertise
+     * {@code apiKey} at {@code apiVersion}, else nothing is sent.
      */
     public CompletableFuture<ByteBuffer> sendRawFrame(int brokerId, short apiKey, short apiVersion,
                                                       IntFunction<ByteBuffer> frameForCorrelationId, Duration timeout) {

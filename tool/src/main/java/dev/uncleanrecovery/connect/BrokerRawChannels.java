@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.connect;
 
+import dev.uncleanrecovery.protocol.ApiNames;
 import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import java.io.IOException;
@@ -23,6 +24,8 @@ import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ByteBufferSend;
 import org.apache.kafka.common.network.ChannelBuilder;
@@ -33,16 +36,19 @@ import org.apache.kafka.common.network.NetworkSend;
 import org.apache.kafka.common.network.Selectable;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connections for the two requests kafka-clients cannot express: the companion patch's GetReplicaLogInfo (an api
- * key kafka-clients does not know) and ElectLeaders v3 with DesignatedLeaders (a field its ElectLeaders lacks).
- * NetworkClient cannot carry them (its request builders need the {@code ApiKeys} enum and its own message
- * classes, and it parses every answer it reads), so this class drives a separate {@link Selector} built by the same
+ * Connections for requests the tool frames itself: the companion patch's RPCs (api keys kafka-clients does not
+ * know), the stock probe's ListOffsets and Fetch (written from the protocol schemas, to keep per-partition
+ * cost low), and the ApiVersions handshake each channel opens with. NetworkClient cannot carry the first (its
+ * request builders need the {@code ApiKeys} enum, and it correlates every answer it reads), so this class
+ * drives a separate {@link Selector} built by the same
  * {@code ClientUtils.createChannelBuilder} Admin uses: TLS and SASL are done by kafka-clients before
  * a channel is ready, and only the request framing is ours.
  *
@@ -52,6 +58,8 @@ import org.slf4j.LoggerFactory;
 final class BrokerRawChannels implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BrokerRawChannels.class);
+    private static final short REQUEST_HEADER_VERSION = 2;
+    private static final short RESPONSE_HEADER_VERSION = 1;
     private static final long MAX_POLL_MS = 100;
 
     private final Map<Integer, Node> brokers;
@@ -86,21 +94,43 @@ final class BrokerRawChannels implements AutoCloseable {
         this.ioThread.start();
     }
 
+    /** Sends header (built here, flexible v2) + body; completes with the response body after its header (v1). */
+    CompletableFuture<ByteBuffer> send(int brokerId, short apiKey, short apiVersion, ByteBuffer body, long deadlineMs) {
+        return enqueue(brokerId, apiKey, correlationId -> {
+            RequestHeaderData header = new RequestHeaderData()
+                    .setRequestApiKey(apiKey)
+                    .setRequestApiVersion(apiVersion)
+                    .setCorrelationId(correlationId)
+                    .setClientId(clientId);
+            ObjectSerializationCache cache = new ObjectSerializationCache();
+            ByteBuffer headerBytes = ByteBuffer.allocate(header.size(cache, REQUEST_HEADER_VERSION));
+            header.write(new ByteBufferAccessor(headerBytes), cache, REQUEST_HEADER_VERSION);
+            // Header and body go out as two buffers: the body (a thousand partitions) is not copied.
+            return new ByteBuffer[] {headerBytes.flip(), body.duplicate()};
+        }, true, deadlineMs);
+    }
+
     /**
      * Sends a whole request frame (header and body, no size prefix) that the caller builds for the
      * correlation id given to it; completes with the whole response frame (header and body).
      */
     CompletableFuture<ByteBuffer> sendFrame(int brokerId, short apiKey, IntFunction<ByteBuffer> frameForCorrelationId,
                                             long deadlineMs) {
+        return enqueue(brokerId, apiKey, correlationId -> new ByteBuffer[] {frameForCorrelationId.apply(correlationId)},
+                false, deadlineMs);
+    }
+
+    private CompletableFuture<ByteBuffer> enqueue(int brokerId, short apiKey, IntFunction<ByteBuffer[]> frameFor,
+                                                  boolean bodyOnly, long deadlineMs) {
         CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
         if (closing) {
             future.completeExceptionally(closed(brokerId));
             return future;
         }
         int correlationId = correlationIds.incrementAndGet();
-        ByteBuffer frame;
+        ByteBuffer[] frame;
         try {
-            frame = frameForCorrelationId.apply(correlationId);
+            frame = frameFor.apply(correlationId);
         } catch (RuntimeException e) {
             future.completeExceptionally(e);
             return future;
@@ -111,7 +141,7 @@ final class BrokerRawChannels implements AutoCloseable {
             LOG.debug("Sending {} request with header (raw frame: api key {}, correlation id {}) and timeout {} to node {}",
                     apiName(apiKey), apiKey, correlationId, Math.max(0, deadlineMs - now), brokerId);
         }
-        submitted.add(new RawRequest(brokerId, apiKey, correlationId, frame, deadlineMs, now, future));
+        submitted.add(new RawRequest(brokerId, apiKey, correlationId, frame, bodyOnly, deadlineMs, now, future));
         selector.wakeup();
         if (closing) {
             future.completeExceptionally(closed(brokerId));
@@ -258,9 +288,17 @@ final class BrokerRawChannels implements AutoCloseable {
                 LOG.debug("Received {} response from node {} (raw frame: correlation id {}) after {} ms", apiName(request.apiKey),
                         brokerId, correlationId, time.milliseconds() - request.createdMs);
             }
-            // The receive's buffer is this answer's alone (the selector's memory pool is MemoryPool.NONE: it
-            // allocates per receive and never reuses), so it is handed over, not copied.
-            request.future.complete(payload.slice());
+            try {
+                if (request.bodyOnly) {
+                    new ResponseHeaderData(new ByteBufferAccessor(payload), RESPONSE_HEADER_VERSION);
+                }
+                // The receive's buffer is this answer's alone (the selector's memory pool is MemoryPool.NONE: it
+                // allocates per receive and never reuses), so it is handed over, not copied.
+                request.future.complete(payload.slice());
+            } catch (RuntimeException e) {
+                request.future.completeExceptionally(new BrokerRequestException(brokerId, true, describe.apply(brokerId)
+                        + " sent an unreadable response header for " + ApiNames.of(request.apiKey) + ": " + e.getMessage(), e));
+            }
         }
     }
 
@@ -301,13 +339,20 @@ final class BrokerRawChannels implements AutoCloseable {
                 + " abandoned: broker connections were closed");
     }
 
-    /** The frame behind its int32 size. */
-    private static ByteBufferSend sizePrefixed(ByteBuffer frame) {
-        return new ByteBufferSend(ByteBuffer.allocate(Integer.BYTES).putInt(0, frame.remaining()), frame);
+    /** The frame's parts behind its int32 size, written out without joining them first. */
+    private static ByteBufferSend sizePrefixed(ByteBuffer[] parts) {
+        int size = 0;
+        for (ByteBuffer part : parts) {
+            size += part.remaining();
+        }
+        ByteBuffer[] all = new ByteBuffer[parts.length + 1];
+        all[0] = ByteBuffer.allocate(Integer.BYTES).putInt(0, size);
+        System.arraycopy(parts, 0, all, 1, parts.length);
+        return new ByteBufferSend(all);
     }
 
-    /** @param frame the request frame (header and body), without the size prefix */
-    private record RawRequest(int brokerId, short apiKey, int correlationId, ByteBuffer frame, long deadlineMs,
-                              long createdMs, CompletableFuture<ByteBuffer> future) {
+    /** @param frame the request frame in parts (header, body), without the size prefix */
+    private record RawRequest(int brokerId, short apiKey, int correlationId, ByteBuffer[] frame, boolean bodyOnly,
+                              long deadlineMs, long createdMs, CompletableFuture<ByteBuffer> future) {
     }
 }

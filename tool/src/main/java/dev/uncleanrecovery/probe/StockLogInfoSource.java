@@ -7,14 +7,18 @@ import dev.uncleanrecovery.connect.BrokerRequestException;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.protocol.FetchWire;
+import dev.uncleanrecovery.protocol.ListOffsetsWire;
+import dev.uncleanrecovery.protocol.PartitionList;
+import dev.uncleanrecovery.wire.ProtocolException;
 import dev.uncleanrecovery.support.PartitionMap;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,18 +28,8 @@ import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsPartition;
-import org.apache.kafka.common.message.ListOffsetsRequestData.ListOffsetsTopic;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.AbstractRequest;
-import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.requests.ListOffsetsRequest;
-import org.apache.kafka.common.requests.ListOffsetsResponse;
 
 /**
  * Evidence from a stock broker (no patch), asked directly, replica by replica's own broker:
@@ -52,21 +46,16 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  *       LastFetchedEpoch = the planned epoch shows whether the log still holds what the plan counted on;
  *       only a replica it does not confirm is asked the full way.</li>
  * </ul>
- * The first Fetch round goes out together with ListOffsets. Both are kafka-clients' requests
- * ({@link ListOffsetsRequest.Builder}, {@link FetchRequest.Builder}) over {@link BrokerConnections}, in the highest
- * version both sides know.
+ * The first Fetch round goes out together with ListOffsets. Both are written and read by the {@code protocol}
+ * package ({@link ListOffsetsWire}, {@link FetchWire}: checked byte for byte against kafka-clients) and sent over
+ * the raw channel, in the highest version both sides know: a probe of 300,000 replicas would otherwise build
+ * millions of kafka-clients message objects.
  */
 public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     /** ReplicaId -2 (DEBUGGING): a follower, or a replica of a partition without a leader, answers it. */
-    static final int DEBUGGING_REPLICA_ID = ListOffsetsRequest.DEBUGGING_REPLICA_ID;
-    /** ListOffsets v6 and Fetch v12: the first with flexible fields and, for Fetch, LastFetchedEpoch. */
-    static final short LIST_OFFSETS_MIN_VERSION = 6;
-    static final short FETCH_MIN_VERSION = 12;
-    /** Fetch v13 and later name topics by id. */
-    static final short FETCH_LAST_VERSION_WITH_TOPIC_NAMES = 12;
-    /** Timestamp -1: the offset after the last record (with IsolationLevel 0 and ReplicaId -2: the log end offset). */
-    private static final long LATEST_TIMESTAMP = ListOffsetsRequest.LATEST_TIMESTAMP;
+    /** ReplicaId -2 (DEBUGGING): a follower, or a replica of a partition without leader, serves the request. */
+    static final int DEBUGGING_REPLICA_ID = -2;
     /** The epoch ceiling when neither the caller nor ListOffsets (v4+) told the leader epoch. */
     private static final int UNKNOWN_EPOCH_CEILING = 1 << 20;
     /** In a round's table of probes: a position not asked about in that round, or already answered. */
@@ -239,34 +228,40 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
             return grouped;
         }
 
-        /** ListOffsets' topics for the positions in {@code order}, grouped by topic (see {@link #groupByTopic}). */
-        List<ListOffsetsTopic> listOffsetsTopics(int[] order, long timestamp) {
-            List<ListOffsetsTopic> topics = new ArrayList<>();
-            ListOffsetsTopic current = null;
-            for (int position : order) {
-                TopicPartition tp = partitions.get(position).topicPartition();
-                if (current == null || !current.name().equals(tp.topic())) {
-                    current = new ListOffsetsTopic().setName(tp.topic());
-                    topics.add(current);
-                }
-                // CurrentLeaderEpoch -1: no fencing check, so a broker with other metadata still answers (and we compare).
-                current.partitions().add(new ListOffsetsPartition().setPartitionIndex(tp.partition())
-                        .setCurrentLeaderEpoch(-1).setTimestamp(timestamp));
-            }
-            return topics;
-        }
+        /** The partitions at {@code order}'s positions, in that order (grouped by topic: see {@link #groupByTopic}). */
+        PartitionList inOrder(int[] order) {
+            return new PartitionList() {
+                /** Found once: the Fetch round needs it for its topic-name map and again to write the request. */
+                private int[] topicStarts;
 
-        /**
-         * The DivergingEpoch question for the positions in {@code order} (grouped by topic: the builder starts a topic
-         * entry wherever the topic changes), LastFetchedEpoch {@code lastFetchedEpochs[k]} for {@code order[k]}.
-         */
-        Map<TopicPartition, FetchRequest.PartitionData> divergenceQuestions(int[] order, int[] lastFetchedEpochs) {
-            Map<TopicPartition, FetchRequest.PartitionData> questions = new LinkedHashMap<>(order.length * 4 / 3 + 1);
-            for (int k = 0; k < order.length; k++) {
-                PartitionToProbe p = partitions.get(order[k]);
-                questions.put(p.topicPartition(), divergenceQuestion(p.topicId(), lastFetchedEpochs[k]));
-            }
-            return questions;
+                @Override
+                public int[] topicStarts() {
+                    if (topicStarts == null) {
+                        topicStarts = PartitionList.super.topicStarts();
+                    }
+                    return topicStarts;
+                }
+
+                @Override
+                public int size() {
+                    return order.length;
+                }
+
+                @Override
+                public String topic(int k) {
+                    return partitions.get(order[k]).topicPartition().topic();
+                }
+
+                @Override
+                public Uuid topicId(int k) {
+                    return partitions.get(order[k]).topicId();
+                }
+
+                @Override
+                public int partition(int k) {
+                    return partitions.get(order[k]).topicPartition().partition();
+                }
+            };
         }
 
         int[] all() {
@@ -283,24 +278,23 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     private CompletableFuture<LogEnd[]> listLogEndOffsets(ProbeBatch batch, BatchPositions positions) {
         int[] order = positions.groupByTopic(positions.all());
-        ListOffsetsRequest.Builder request = ListOffsetsRequest.Builder
-                .forReplica(ApiKeys.LIST_OFFSETS.latestVersion(), DEBUGGING_REPLICA_ID)
-                .setTargetTimes(positions.listOffsetsTopics(order, LATEST_TIMESTAMP))
-                .setTimeoutMs((int) batch.requestTimeout().toMillis());
+        PartitionList asked = positions.inOrder(order);
+        int timeoutMs = (int) batch.requestTimeout().toMillis();
         batch.countRequest(ApiKeys.LIST_OFFSETS.name);
-        return exchange(batch, ApiKeys.LIST_OFFSETS, LIST_OFFSETS_MIN_VERSION, ApiKeys.LIST_OFFSETS.latestVersion(),
-                request, ListOffsetsResponse.class, response -> {
+        return exchange(batch, ApiKeys.LIST_OFFSETS, ListOffsetsWire.MIN_VERSION, ListOffsetsWire.MAX_VERSION,
+                // -1: no fencing check, so a broker with other metadata still answers (and we compare).
+                version -> ListOffsetsWire.request(version, DEBUGGING_REPLICA_ID, timeoutMs, asked,
+                        ListOffsetsWire.LATEST_TIMESTAMP),
+                (version, body) -> {
                     LogEnd[] ends = new LogEnd[positions.size()];
-                    int k = 0;
-                    for (ListOffsetsResponseData.ListOffsetsTopicResponse topic : response.topics()) {
-                        for (ListOffsetsResponseData.ListOffsetsPartitionResponse p : topic.partitions()) {
-                            int position = positions.find(topic.name(), p.partitionIndex(), k < order.length ? order[k] : -1);
-                            k++;
-                            if (position >= 0) {
-                                ends[position] = new LogEnd(errorOf(p.errorCode()), p.offset(), p.leaderEpoch());
-                            }
+                    int[] k = {0};
+                    ListOffsetsWire.readResponse(body, version, (topic, partition, errorCode, offset, leaderEpoch) -> {
+                        int position = positions.find(topic, partition, k[0] < order.length ? order[k[0]] : -1);
+                        k[0]++;
+                        if (position >= 0) {
+                            ends[position] = new LogEnd(errorOf(errorCode), offset, leaderEpoch);
                         }
-                    }
+                    });
                     return ends;
                 });
     }
@@ -357,41 +351,45 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                                              EpochOutcome[] stopped, int[] searching) {
         DivergenceFetch request = new DivergenceFetch(positions, searching, searches);
         batch.countRequest(ApiKeys.FETCH.name);
-        return exchange(batch, ApiKeys.FETCH, FETCH_MIN_VERSION, request.latestAllowedVersion(),
-                divergenceFetch(request.latestAllowedVersion(), positions.divergenceQuestions(request.order, request.probes)),
-                FetchResponse.class, response -> {
-                    record(batch, response, request, positions, searches, stopped);
+        return exchange(batch, ApiKeys.FETCH, FetchWire.MIN_VERSION, request.latestAllowedVersion(),
+                version -> FetchWire.divergenceRequest(version, DEBUGGING_REPLICA_ID, request.asked, request.probes),
+                (version, body) -> {
+                    record(batch, version, body, request, positions, searches, stopped);
                     return null;
                 });
     }
 
     /**
      * One round of the DivergingEpoch search: for every partition still searching, LastFetchedEpoch = the probe
-     * ({@link #divergenceQuestion}), the partitions grouped by topic. Topics go by name up to v12 and by id from
-     * v13, so a batch with a topic of unknown id is asked in v12.
+     * ({@link FetchWire#divergenceRequest}), the partitions grouped by topic. Topics go by name up to v12 and by
+     * id from v13, so a batch with a topic of unknown id is asked in v12.
      */
     static final class DivergenceFetch {
         final int[] order;
         final int[] probes;
-        /** The answer names topics by id from v13. */
+        final PartitionList asked;
         final Map<Uuid, String> topicNames = new HashMap<>();
         private final boolean everyTopicIdKnown;
 
         DivergenceFetch(BatchPositions positions, int[] searching, LatestEpochSearch[] searches) {
             this.order = positions.groupByTopic(searching);
+            this.asked = positions.inOrder(order);
             this.probes = new int[order.length];
-            boolean idsKnown = true;
             for (int k = 0; k < order.length; k++) {
-                PartitionToProbe p = positions.partitions.get(order[k]);
                 probes[k] = searches[order[k]].nextProbe();
-                idsKnown &= !Uuid.ZERO_UUID.equals(p.topicId());
-                topicNames.putIfAbsent(p.topicId(), p.topicPartition().topic());
+            }
+            boolean idsKnown = true;
+            int[] starts = asked.topicStarts();
+            for (int t = 0; t + 1 < starts.length; t++) {
+                Uuid topicId = asked.topicId(starts[t]);
+                idsKnown &= !Uuid.ZERO_UUID.equals(topicId);
+                topicNames.put(topicId, asked.topic(starts[t]));
             }
             this.everyTopicIdKnown = idsKnown;
         }
 
         short latestAllowedVersion() {
-            return everyTopicIdKnown ? ApiKeys.FETCH.latestVersion() : FETCH_LAST_VERSION_WITH_TOPIC_NAMES;
+            return everyTopicIdKnown ? FetchWire.MAX_VERSION : FetchWire.LAST_VERSION_WITH_TOPIC_NAMES;
         }
 
         @Override
@@ -400,63 +398,43 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
         }
     }
 
-    /**
-     * LastFetchedEpoch {@code lastFetchedEpoch} for one partition: FetchOffset past any log end (so the broker runs
-     * the divergence check and returns no records), CurrentLeaderEpoch and LogStartOffset unset, no records wanted.
-     */
-    static FetchRequest.PartitionData divergenceQuestion(Uuid topicId, int lastFetchedEpoch) {
-        return new FetchRequest.PartitionData(topicId, Long.MAX_VALUE, FetchRequest.INVALID_LOG_START_OFFSET, 0,
-                Optional.empty(), Optional.of(lastFetchedEpoch));
-    }
-
-    /**
-     * The Fetch of {@code questions} as ReplicaId -2 (DEBUGGING: a follower, or a replica of a partition without a
-     * leader, serves it), MaxWaitMs 0 and MinBytes 0 (answer at once), no session (the broker creates none).
-     */
-    static FetchRequest.Builder divergenceFetch(short maxVersion, Map<TopicPartition, FetchRequest.PartitionData> questions) {
-        return new FetchRequest.Builder(FETCH_MIN_VERSION, maxVersion, DEBUGGING_REPLICA_ID, -1L, 0, 0, questions);
-    }
-
-    private void record(ProbeBatch batch, FetchResponse response, DivergenceFetch request, BatchPositions positions,
-                        LatestEpochSearch[] searches, EpochOutcome[] stopped) {
+    private void record(ProbeBatch batch, short version, ByteBuffer body, DivergenceFetch request,
+                        BatchPositions positions, LatestEpochSearch[] searches, EpochOutcome[] stopped) {
         int[] probeAt = new int[positions.size()];
         Arrays.fill(probeAt, NOT_ASKED);
         for (int k = 0; k < request.order.length; k++) {
             probeAt[request.order[k]] = request.probes[k];
         }
-        int k = 0;
-        for (FetchResponseData.FetchableTopicResponse topic : response.data().responses()) {
-            String name = topic.topic().isEmpty() ? request.topicNames.get(topic.topicId()) : topic.topic();
-            for (FetchResponseData.PartitionData p : topic.partitions()) {
-                int expected = k < request.order.length ? request.order[k] : -1;
-                k++;
-                int position = name == null ? -1 : positions.find(name, p.partitionIndex(), expected);
-                if (position < 0 || probeAt[position] == NOT_ASKED) {
-                    continue;
-                }
-                int probedEpoch = probeAt[position];
-                probeAt[position] = NOT_ASKED;
-                Errors error = errorOf(p.errorCode());
-                if (error == Errors.NONE) {
-                    // an error answer (OFFSET_OUT_OF_RANGE for an epoch above the latest) carries -1
-                    searches[position].highWatermark(p.highWatermark());
-                }
-                // DivergingEpoch's Epoch is -1 when the broker sent none; the log diverges only when it is 0 or more.
-                FetchResponseData.EpochEndOffset diverging = p.divergingEpoch();
-                if (error == Errors.OFFSET_OUT_OF_RANGE) {
-                    searches[position].outOfRange(probedEpoch);
-                } else if (error != Errors.NONE) {
-                    stopped[position] = new EpochOutcome(null, error, null);
-                } else if (diverging.epoch() >= 0) {
-                    searches[position].diverged(probedEpoch, diverging.epoch(), diverging.endOffset());
-                } else {
-                    stopped[position] = new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
-                            + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)");
-                }
+        int[] k = {0};
+        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, highWatermark,
+                                                                divergingEpoch, divergingEndOffset) -> {
+            String name = topicId == null ? topic : request.topicNames.get(topicId);
+            int expected = k[0] < request.order.length ? request.order[k[0]] : -1;
+            k[0]++;
+            int position = name == null ? -1 : positions.find(name, partition, expected);
+            if (position < 0 || probeAt[position] == NOT_ASKED) {
+                return;
             }
-        }
-        if (response.error() != Errors.NONE) {
-            Errors error = response.error();
+            int probedEpoch = probeAt[position];
+            probeAt[position] = NOT_ASKED;
+            Errors error = errorOf(errorCode);
+            if (error == Errors.NONE) {
+                // an error answer (OFFSET_OUT_OF_RANGE for an epoch above the latest) carries -1
+                searches[position].highWatermark(highWatermark);
+            }
+            if (error == Errors.OFFSET_OUT_OF_RANGE) {
+                searches[position].outOfRange(probedEpoch);
+            } else if (error != Errors.NONE) {
+                stopped[position] = new EpochOutcome(null, error, null);
+            } else if (divergingEpoch >= 0) {
+                searches[position].diverged(probedEpoch, divergingEpoch, divergingEndOffset);
+            } else {
+                stopped[position] = new EpochOutcome(null, Errors.NONE, "answered Fetch without a DivergingEpoch for"
+                        + " LastFetchedEpoch " + probedEpoch + " (is it older than Kafka 2.7?)");
+            }
+        });
+        if (topLevel != Errors.NONE.code()) {
+            Errors error = Errors.forCode(topLevel);
             throw new BrokerRequestException(batch.brokerId(), true, connections.describe(batch.brokerId())
                     + " answered Fetch with " + error.name() + ": " + error.message());
         }
@@ -474,28 +452,43 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
 
     // ---- Sending -----------------------------------------------------------------------------------
 
-    private <R extends AbstractResponse, T> CompletableFuture<T> exchange(ProbeBatch batch, ApiKeys api, short min,
-                                                                          short max, AbstractRequest.Builder<?> request,
-                                                                          Class<R> responseType, Function<R, T> reader) {
-        return exchange(connections, batch.brokerId(), batch.requestTimeout(), api, min, max, request, responseType,
-                reader);
+    /** Reads a response body of the version the request was sent in. */
+    @FunctionalInterface
+    interface BodyReader<T> {
+        T read(short version, ByteBuffer body);
     }
 
     /**
-     * Sends one request to one broker once its ApiVersions shows a version of [{@code min}, {@code max}]; the
-     * network client picks the highest one both sides know.
+     * Sends one request in the highest version of [{@code min}, {@code max}] the broker offers, framed and read by
+     * the {@code protocol} package (no kafka-clients object per partition) over the raw channel, which has the same
+     * TLS/SASL set-up as every other connection.
      */
-    static <R extends AbstractResponse, T> CompletableFuture<T> exchange(BrokerConnections connections, int broker,
-                                                                         Duration timeout, ApiKeys api, short min,
-                                                                         short max, AbstractRequest.Builder<?> request,
-                                                                         Class<R> responseType, Function<R, T> reader) {
+    private <T> CompletableFuture<T> exchange(ProbeBatch batch, ApiKeys api, short min, short max,
+                                              Function<Short, ByteBuffer> request, BodyReader<T> reader) {
+        return exchange(connections, batch.brokerId(), batch.requestTimeout(), api, min, max, request, reader);
+    }
+
+    /** {@link #exchange(ProbeBatch, ApiKeys, short, short, Function, BodyReader)} with one broker and one timeout. */
+    static <T> CompletableFuture<T> exchange(BrokerConnections connections, int broker, Duration timeout, ApiKeys api,
+                                             short min, short max, Function<Short, ByteBuffer> request,
+                                             BodyReader<T> reader) {
         return connections.apiVersions(broker, timeout).thenCompose(versions -> {
-            if (versions.highestVersion(api.id, min, max).isEmpty()) {
+            Optional<Short> version = versions.highestVersion(api.id, min, max);
+            if (version.isEmpty()) {
                 return CompletableFuture.failedFuture(new BrokerRequestException(broker, false,
                         connections.describe(broker) + " does not offer " + api.name + " v" + min + "–v" + max
                                 + ", which the stock probe needs (every Kafka since 2.7 offers it)"));
             }
-            return connections.send(broker, request, responseType, timeout).thenApply(reader);
+            short v = version.get();
+            return connections.sendRaw(broker, api.id, v, request.apply(v), timeout)
+                    .thenApply(body -> {
+                        try {
+                            return reader.read(v, body);
+                        } catch (ProtocolException e) {
+                            throw new BrokerRequestException(broker, false, connections.describe(broker) + " answered "
+                                    + api.name + " v" + v + " with bytes this tool cannot read: " + e.getMessage(), e);
+                        }
+                    });
         });
     }
 

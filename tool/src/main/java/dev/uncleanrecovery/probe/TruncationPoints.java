@@ -7,6 +7,9 @@ import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRequestException;
 import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
+import dev.uncleanrecovery.protocol.FetchWire;
+import dev.uncleanrecovery.protocol.PartitionList;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,13 +17,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.requests.FetchResponse;
 
 /**
  * Where a replica will truncate its log once it follows the designated leader, found the way the follower will find
@@ -193,41 +192,39 @@ public final class TruncationPoints {
     private static CompletableFuture<Optional<EpochEnd>> ask(BrokerConnections connections, TopicPartitionState p,
                                                              int broker, int epoch, Duration timeout) {
         PartitionToProbe one = PartitionToProbe.of(p);
+        PartitionList asked = new StockLogInfoSource.BatchPositions(List.of(one)).inOrder(new int[] {0});
         // topics go by name up to v12 and by id from v13
-        short max = Uuid.ZERO_UUID.equals(one.topicId()) ? StockLogInfoSource.FETCH_LAST_VERSION_WITH_TOPIC_NAMES
-                : ApiKeys.FETCH.latestVersion();
-        Map<TopicPartition, FetchRequest.PartitionData> question =
-                Map.of(one.topicPartition(), StockLogInfoSource.divergenceQuestion(one.topicId(), epoch));
-        return StockLogInfoSource.exchange(connections, broker, timeout, ApiKeys.FETCH,
-                StockLogInfoSource.FETCH_MIN_VERSION, max, StockLogInfoSource.divergenceFetch(max, question),
-                FetchResponse.class, response -> read(connections, broker, p, epoch, response));
+        short max = Uuid.ZERO_UUID.equals(one.topicId()) ? FetchWire.LAST_VERSION_WITH_TOPIC_NAMES : FetchWire.MAX_VERSION;
+        return StockLogInfoSource.exchange(connections, broker, timeout, ApiKeys.FETCH, FetchWire.MIN_VERSION, max,
+                version -> FetchWire.divergenceRequest(version, StockLogInfoSource.DEBUGGING_REPLICA_ID, asked,
+                        new int[] {epoch}),
+                (version, body) -> read(connections, broker, p, epoch, version, body));
     }
 
     private static Optional<EpochEnd> read(BrokerConnections connections, int broker, TopicPartitionState p, int epoch,
-                                           FetchResponse response) {
-        EpochEnd found = null;
-        Errors error = Errors.NONE;
-        for (FetchResponseData.FetchableTopicResponse topic : response.data().responses()) {
-            for (FetchResponseData.PartitionData answer : topic.partitions()) {
-                if (answer.partitionIndex() == p.partition()) {
-                    error = Errors.forCode(answer.errorCode());
-                    if (answer.divergingEpoch().epoch() >= 0) {
-                        found = new EpochEnd(answer.divergingEpoch().epoch(), answer.divergingEpoch().endOffset());
-                    }
+                                           short version, ByteBuffer body) {
+        EpochEnd[] found = new EpochEnd[1];
+        Errors[] error = {Errors.NONE};
+        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, highWatermark,
+                                                                divergingEpoch, divergingEndOffset) -> {
+            if (partition == p.partition()) {
+                error[0] = Errors.forCode(errorCode);
+                if (divergingEpoch >= 0) {
+                    found[0] = new EpochEnd(divergingEpoch, divergingEndOffset);
                 }
             }
+        });
+        if (topLevel != Errors.NONE.code()) {
+            error[0] = Errors.forCode(topLevel);
         }
-        if (response.error() != Errors.NONE) {
-            error = response.error();
-        }
-        if (error == Errors.OFFSET_OUT_OF_RANGE) {
+        if (error[0] == Errors.OFFSET_OUT_OF_RANGE) {
             return Optional.empty();
         }
-        if (error != Errors.NONE || found == null) {
+        if (error[0] != Errors.NONE || found[0] == null) {
             throw new BrokerRequestException(broker, true, connections.describe(broker) + " answered Fetch of "
-                    + p.topicPartition() + " (LastFetchedEpoch " + epoch + ") with " + error.name()
-                    + (found == null ? " and no DivergingEpoch" : ""));
+                    + p.topicPartition() + " (LastFetchedEpoch " + epoch + ") with " + error[0].name()
+                    + (found[0] == null ? " and no DivergingEpoch" : ""));
         }
-        return Optional.of(found);
+        return Optional.of(found[0]);
     }
 }

@@ -61,6 +61,7 @@ class LayeringTest {
             .layer("cluster").definedBy(ROOT + ".cluster..")
             .layer("connect").definedBy(ROOT + ".connect..")
             .layer("evidence").definedBy(ROOT + ".evidence..")
+            .layer("protocol").definedBy(ROOT + ".protocol..")
             .layer("wire").definedBy(ROOT + ".wire..")
             .layer("support").definedBy(ROOT + ".support..")
             .layer("harness").definedBy(ROOT + ".localcluster..", ROOT + ".harness..")
@@ -75,7 +76,8 @@ class LayeringTest {
             .whereLayer("cluster").mayOnlyBeAccessedByLayers("probe", "election", "plan", "salvage", "execute", "recovery", "cli")
             .whereLayer("connect").mayOnlyBeAccessedByLayers("cluster", "probe", "salvage", "execute", "recovery", "cli")
             .whereLayer("evidence").mayOnlyBeAccessedByLayers("probe", "election", "plan", "salvage", "execute", "recovery", "cli")
-            .whereLayer("wire").mayOnlyBeAccessedByLayers("connect", "probe", "salvage", "execute")
+            .whereLayer("protocol").mayOnlyBeAccessedByLayers("connect", "probe", "salvage", "execute")
+            .whereLayer("wire").mayOnlyBeAccessedByLayers("protocol", "connect", "probe", "salvage", "execute")
             // the demo command is the one user of the local cluster in the tool
             .whereLayer("harness").mayOnlyBeAccessedByLayers("cli");
 

@@ -60,49 +60,61 @@ class BrokerConnectionsClusterTest {
     }
 
     @Test
-    void raw_frames_travel_over_their_own_connection_and_answers_are_matched(LocalKafkaCluster cluster) {
-        // DescribeCluster v0 is flexible like the patch's RPCs: request header v2, response header v1.
+    void a_raw_request_travels_over_its_own_authenticated_connection_and_answers_are_matched(LocalKafkaCluster cluster) {
+        // DescribeCluster v0 is flexible like our own RPCs: request header v2, response header v1.
         short version = 0;
         try (BrokerConnections connections = BrokerConnections.open(properties(cluster), List.of(broker1(cluster)))) {
-            int[] usedCorrelationIds = new int[5];
             List<CompletableFuture<ByteBuffer>> answers = new ArrayList<>();
-            for (int i = 0; i < usedCorrelationIds.length; i++) {
-                int request = i;
-                answers.add(connections.sendRawFrame(1, ApiKeys.DESCRIBE_CLUSTER.id, version, correlationId -> {
-                    usedCorrelationIds[request] = correlationId;
-                    return describeClusterFrame(correlationId, version);
-                }, Duration.ofSeconds(10)));
+            for (int i = 0; i < 5; i++) {
+                answers.add(connections.sendRaw(1, ApiKeys.DESCRIBE_CLUSTER.id, version,
+                        serialize(new DescribeClusterRequestData(), version), Duration.ofSeconds(10)));
             }
 
-            for (int i = 0; i < answers.size(); i++) {
-                ByteBuffer frame = answers.get(i).join();
-                ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(frame), (short) 1);
-                assertThat(header.correlationId()).isEqualTo(usedCorrelationIds[i]);
-                DescribeClusterResponseData response = new DescribeClusterResponseData(new ByteBufferAccessor(frame), version);
+            for (CompletableFuture<ByteBuffer> answer : answers) {
+                DescribeClusterResponseData response =
+                        new DescribeClusterResponseData(new ByteBufferAccessor(answer.join()), version);
                 assertThat(response.errorCode()).isZero();
                 assertThat(response.clusterId()).isEqualTo(cluster.clusterId());
                 assertThat(response.brokers()).extracting(DescribeClusterResponseData.DescribeClusterBroker::brokerId)
                         .containsExactly(1);
             }
-            assertThat(usedCorrelationIds).doesNotHaveDuplicates();
         }
     }
 
     @Test
-    void a_raw_frame_for_a_key_the_broker_does_not_advertise_is_never_sent(LocalKafkaCluster cluster) {
+    void a_caller_framed_request_gets_the_whole_response_frame_back(LocalKafkaCluster cluster) {
+        short version = 0;
         try (BrokerConnections connections = BrokerConnections.open(properties(cluster), List.of(broker1(cluster)))) {
-            boolean[] framed = {false};
-            CompletableFuture<ByteBuffer> answer = connections.sendRawFrame(1, GetReplicaLogInfo.apiKey(),
-                    GetReplicaLogInfo.VERSION, correlationId -> {
-                        framed[0] = true;
-                        return ByteBuffer.allocate(0);
-                    }, Duration.ofSeconds(10));
+            int[] usedCorrelationId = new int[1];
+            ByteBuffer frame = connections.sendRawFrame(1, ApiKeys.DESCRIBE_CLUSTER.id, version, correlationId -> {
+                usedCorrelationId[0] = correlationId;
+                RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKeys.DESCRIBE_CLUSTER.id)
+                        .setRequestApiVersion(version).setCorrelationId(correlationId).setClientId("framing-test");
+                ByteBuffer body = serialize(new DescribeClusterRequestData(), version);
+                ObjectSerializationCache cache = new ObjectSerializationCache();
+                ByteBuffer whole = ByteBuffer.allocate(header.size(cache, (short) 2) + body.remaining());
+                header.write(new ByteBufferAccessor(whole), cache, (short) 2);
+                whole.put(body).flip();
+                return whole;
+            }, Duration.ofSeconds(10)).join();
+
+            ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(frame), (short) 1);
+            assertThat(header.correlationId()).isEqualTo(usedCorrelationId[0]);
+            assertThat(new DescribeClusterResponseData(new ByteBufferAccessor(frame), version).clusterId())
+                    .isEqualTo(cluster.clusterId());
+        }
+    }
+
+    @Test
+    void a_raw_request_for_a_key_the_broker_does_not_advertise_is_never_sent(LocalKafkaCluster cluster) {
+        try (BrokerConnections connections = BrokerConnections.open(properties(cluster), List.of(broker1(cluster)))) {
+            CompletableFuture<ByteBuffer> answer = connections.sendRaw(1, GetReplicaLogInfo.apiKey(),
+                    GetReplicaLogInfo.VERSION, ByteBuffer.allocate(0), Duration.ofSeconds(10));
 
             assertThatThrownBy(answer::join).isInstanceOf(CompletionException.class)
                     .cause().isInstanceOf(BrokerRequestException.class)
                     .hasMessageStartingWith("broker 1 (" + cluster.brokerAddress(1) + ") does not advertise GetReplicaLogInfo"
                             + " version 0 in ApiVersions, so the request was not sent");
-            assertThat(framed[0]).isFalse();
             // the ordinary connection still works
             assertThat(connections.send(1, new ApiVersionsRequest.Builder(), ApiVersionsResponse.class).join()
                     .data().errorCode()).isZero();
@@ -138,7 +150,7 @@ class BrokerConnectionsClusterTest {
                     // The probe settles a fenced broker that refuses at once instead of retrying until its deadline.
                     .satisfies(e -> assertThat(((BrokerRequestException) e).isConnectionRefused()).isTrue());
 
-            // ApiVersions, which the probe and the native RPCs wait for: the same answer.
+            // ApiVersions and the probe's requests go over the raw channel: the same answer there.
             assertThatThrownBy(() -> connections.apiVersions(9, Duration.ofSeconds(10)).join()).cause()
                     .isInstanceOf(BrokerRequestException.class)
                     .hasMessageStartingWith("cannot connect to broker 9 (127.0.0.1:" + closedPort + "): connection refused")
@@ -182,15 +194,11 @@ class BrokerConnectionsClusterTest {
         }
     }
 
-    /** A whole DescribeCluster request frame (header v2 and body), as the wire module frames the patch's RPCs. */
-    private static ByteBuffer describeClusterFrame(int correlationId, short version) {
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKeys.DESCRIBE_CLUSTER.id)
-                .setRequestApiVersion(version).setCorrelationId(correlationId).setClientId("framing-test");
-        DescribeClusterRequestData body = new DescribeClusterRequestData();
+    private static ByteBuffer serialize(DescribeClusterRequestData data, short version) {
         ObjectSerializationCache cache = new ObjectSerializationCache();
-        ByteBuffer whole = ByteBuffer.allocate(header.size(cache, (short) 2) + body.size(cache, version));
-        header.write(new ByteBufferAccessor(whole), cache, (short) 2);
-        body.write(new ByteBufferAccessor(whole), cache, version);
-        return whole.flip();
+        ByteBuffer buffer = ByteBuffer.allocate(data.size(cache, version));
+        data.write(new ByteBufferAccessor(buffer), cache, version);
+        buffer.flip();
+        return buffer;
     }
 }

@@ -4,17 +4,27 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.protocol.FetchWire;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.junit.jupiter.api.Test;
 
 /**
- * A round of the DivergingEpoch search asks every partition still searching in one Fetch, grouped by topic, each
- * with its own LastFetchedEpoch; topics go by name up to v12 and by id from v13.
+ * The DivergingEpoch Fetch is built straight from the request schema (no per-partition map, no intermediate
+ * objects). Its bytes must be exactly what kafka-clients' own {@link FetchRequest.Builder} writes for the same
+ * question, at every Fetch version the probe may use — topic names up to v12, ids from v13, ReplicaState from v15.
  */
 class DivergenceFetchTest {
 
@@ -30,29 +40,29 @@ class DivergenceFetchTest {
             new PartitionToProbe(new TopicPartition("orders", 0), ORDERS, 4));
 
     @Test
-    void every_partition_still_searching_is_asked_grouped_by_topic_with_its_probe() {
+    void same_bytes_as_kafka_clients_builder_at_every_version() {
         StockLogInfoSource.BatchPositions positions = new StockLogInfoSource.BatchPositions(BATCH);
         LatestEpochSearch[] searches = BATCH.stream().map(p -> new LatestEpochSearch(p.metadataLeaderEpoch()))
                 .toArray(LatestEpochSearch[]::new);
-        StockLogInfoSource.DivergenceFetch request =
-                new StockLogInfoSource.DivergenceFetch(positions, new int[] {0, 1, 2, 3, 4}, searches);
-        assertThat(request.latestAllowedVersion()).isEqualTo(ApiKeys.FETCH.latestVersion());
+        int[] searching = {0, 1, 2, 3, 4};
+        StockLogInfoSource.DivergenceFetch ours = new StockLogInfoSource.DivergenceFetch(positions, searching, searches);
 
-        FetchRequestData data = StockLogInfoSource.divergenceFetch(request.latestAllowedVersion(),
-                        positions.divergenceQuestions(request.order, request.probes))
-                .build(ApiKeys.FETCH.latestVersion()).data();
-
-        assertThat(data.replicaState().replicaId()).isEqualTo(-2);
-        assertThat(data.maxWaitMs()).isZero();
-        assertThat(data.topics()).extracting(FetchRequestData.FetchTopic::topicId).containsExactly(ORDERS, PAYMENTS);
-        assertThat(data.topics().get(0).partitions()).extracting(FetchRequestData.FetchPartition::partition)
-                .containsExactly(3, 1, 0);
-        assertThat(data.topics().get(1).partitions()).extracting(FetchRequestData.FetchPartition::partition)
-                .containsExactly(0, 5);
-        FetchRequestData.FetchPartition orders3 = data.topics().get(0).partitions().get(0);
-        assertThat(orders3.lastFetchedEpoch()).isEqualTo(searches[0].nextProbe());
-        assertThat(orders3.fetchOffset()).isEqualTo(Long.MAX_VALUE);
-        assertThat(orders3.partitionMaxBytes()).isZero();
+        // The same question through kafka-clients: partitions grouped by topic in first-appearance order.
+        Map<TopicPartition, FetchRequest.PartitionData> fetchData = new LinkedHashMap<>();
+        for (int position : new int[] {0, 2, 4, 1, 3}) {
+            PartitionToProbe p = BATCH.get(position);
+            fetchData.put(p.topicPartition(), new FetchRequest.PartitionData(p.topicId(), Long.MAX_VALUE,
+                    FetchRequest.INVALID_LOG_START_OFFSET, 0, Optional.empty(),
+                    Optional.of(searches[position].nextProbe())));
+        }
+        assertThat(ours.latestAllowedVersion()).isEqualTo(ApiKeys.FETCH.latestVersion());
+        for (short version = FetchWire.MIN_VERSION; version <= ApiKeys.FETCH.latestVersion(); version++) {
+            FetchRequest.Builder theirs = new FetchRequest.Builder(version, version, ListOffsetsRequest.DEBUGGING_REPLICA_ID,
+                    -1L, 0, 0, fetchData);
+            FetchRequestData expected = theirs.build(version).data();
+            ByteBuffer actual = FetchWire.divergenceRequest(version, -2, ours.asked, ours.probes);
+            assertThat(actual).as("Fetch v%d", version).isEqualTo(bytes(expected, version));
+        }
     }
 
     @Test
@@ -65,8 +75,8 @@ class DivergenceFetchTest {
         StockLogInfoSource.DivergenceFetch request =
                 new StockLogInfoSource.DivergenceFetch(positions, new int[] {5, 0}, searches);
         assertThat(request.latestAllowedVersion()).isEqualTo((short) 12);
-        FetchRequestData data = StockLogInfoSource.divergenceFetch(request.latestAllowedVersion(),
-                positions.divergenceQuestions(request.order, request.probes)).build((short) 12).data();
+        FetchRequestData data = new FetchRequestData(new ByteBufferAccessor(
+                FetchWire.divergenceRequest((short) 12, -2, request.asked, request.probes)), (short) 12);
         assertThat(data.topics()).extracting(FetchRequestData.FetchTopic::topic).containsExactly("legacy", "orders");
     }
 
@@ -85,5 +95,9 @@ class DivergenceFetchTest {
         StockLogInfoSource.BatchPositions positions = new StockLogInfoSource.BatchPositions(BATCH);
         assertThat(positions.groupByTopic(new int[] {0, 1, 2, 3, 4})).containsExactly(0, 2, 4, 1, 3);
         assertThat(positions.groupByTopic(new int[] {3, 4, 1})).containsExactly(3, 1, 4);
+    }
+
+    private static ByteBuffer bytes(FetchRequestData data, short version) {
+        return MessageUtil.toByteBufferAccessor(data, version).buffer();
     }
 }

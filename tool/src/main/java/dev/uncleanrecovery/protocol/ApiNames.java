@@ -1,17 +1,17 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.connect;
+package dev.uncleanrecovery.protocol;
 
 import dev.uncleanrecovery.wire.GetReplicaLogInfo;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /** An api key as messages name it: "ListOffsets", "GetReplicaLogInfo"; a number only when no name exists. */
-final class ApiNames {
+public final class ApiNames {
 
     private ApiNames() {
     }
 
-    static String of(short apiKey) {
+    public static String of(short apiKey) {
         if (apiKey == GetReplicaLogInfo.apiKey()) {
             return GetReplicaLogInfo.NAME;
         }
