@@ -33,16 +33,22 @@ final class LoopbackPorts {
     }
 
     static List<Integer> pickFree(int count) {
-        int highestExclusive = ephemeralRangeLow();
+        // Test JVMs that run side by side (surefire's forkCount) each pick from their own slice: a port that one
+        // JVM's stopped node left free stays that node's, and no other JVM's check can see that it is taken.
+        int slices = Math.max(1, Integer.getInteger("harness.port.slices", 1));
+        int slice = Math.floorMod(Integer.getInteger("harness.port.slice", 1) - 1, slices);
+        int width = (ephemeralRangeLow() - LOWEST_PORT) / slices;
+        int lowest = LOWEST_PORT + slice * width;
+        int highestExclusive = lowest + width;
         List<Integer> picked = new ArrayList<>(count);
         int attempts = 0;
         while (picked.size() < count) {
             if (++attempts > 10_000) {
                 throw new LocalClusterException("found only " + picked.size() + " of " + count
-                        + " free loopback ports in [" + LOWEST_PORT + ", " + highestExclusive
+                        + " free loopback ports in [" + lowest + ", " + highestExclusive
                         + ") after 10000 tries; free some ports (ss -ltn) and retry");
             }
-            int port = ThreadLocalRandom.current().nextInt(LOWEST_PORT, highestExclusive);
+            int port = ThreadLocalRandom.current().nextInt(lowest, highestExclusive);
             if (HANDED_OUT.add(port)) {
                 if (isFree(port)) {
                     picked.add(port);
