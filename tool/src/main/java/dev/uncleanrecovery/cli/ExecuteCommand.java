@@ -162,6 +162,12 @@ public class ExecuteCommand implements Callable<Integer> {
                 Table.printWrapped(out, "Hanging transactions on the elected partitions: none"
                         + (result.hanging().notNeeded() == null ? "" : " (" + result.hanging().notNeeded() + ")"), 4);
             }
+            if (file.hangingTransactions() != null) {
+                file.hangingTransactions().stream().filter(h -> Boolean.TRUE.equals(h.aborted())).forEach(h ->
+                        Table.printWrapped(out, "Aborted the hanging transaction on " + h.topic() + "-" + h.partition()
+                                + " (producer id " + h.producerId() + ", epoch " + h.producerEpoch() + ", from offset "
+                                + h.startOffset() + "): read_committed consumers read on", 4));
+            }
             for (String warning : file.warnings()) {
                 out.println("WARNING: " + warning);
             }

@@ -61,6 +61,11 @@ class ExecuteOptions {
                     + " is down and no 'inspect' evidence or salvage says what it holds).")
     boolean acceptUnknownLoss;
 
+    @Option(names = "--abort-hanging-transactions",
+            description = "After electing, abort the hanging transactions found on the elected partitions (as"
+                    + " kafka-transactions.sh abort does, with its checks), so read_committed consumers read on.")
+    boolean abortHangingTransactions;
+
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {
         return options(probeMode, false);
@@ -70,7 +75,8 @@ class ExecuteOptions {
         return new RecoveryExecution.Options(allowUnprobedLeader,
                 PlanOptions.probeWithin("--reprobe-timeout-ms", reprobeTimeoutMs),
                 verifyWithin(verifyTimeoutMs), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
-                salvageDir, noSalvage, new RecoveryExecution.Locking(withoutLock, lockId()), acceptUnknownLoss);
+                salvageDir, noSalvage, new RecoveryExecution.Locking(withoutLock, lockId()), acceptUnknownLoss,
+                abortHangingTransactions);
     }
 
     /** Under a second the new leaders rarely show even on a healthy cluster: refused, like a probe under 100 ms. */

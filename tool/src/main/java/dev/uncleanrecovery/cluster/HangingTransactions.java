@@ -23,7 +23,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.Optional;
+import org.apache.kafka.clients.admin.AbortTransactionOptions;
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersOptions;
+import org.apache.kafka.clients.admin.DescribeProducersResult.PartitionProducerState;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DescribeConfigsOptions;
@@ -66,15 +72,32 @@ public final class HangingTransactions {
     /**
      * @param notNeeded why no partition was asked, when no transaction can be open at all; null when they were
      */
-    public record Result(List<Hanging> hanging, List<String> unreadable, String notNeeded) {
+    /**
+     * @param aborts what {@link #abort} did with each hanging transaction; empty when it was not asked to
+     */
+    public record Result(List<Hanging> hanging, List<String> unreadable, String notNeeded, List<Abort> aborts) {
 
         public Result {
             hanging = List.copyOf(hanging);
             unreadable = List.copyOf(unreadable);
+            aborts = List.copyOf(aborts);
+        }
+
+        public Result(List<Hanging> hanging, List<String> unreadable, String notNeeded) {
+            this(hanging, unreadable, notNeeded, List.of());
         }
 
         public Result(List<Hanging> hanging, List<String> unreadable) {
             this(hanging, unreadable, null);
+        }
+
+        public Result withAborts(List<Abort> done) {
+            return new Result(hanging, unreadable, notNeeded, done);
+        }
+
+        /** What {@link #abort} did with {@code transaction}; empty when it was not asked to. */
+        public Optional<Abort> abortOf(Hanging transaction) {
+            return aborts.stream().filter(a -> a.transaction().equals(transaction)).findFirst();
         }
 
         /** Nothing to ask: no transaction was ever begun on this cluster. */
@@ -83,7 +106,62 @@ public final class HangingTransactions {
         }
     }
 
+    /**
+     * What aborting one hanging transaction did.
+     *
+     * @param aborted the abort marker was written
+     * @param detail  why it was not; null when it was
+     */
+    public record Abort(Hanging transaction, boolean aborted, String detail) {
+    }
+
     private HangingTransactions() {
+    }
+
+    /**
+     * Aborts each hanging transaction with the checks {@code kafka-transactions.sh abort} makes: the partition
+     * leader's producer state (DescribeProducers) must still show an open transaction starting at its offset, here
+     * also of the same producer id and epoch the search found; the marker then carries that producer's coordinator
+     * epoch (0 when it has none), and Admin's abortTransaction writes it to the leader (WriteTxnMarkers). A
+     * transaction that closed meanwhile or changed hands is left alone and said why.
+     */
+    public static List<Abort> abort(Admin admin, List<Hanging> hanging, Duration timeout) {
+        List<Abort> done = new ArrayList<>();
+        for (Hanging h : hanging) {
+            done.add(abortOne(admin, h, timeout));
+        }
+        return done;
+    }
+
+    private static Abort abortOne(Admin admin, Hanging h, Duration timeout) {
+        TopicPartition tp = h.topicPartition();
+        PartitionProducerState state;
+        try {
+            state = AdminCalls.get(admin.describeProducers(List.of(tp), new DescribeProducersOptions()
+                    .timeoutMs(AdminCalls.millis(timeout))).partitionResult(tp), timeout);
+        } catch (RuntimeException e) {
+            return new Abort(h, false, "its producer state could not be read: " + AdminCalls.message(e));
+        }
+        Optional<ProducerState> open = state.activeProducers().stream()
+                .filter(p -> p.currentTransactionStartOffset().orElse(-1) == h.startOffset())
+                .findFirst();
+        if (open.isEmpty()) {
+            return new Abort(h, false, "no open transaction starts at offset " + h.startOffset() + " any more");
+        }
+        ProducerState producer = open.get();
+        if (producer.producerId() != h.producerId() || producer.producerEpoch() != h.producerEpoch()) {
+            return new Abort(h, false, "the transaction open at offset " + h.startOffset() + " is now producer id "
+                    + producer.producerId() + " epoch " + producer.producerEpoch() + ", not the one found hanging");
+        }
+        AbortTransactionSpec spec = new AbortTransactionSpec(tp, producer.producerId(),
+                (short) producer.producerEpoch(), producer.coordinatorEpoch().orElse(0));
+        try {
+            AdminCalls.get(admin.abortTransaction(spec, new AbortTransactionOptions()
+                    .timeoutMs(AdminCalls.millis(timeout))).all(), timeout);
+            return new Abort(h, true, null);
+        } catch (RuntimeException e) {
+            return new Abort(h, false, "the abort marker was not written: " + AdminCalls.message(e));
+        }
     }
 
     /** A producer with an open transaction on a partition, as its leader's producer state says. */

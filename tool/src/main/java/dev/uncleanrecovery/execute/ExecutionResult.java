@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.HangingTransactions;
+import java.util.Optional;
 import dev.uncleanrecovery.salvage.SalvagedFile;
 import java.time.Duration;
 import java.time.Instant;
@@ -100,10 +101,15 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
         List<String> warnings = new java.util.ArrayList<>();
         if (hanging != null) {
             for (HangingTransactions.Hanging h : hanging.hanging()) {
+                Optional<HangingTransactions.Abort> abort = hanging.abortOf(h);
+                if (abort.isPresent() && abort.get().aborted()) {
+                    continue; // closed by this run: nothing left to act on
+                }
                 warnings.add("Hanging transaction on " + h.topicPartition() + " (producer id " + h.producerId()
                         + ", epoch " + h.producerEpoch() + ", from offset " + h.startOffset() + "): " + h.why()
                         + "; read_committed consumers stop at offset " + h.startOffset() + ". Abort it with: "
-                        + h.abortCommand(bootstrapServer));
+                        + h.abortCommand(bootstrapServer)
+                        + abort.map(a -> " (--abort-hanging-transactions did not: " + a.detail() + ")").orElse(""));
             }
             hanging.unreadable().forEach(line -> warnings.add("Not checked for hanging transactions: " + line));
         }
@@ -141,7 +147,9 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                 warnings(bootstrapServer),
                 hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),
-                        h.startOffset(), h.why(), h.abortCommand(bootstrapServer))).toList(),
+                        h.startOffset(), h.why(), h.abortCommand(bootstrapServer),
+                        hanging.abortOf(h).map(HangingTransactions.Abort::aborted).orElse(null),
+                        hanging.abortOf(h).map(HangingTransactions.Abort::detail).orElse(null))).toList(),
                 salvageDir, salvageNote, leadersShownAfter == null ? null : leadersShownAfter.toMillis());
     }
 

@@ -51,9 +51,13 @@ public record ResultFile(int version, String clusterId, String planFile, String 
     /**
      * An open transaction on an elected partition that nothing will close (see {@code kafka-transactions.sh
      * find-hanging}): read_committed consumers stop at {@code startOffset} until {@code abortCommand} is run.
+     *
+     * @param aborted    {@code --abort-hanging-transactions}: true when the run wrote its abort marker, false when it
+     *                   did not ({@code abortError} says why); null when not asked (and in older files)
+     * @param abortError why the run did not abort it; null otherwise
      */
     public record HangingTransaction(String topic, int partition, long producerId, int producerEpoch, long startOffset,
-                                     String why, String abortCommand) {
+                                     String why, String abortCommand, Boolean aborted, String abortError) {
         public HangingTransaction {
             Checks.topic(topic, "topic");
         }

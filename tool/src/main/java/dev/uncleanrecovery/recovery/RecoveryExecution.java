@@ -74,10 +74,11 @@ public final class RecoveryExecution implements AutoCloseable {
      * @param noSalvage     elect without copying them (--no-salvage)
      * @param locking       the run lock: taken unless the operator runs without it, after breaking a given one
      * @param acceptUnknownLoss an election where some replica's loss is not known does not make the run exit 3
+     * @param abortHanging      abort the hanging transactions found on the elected partitions afterwards
      */
     public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
                           PlanExecution.Mode mode, Path salvageDir, boolean noSalvage, Locking locking,
-                          boolean acceptUnknownLoss) {
+                          boolean acceptUnknownLoss, boolean abortHanging) {
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
             this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, PlanExecution.Mode.APPLY);
@@ -85,7 +86,7 @@ public final class RecoveryExecution implements AutoCloseable {
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
                        PlanExecution.Mode mode) {
-            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false, Locking.TAKE, false);
+            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false, Locking.TAKE, false, false);
         }
     }
 
@@ -214,7 +215,13 @@ public final class RecoveryExecution implements AutoCloseable {
         if (options.mode().dryRun() || !result.anyUncleanElection()) {
             return result;
         }
-        ExecutionResult withHanging = result.withHanging(hangingTransactions(result, progress));
+        HangingTransactions.Result hanging = hangingTransactions(result, progress);
+        if (options.abortHanging() && !hanging.hanging().isEmpty()) {
+            progress.accept("aborting " + hanging.hanging().size() + " hanging transaction(s)");
+            hanging = hanging.withAborts(HangingTransactions.abort(discovery.admin(), hanging.hanging(),
+                    discovery.requestTimeout()));
+        }
+        ExecutionResult withHanging = result.withHanging(hanging);
         try {
             return withHanging.withTruncations(measuredTruncations(plan, result, cutLookUp.lookUps(), options.reprobe()));
         } catch (RuntimeException | Error e) {

@@ -16,7 +16,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,12 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
  * A producer dies mid-transaction on ledger-0 (replicas [1,2], min.insync.replicas=1): its 3 records reach both
  * replicas. Then 2 dies; the coordinator aborts the expired transaction and writes the abort marker to 1 alone. Then
  * 1 dies for good. Electing 2, which has the records but not the marker, leaves a transaction nobody will close.
+ * journal-0 goes through the same with a producer of its own, for the run that aborts what it finds.
  */
 @KafkaClusterTest(brokerProperties = "transaction.abort.timed.out.transaction.cleanup.interval.ms=500")
 class HangingTransactionClusterTest {
 
     private static final TopicPartition LEDGER = new TopicPartition("ledger", 0);
     private static final String TRANSACTIONAL_ID = "ledger-writer";
+    private static final TopicPartition JOURNAL = new TopicPartition("journal", 0);
+    private static final String JOURNAL_WRITER = "journal-writer";
     private static final int LAST_LEADER = 1;
     private static final int SURVIVOR = 2;
     private static final Duration STEP = Duration.ofSeconds(60);
@@ -42,17 +48,24 @@ class HangingTransactionClusterTest {
     @BeforeAll
     static void loseTheAbortMarker(LocalKafkaCluster cluster) throws Exception {
         cluster.createTopic(LEDGER.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
-        RoundProducer.produce(cluster, List.of(LEDGER), 5, "all", "ledger-before", Duration.ofSeconds(30));
-        // the producer dies mid-transaction; acks=all put its records on both replicas
+        cluster.createTopic(JOURNAL.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
+        RoundProducer.produce(cluster, List.of(LEDGER, JOURNAL), 5, "all", "before", Duration.ofSeconds(30));
+        // the producers die mid-transaction; acks=all put their records on both replicas
         RoundProducer.openTransactionAndDie(cluster, LEDGER, TRANSACTIONAL_ID, 3, Duration.ofSeconds(3));
+        RoundProducer.openTransactionAndDie(cluster, JOURNAL, JOURNAL_WRITER, 3, Duration.ofSeconds(3));
 
         cluster.killBroker(SURVIVOR);
-        cluster.awaitPartition(LEDGER, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
-        awaitAborted(cluster);
+        for (TopicPartition tp : List.of(LEDGER, JOURNAL)) {
+            cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
+        }
+        awaitAborted(cluster, TRANSACTIONAL_ID, LEDGER);
+        awaitAborted(cluster, JOURNAL_WRITER, JOURNAL);
 
         cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
-        cluster.awaitPartition(LEDGER, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        for (TopicPartition tp : List.of(LEDGER, JOURNAL)) {
+            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        }
     }
 
     @Test
@@ -84,18 +97,50 @@ class HangingTransactionClusterTest {
         assertThat(cluster.openTransactionStarts(LEDGER)).isEmpty();
     }
 
+    @Test
+    void abort_hanging_transactions_closes_what_it_found_and_read_committed_consumers_read_on(LocalKafkaCluster cluster)
+            throws Exception {
+        Path plan = dir.resolve("journal.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", JOURNAL.topic(),
+                "--strategy", "proactive", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+                "--abort-hanging-transactions", "--plan", plan.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        ResultFile result = ResultFile.read(dir.resolve("journal-result.json"));
+        assertThat(result.hangingTransactions()).singleElement().satisfies(h -> {
+            assertThat(h.topic()).isEqualTo(JOURNAL.topic());
+            assertThat(h.startOffset()).isEqualTo(5);
+            assertThat(h.aborted()).isTrue();
+            assertThat(h.abortError()).isNull();
+        });
+        assertThat(run.out()).contains("Aborted the hanging transaction on journal-0").doesNotContain("WARNING: Hanging");
+        assertThat(result.warnings()).noneMatch(w -> w.contains("Hanging transaction"));
+        // the broker agrees: no transaction open, and the last stable offset is the high watermark again
+        assertThat(cluster.openTransactionStarts(JOURNAL)).isEmpty();
+        try (Admin admin = cluster.createAdmin()) {
+            long stable = admin.listOffsets(Map.of(JOURNAL, OffsetSpec.latest()),
+                    new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(JOURNAL).get().offset();
+            long end = admin.listOffsets(Map.of(JOURNAL, OffsetSpec.latest())).partitionResult(JOURNAL).get().offset();
+            assertThat(stable).isEqualTo(end).isGreaterThan(5 + 3);
+        }
+    }
+
     /** Until the coordinator has aborted the expired transaction (its marker then is on the leader, broker 1). */
-    private static void awaitAborted(LocalKafkaCluster cluster) throws Exception {
+    private static void awaitAborted(LocalKafkaCluster cluster, String transactionalId, TopicPartition tp)
+            throws Exception {
         long deadline = System.nanoTime() + STEP.toNanos();
         try (Admin admin = cluster.createAdmin()) {
             while (true) {
-                TransactionState state = admin.describeTransactions(List.of(TRANSACTIONAL_ID)).all().get()
-                        .get(TRANSACTIONAL_ID).state();
-                if (state == TransactionState.COMPLETE_ABORT && cluster.openTransactionStarts(LEDGER).isEmpty()) {
+                TransactionState state = admin.describeTransactions(List.of(transactionalId)).all().get()
+                        .get(transactionalId).state();
+                if (state == TransactionState.COMPLETE_ABORT && cluster.openTransactionStarts(tp).isEmpty()) {
                     return;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new LocalClusterException("the coordinator did not abort " + TRANSACTIONAL_ID + " within "
+                    throw new LocalClusterException("the coordinator did not abort " + transactionalId + " within "
                             + STEP.toSeconds() + " s; it is " + state);
                 }
                 Thread.sleep(200);
