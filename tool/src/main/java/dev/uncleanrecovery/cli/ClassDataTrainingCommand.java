@@ -84,7 +84,7 @@ final class ClassDataTrainingCommand implements Callable<Integer> {
             PlanPrinter.print(plan, sink);
             ExecutionResult result = new ExecutionResult("training", planFile.toString(), now, Duration.ofMillis(1),
                     "training", outcomes);
-            ExecuteCommand.report(result, dir.resolve("result.json"), root.global, sink);
+            ExecutionReport.print(result, dir.resolve("result.json"), root.global, sink);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {

@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.logdir.LogDirInspector;
 import dev.uncleanrecovery.logdir.LogDirReport;
 import dev.uncleanrecovery.logdir.LogDirSummary;
@@ -74,14 +73,14 @@ public class InspectCommand implements Callable<Integer> {
                 throw new UserInputException("--output-file names an evidence file, and --salvage-beyond writes none:"
                         + " give one or the other");
             }
-            return new DiskSalvageRun(spec.commandLine().getOut(), spec.commandLine().getErr(),
+            return new DiskSalvageReport(spec.commandLine().getOut(), spec.commandLine().getErr(),
                     root.global.output == GlobalOptions.OutputFormat.json)
-                    .run(logDirs, select.selection(), salvagePlan, salvageDir);
+                    .run(logDirs, select.logDirFilter(), salvagePlan, salvageDir);
         }
         if (salvageDir != null) {
             throw new UserInputException("--salvage-dir needs --salvage-beyond PLAN.json");
         }
-        PartitionFilter filter = filter(select.selection());
+        PartitionFilter filter = select.logDirFilter();
         LogDirReport report = new LogDirInspector().inspect(logDirs, filter);
         if (report.brokerId() < 0) {
             throw new UserInputException("no --log-dir has a readable meta.properties, so the broker these logs belong"
@@ -90,7 +89,7 @@ public class InspectCommand implements Callable<Integer> {
         EvidenceFile evidence = EvidenceFile.from(report, ToolVersion.describe());
         Path file = outputFile != null ? outputFile
                 : Path.of("evidence-broker-" + report.brokerId() + "-" + FILE_TIMESTAMP.format(report.inspectedAt()) + ".json");
-        refuseInsideLogDir("--output-file", file, report);
+        report.requireOutside("--output-file", file);
         evidence.write(file, false);
 
         PrintWriter out = spec.commandLine().getOut();
@@ -102,46 +101,6 @@ public class InspectCommand implements Callable<Integer> {
         boolean complete = report.partitions().stream().allMatch(PartitionLogSummary::isReadable)
                 && report.logDirs().stream().allMatch(d -> d.error() == null);
         return complete ? ExitCode.OK : ExitCode.ATTENTION;
-    }
-
-    static PartitionFilter filter(PartitionSelection selection) {
-        if (selection instanceof PartitionSelection.OneTopic one) {
-            return PartitionFilter.partitions(one.topic(), one.partitions());
-        }
-        if (selection instanceof PartitionSelection.Explicit explicit) {
-            if (explicit.partitions().isEmpty()) {
-                throw new UserInputException("--path-to-json-file names no partition");
-            }
-            return PartitionFilter.exactly(explicit.partitions());
-        }
-        return PartitionFilter.all();
-    }
-
-    /** The promise is that inspect leaves the log dirs as it found them: its own output included. */
-    static void refuseInsideLogDir(String option, Path file, LogDirReport report) {
-        Path target = realPath(file.toAbsolutePath().normalize());
-        for (LogDirSummary dir : report.logDirs()) {
-            if (target.startsWith(realPath(dir.path()))) {
-                throw new UserInputException(option + " " + file + " is inside log dir " + dir.path()
-                        + "; inspect never writes there — write elsewhere");
-            }
-        }
-    }
-
-    /** Resolves symbolic links in the part of {@code path} that exists, so that an alias of a log dir is caught. */
-    private static Path realPath(Path path) {
-        Path existing = path;
-        while (existing != null && !java.nio.file.Files.exists(existing)) {
-            existing = existing.getParent();
-        }
-        if (existing == null) {
-            return path;
-        }
-        try {
-            return existing.toRealPath().resolve(existing.relativize(path));
-        } catch (java.io.IOException e) {
-            return path;
-        }
     }
 
     private static void print(LogDirReport report, PartitionFilter filter, Path file, PrintWriter out) {

@@ -75,8 +75,8 @@ public class RecoverCommand implements Callable<Integer> {
                     .plan(options, new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
-                int planCode = PlanCommand.report(planned, planFile, root.global, out, err);
-                PlanCommand.writePage(html, planned.plan(), planFile,
+                int planCode = PlanReport.print(planned, planFile, root.global, out, err);
+                PlanReport.writePage(html, planned.plan(), planFile,
                         root.global.output == GlobalOptions.OutputFormat.json ? null : out);
                 if (!planned.plan().partitions().isEmpty()) {
                     out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
@@ -89,15 +89,15 @@ public class RecoverCommand implements Callable<Integer> {
             }
             RecoveryExecution.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
-                        int code = PlanCommand.report(planned, planFile, root.global, out, err, written, true);
+                        int code = PlanReport.print(planned, planFile, root.global, out, err, written, true);
                         out.println();
                         out.flush();
                         return code;
                     }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
-            int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out,
-                    new ExecuteCommand.Page(html, planned.plan()));
+            int executeCode = ExecutionReport.print(result, execution.resultFile(planFile), root.global, out,
+                    new ExecutionReport.Page(html, planned.plan()));
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.PartitionSelection;
+import dev.uncleanrecovery.logdir.PartitionFilter;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -23,5 +25,20 @@ class SelectionOptions {
 
     PartitionSelection selection() {
         return PartitionSelection.of(topic, partitions, jsonFile);
+    }
+
+    /** The same selection, for reading log dirs ({@code inspect}). */
+    PartitionFilter logDirFilter() {
+        PartitionSelection selection = selection();
+        if (selection instanceof PartitionSelection.OneTopic one) {
+            return PartitionFilter.partitions(one.topic(), one.partitions());
+        }
+        if (selection instanceof PartitionSelection.Explicit explicit) {
+            if (explicit.partitions().isEmpty()) {
+                throw new UserInputException("--path-to-json-file names no partition");
+            }
+            return PartitionFilter.exactly(explicit.partitions());
+        }
+        return PartitionFilter.all();
     }
 }

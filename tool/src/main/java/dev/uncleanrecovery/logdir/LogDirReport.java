@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.logdir;
 
+import dev.uncleanrecovery.UserInputException;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -48,5 +50,35 @@ public record LogDirReport(
     /** The broker epoch of the clean shutdown; -1 when {@link #cleanShutdown()} is false. */
     public long brokerEpoch() {
         return cleanShutdown() ? logDirs.get(0).brokerEpoch() : -1;
+    }
+
+    /**
+     * Refuses a file the tool would write inside these log dirs: inspect leaves them as it found them, its own
+     * output included.
+     */
+    public void requireOutside(String option, Path file) {
+        Path target = realPath(file.toAbsolutePath().normalize());
+        for (LogDirSummary dir : logDirs) {
+            if (target.startsWith(realPath(dir.path()))) {
+                throw new UserInputException(option + " " + file + " is inside log dir " + dir.path()
+                        + "; inspect never writes there — write elsewhere");
+            }
+        }
+    }
+
+    /** Resolves symbolic links in the part of {@code path} that exists, so that an alias of a log dir is caught. */
+    private static Path realPath(Path path) {
+        Path existing = path;
+        while (existing != null && !java.nio.file.Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return path;
+        }
+        try {
+            return existing.toRealPath().resolve(existing.relativize(path));
+        } catch (java.io.IOException e) {
+            return path;
+        }
     }
 }

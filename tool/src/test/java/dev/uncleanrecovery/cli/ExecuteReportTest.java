@@ -58,7 +58,7 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        int code = ExecuteCommand.report(elected(), file, text(), new PrintWriter(printed, true));
+        int code = ExecutionReport.print(elected(), file, text(), new PrintWriter(printed, true));
 
         assertThat(code).isEqualTo(ExitCode.OK);
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "Result written to " + file.toAbsolutePath());
@@ -74,8 +74,8 @@ class ExecuteReportTest {
         Path page = dir.resolve("result.html");
         StringWriter printed = new StringWriter();
 
-        ExecuteCommand.report(elected(), dir.resolve("result.json"), text(), new PrintWriter(printed, true),
-                new ExecuteCommand.Page(page, plan));
+        ExecutionReport.print(elected(), dir.resolve("result.json"), text(), new PrintWriter(printed, true),
+                new ExecutionReport.Page(page, plan));
 
         assertThat(printed.toString()).contains("Page written to " + page.toAbsolutePath());
         assertThat(Files.readString(page)).contains("<h1>Recovery result</h1>", "plan.json \u2192 result.json",
@@ -84,8 +84,8 @@ class ExecuteReportTest {
         GlobalOptions json = text();
         json.output = GlobalOptions.OutputFormat.json;
         StringWriter jsonPrinted = new StringWriter();
-        ExecuteCommand.report(elected(), dir.resolve("result.json"), json, new PrintWriter(jsonPrinted, true),
-                new ExecuteCommand.Page(dir.resolve("json.html"), plan));
+        ExecutionReport.print(elected(), dir.resolve("result.json"), json, new PrintWriter(jsonPrinted, true),
+                new ExecutionReport.Page(dir.resolve("json.html"), plan));
 
         assertThat(Json.mapper().readTree(jsonPrinted.toString()).get("partitions")).hasSize(1);
         assertThat(Files.readString(dir.resolve("json.html"))).contains("result-2.json");
@@ -96,7 +96,7 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        ExecuteCommand.report(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, text(),
+        ExecutionReport.print(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, text(),
                 new PrintWriter(printed, true));
 
         assertThat(printed.toString()).contains("The brokers' metadata showed every new leader 420 ms after the"
@@ -109,18 +109,18 @@ class ExecuteReportTest {
         Path file = dir.resolve("no-such-directory").resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        assertThatThrownBy(() -> ExecuteCommand.report(elected(), file, text(), new PrintWriter(printed, true)))
+        assertThatThrownBy(() -> ExecutionReport.print(elected(), file, text(), new PrintWriter(printed, true)))
                 .isInstanceOf(IOException.class).hasMessageContaining("no-such-directory");
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "1 elected").doesNotContain("Result written to");
     }
 
     @Test
     void the_summary_names_the_elector_that_the_progress_line_explained() {
-        assertThat(ExecuteCommand.electorName("stock elector (controllers do not offer ElectLeaders v3): reorder replicas"
+        assertThat(ExecutionReport.electorName("stock elector (controllers do not offer ElectLeaders v3): reorder replicas"
                 + " best-first, ElectLeaders UNCLEAN, restore the order, verify")).isEqualTo("stock elector");
-        assertThat(ExecuteCommand.electorName("native: ElectLeaders v3 with DesignatedLeaders (UNCLEAN), through broker 2"))
+        assertThat(ExecutionReport.electorName("native: ElectLeaders v3 with DesignatedLeaders (UNCLEAN), through broker 2"))
                 .isEqualTo("native");
-        assertThat(ExecuteCommand.electorName("none (dry run)")).isEqualTo("none");
+        assertThat(ExecutionReport.electorName("none (dry run)")).isEqualTo("none");
     }
 
     @Test
@@ -138,7 +138,7 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        ExecuteCommand.report(result, file, text(), new PrintWriter(printed, true));
+        ExecutionReport.print(result, file, text(), new PrintWriter(printed, true));
 
         List<String> lines = printed.toString().lines().toList();
         assertThat(lines).contains("Salvaged before electing, into " + dir.resolve("plan-salvage") + ":");

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.recovery.KafkaToolsSteps;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.harness.KafkaToolProcess;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;

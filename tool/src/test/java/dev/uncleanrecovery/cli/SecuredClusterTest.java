@@ -11,6 +11,7 @@ import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.uncleanrecovery.recovery.KafkaToolsSteps;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.PartitionSelection;
 import dev.uncleanrecovery.connect.ClientProperties;

@@ -3,20 +3,15 @@
 package dev.uncleanrecovery.cli;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.cluster.PartitionSelection;
-import dev.uncleanrecovery.logdir.LogDirInspector;
 import dev.uncleanrecovery.logdir.LogDirReport;
 import dev.uncleanrecovery.logdir.PartitionFilter;
 import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.recovery.DiskSalvageFlow;
 import dev.uncleanrecovery.salvage.DiskSalvage;
 import dev.uncleanrecovery.salvage.DiskSalvage.Outcome;
 import dev.uncleanrecovery.salvage.DiskSalvage.Status;
-import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.salvage.SalvagedFile;
+import dev.uncleanrecovery.support.Sizes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +19,8 @@ import java.util.List;
 import java.util.Locale;
 import org.apache.kafka.common.TopicPartition;
 
-/** {@code inspect --salvage-beyond PLAN}: the copy of a stopped broker's doomed ranges, and what it prints. */
-final class DiskSalvageRun {
+/** What {@code inspect --salvage-beyond PLAN} prints of the copy of a stopped broker's doomed ranges. */
+final class DiskSalvageReport {
 
     private static final int WIDTH = 120;
 
@@ -33,40 +28,20 @@ final class DiskSalvageRun {
     private final PrintWriter err;
     private final boolean json;
 
-    DiskSalvageRun(PrintWriter out, PrintWriter err, boolean json) {
+    DiskSalvageReport(PrintWriter out, PrintWriter err, boolean json) {
         this.out = out;
         this.err = err;
         this.json = json;
     }
 
-    int run(List<Path> logDirs, PartitionSelection selection, Path planFile, Path salvageDir) throws Exception {
-        Plan plan = PlanFile.read(planFile);
-        PartitionFilter wanted = InspectCommand.filter(selection);
-        List<TopicPartition> partitions = plan.partitions().stream().map(PlannedElection::topicPartition)
-                .filter(tp -> wanted.matches(tp.topic(), tp.partition())).toList();
-        if (partitions.isEmpty()) {
-            throw new UserInputException(planFile + " elects no partition" + (wanted.selectsAll() ? "" : " of " + wanted)
-                    + ": nothing to salvage");
-        }
-        LogDirReport report = new LogDirInspector().inspect(logDirs, PartitionFilter.exactly(partitions));
-        if (report.brokerId() < 0) {
-            throw new UserInputException("no --log-dir has a readable meta.properties, so the broker these logs belong"
-                    + " to is unknown: pass the broker's log.dirs entries (" + report.logDirs().get(0).error() + ")");
-        }
-        if (report.clusterId() != null && !report.clusterId().equals(plan.clusterId())) {
-            throw new UserInputException("the log dirs belong to cluster " + report.clusterId() + ", " + planFile
-                    + " to cluster " + plan.clusterId() + ": give this broker's plan");
-        }
-        Path dir = salvageDir != null ? salvageDir : SalvageStore.besidePlan(planFile);
-        InspectCommand.refuseInsideLogDir("--salvage-dir", dir, report);
-        SalvageStore store = SalvageStore.open(dir, new SalvageStore.PlanReference(planFile.toString(),
-                plan.clusterId(), plan.createdAt()), ToolVersion.describe());
-        Plan selected = new Plan(plan.version(), plan.createdAt(), plan.clusterId(), plan.tool(), plan.strategy(),
-                plan.unansweredBrokers(), plan.partitions().stream()
-                .filter(p -> partitions.contains(p.topicPartition())).toList(), List.of(), plan.notes());
+    int run(List<Path> logDirs, PartitionFilter wanted, Path planFile, Path salvageDir) throws Exception {
         CopyProgress progress = new CopyProgress(err);
-        List<Outcome> outcomes = new DiskSalvage(selected, report, store, progress).run();
+        DiskSalvageFlow.Copied copied = DiskSalvageFlow.copy(logDirs, wanted, planFile,
+                salvageDir, ToolVersion.describe(), progress);
         progress.done();
+        LogDirReport report = copied.report();
+        Path dir = copied.directory();
+        List<Outcome> outcomes = copied.outcomes();
 
         if (json) {
             out.print(Json.mapper().writeValueAsString(JsonReport.of(report.brokerId(), planFile, dir, outcomes)) + "\n");
@@ -102,7 +77,7 @@ final class DiskSalvageRun {
         long attention = outcomes.stream().filter(o -> o.status() == Status.NEEDS_ATTENTION).count();
         out.println();
         out.printf(Locale.ROOT, "%d partition(s): %d copied (%,d records, %s), %d with nothing beyond the cut,"
-                        + " %d skipped, %d need attention.%n", outcomes.size(), copied, records, bytes(bytes),
+                        + " %d skipped, %d need attention.%n", outcomes.size(), copied, records, Sizes.human(bytes),
                 outcomes.stream().filter(o -> o.status() == Status.NOTHING_BEYOND).count(),
                 outcomes.stream().filter(o -> o.status() == Status.SKIPPED).count(), attention);
         out.println(attention > 0
@@ -121,7 +96,7 @@ final class DiskSalvageRun {
             SalvagedFile f = o.file();
             return String.format(Locale.ROOT, "%d..%d from %s: %,d records, %,d batch%s, %s",
                     o.fromOffset(), o.logEndOffset() - 1, from, f.records(), f.batches(), f.batches() == 1 ? "" : "es",
-                    bytes(f.bytes()));
+                    Sizes.human(f.bytes()));
         }
         if (o.status() == Status.NOTHING_BEYOND) {
             return "log ends at " + o.logEndOffset() + ", at or before " + from;
@@ -131,19 +106,6 @@ final class DiskSalvageRun {
 
     private static String fit(String line) {
         return line.length() <= WIDTH ? line : line.substring(0, WIDTH - 12) + " (see below)";
-    }
-
-    static String bytes(long bytes) {
-        if (bytes < 1024) {
-            return bytes + " B";
-        }
-        if (bytes < 1024 * 1024) {
-            return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
-        }
-        if (bytes < 1024L * 1024 * 1024) {
-            return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024));
-        }
-        return String.format(Locale.ROOT, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
     }
 
     /** Progress on stderr, silent for the first second, then at most one line a second. */
@@ -163,7 +125,7 @@ final class DiskSalvageRun {
             if (now - startedAt >= 1000 && now - lastPrinted >= 1000) {
                 lastPrinted = now;
                 printed = true;
-                err.printf(Locale.ROOT, "copying %s: %s, %,d records%n", partition, bytes(bytes), records);
+                err.printf(Locale.ROOT, "copying %s: %s, %,d records%n", partition, Sizes.human(bytes), records);
                 err.flush();
             }
         }

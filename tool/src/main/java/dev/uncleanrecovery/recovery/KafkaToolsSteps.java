@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.recovery;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.ElectionTarget;
@@ -28,12 +28,12 @@ import java.util.TreeSet;
  * same replica set in another order: no data moves), elected, and the order restored: what {@code execute}'s stock
  * elector does, with the same re-checks, as commands to paste.
  */
-final class KafkaToolsSteps {
+public final class KafkaToolsSteps {
 
-    static final String REORDER = "1-reorder-best-first.json";
-    static final String ELECT = "2-elect.json";
-    static final String RESTORE = "3-restore-order.json";
-    static final String STEPS = "STEPS.txt";
+    public static final String REORDER = "1-reorder-best-first.json";
+    public static final String ELECT = "2-elect.json";
+    public static final String RESTORE = "3-restore-order.json";
+    public static final String STEPS = "STEPS.txt";
 
     /** kafka-reassign-partitions.sh's --reassignment-json-file format. */
     record Reassignment(int version, List<Assignment> partitions) {
@@ -53,7 +53,7 @@ final class KafkaToolsSteps {
     }
 
     /** What was written: the steps file, and the partitions Kafka's tools cannot do, with why. */
-    record Written(Path steps, int partitions, Map<String, String> impossible) {
+    public record Written(Path steps, int partitions, Map<String, String> impossible) {
     }
 
     /**
@@ -66,7 +66,7 @@ final class KafkaToolsSteps {
      * @param commandConfig the run's {@code --command-config}, given to every command as is (the secrets stay in it);
      *                      null when the run had none
      */
-    static Written write(Plan plan, Path planFile, String bootstrapServers, Path commandConfig, Set<Integer> listed,
+    public static Written write(Plan plan, Path planFile, String bootstrapServers, Path commandConfig, Set<Integer> listed,
             Path dir) throws IOException {
         List<Assignment> bestFirst = new ArrayList<>();
         List<Assignment> original = new ArrayList<>();
