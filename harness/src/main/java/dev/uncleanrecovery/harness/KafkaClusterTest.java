@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.harness;
 
+import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.lang.annotation.Documented;
@@ -47,7 +48,7 @@ public @interface KafkaClusterTest {
      */
     String[] formatFeatures() default {};
 
-    /** Tiered storage on every node, with a remote storage that keeps nothing (see LocalKafkaCluster.Builder). */
+    /** Tiered storage on every node, with a remote storage that keeps nothing (see ClusterBuilder). */
     boolean tieredStorage() default false;
 
     /** Server properties for every broker, as {@code key=value}. */

@@ -47,12 +47,12 @@ class HangingTransactionClusterTest {
         RoundProducer.openTransactionAndDie(cluster, LEDGER, TRANSACTIONAL_ID, 3, Duration.ofSeconds(3));
 
         cluster.killBroker(SURVIVOR);
-        cluster.awaitPartition(LEDGER, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
+        cluster.metadata().awaitPartition(LEDGER, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         awaitAborted(cluster);
 
         cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
-        cluster.awaitPartition(LEDGER, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        cluster.metadata().awaitPartition(LEDGER, v -> v.leader() == PartitionView.NO_LEADER, STEP);
     }
 
     @Test
@@ -76,12 +76,12 @@ class HangingTransactionClusterTest {
         });
         assertThat(run.out()).contains("WARNING: Hanging transaction on ledger-0", "Abort it with: kafka-transactions.sh");
         // the broker agrees: its producer state still has the transaction open from offset 5
-        assertThat(cluster.openTransactionStarts(LEDGER)).containsExactly(5L);
+        assertThat(cluster.metadata().openTransactionStarts(LEDGER)).containsExactly(5L);
 
         // the command the tool printed, run with Kafka's own tool, clears it
         KafkaToolProcess.Run abort = KafkaToolProcess.runAsPrinted(result.hangingTransactions().get(0).abortCommand());
         assertThat(abort.exitCode()).as(abort.output()).isZero();
-        assertThat(cluster.openTransactionStarts(LEDGER)).isEmpty();
+        assertThat(cluster.metadata().openTransactionStarts(LEDGER)).isEmpty();
     }
 
     /** Until the coordinator has aborted the expired transaction (its marker then is on the leader, broker 1). */
@@ -91,7 +91,7 @@ class HangingTransactionClusterTest {
             while (true) {
                 TransactionState state = admin.describeTransactions(List.of(TRANSACTIONAL_ID)).all().get()
                         .get(TRANSACTIONAL_ID).state();
-                if (state == TransactionState.COMPLETE_ABORT && cluster.openTransactionStarts(LEDGER).isEmpty()) {
+                if (state == TransactionState.COMPLETE_ABORT && cluster.metadata().openTransactionStarts(LEDGER).isEmpty()) {
                     return;
                 }
                 if (System.nanoTime() > deadline) {
