@@ -73,7 +73,7 @@ public @interface KafkaClusterTest {
      * PLAINTEXT and no authorizer by default. {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS}: SASL/PLAIN
      * broker listener, StandardAuthorizer, users {@code admin} (super user, the cluster's default
      * client), {@code recovery}, {@code nobody} and {@link #saslUsers()}; see
-     * {@code LocalKafkaCluster.clientProperties(user)} and {@code writeCommandConfig(user)}.
+     * {@code cluster.access().clientProperties(user)} and {@code writeCommandConfig(user)}.
      * {@link ClusterSecurity#SASL_SSL_WITH_ACLS}: the same over TLS (SASL_SSL), certificates made at start,
      * and SSL listeners beside it ({@code TlsListener}).
      */

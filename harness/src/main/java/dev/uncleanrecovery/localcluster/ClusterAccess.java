@@ -125,7 +125,8 @@ public final class ClusterAccess {
      * cluster's directory.
      */
     public Path writeCommandConfig(String user) {
-        return writeCommandConfig(user, saslPassword(user), layout.baseDirectory.resolve("command-config-" + user + ".properties"));
+        return writeCommandConfig(user, saslPassword(user),
+                layout.baseDirectory.resolve("command-config-" + user + ".properties"));
     }
 
     /** Writes a {@code --command-config} file for {@code user} with the given password (right or wrong) to {@code file}. */

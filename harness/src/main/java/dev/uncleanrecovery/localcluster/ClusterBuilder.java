@@ -38,7 +38,8 @@ public final class ClusterBuilder {
     ClusterBackend backend = ClusterBackend.fromSystemProperty();
     boolean kafkaVersionChosen;
     ClusterSecurity security = ClusterSecurity.NONE;
-    final List<String> saslUsers = new ArrayList<>(List.of(ClusterAccess.ADMIN_USER, ClusterAccess.RECOVERY_USER, ClusterAccess.NOBODY_USER));
+    final List<String> saslUsers = new ArrayList<>(
+            List.of(ClusterAccess.ADMIN_USER, ClusterAccess.RECOVERY_USER, ClusterAccess.NOBODY_USER));
     final Map<String, String> brokerProperties = new LinkedHashMap<>();
     final Map<String, String> controllerProperties = new LinkedHashMap<>();
     final Map<Integer, Map<String, String>> nodeProperties = new HashMap<>();

@@ -110,7 +110,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return access.clientProperties();
     }
 
-    /** A new Admin client on this cluster (as {@value ClusterAccess#ADMIN_USER} on a secured cluster); the caller closes it. */
+    /** A new Admin client on this cluster (as the super user on a secured cluster); the caller closes it. */
     public Admin createAdmin() {
         Map<String, Object> config = new HashMap<>(clientProperties());
         config.put(AdminClientConfig.CLIENT_ID_CONFIG, "local-cluster-test");
