@@ -66,7 +66,8 @@ public final class ClusterAccess {
      * ({@link TlsListener#SASL_SSL} is {@link LocalKafkaCluster#bootstrapServers()}).
      */
     public String bootstrapServers(TlsListener listener) {
-        return layout.brokers.keySet().stream().map(id -> listenerAddress(id, listener)).collect(Collectors.joining(","));
+        return layout.brokers.keySet().stream().map(id -> listenerAddress(id, listener))
+                .collect(Collectors.joining(","));
     }
 
     /** The broker's {@code host:port} on one listener of a TLS cluster. */

@@ -45,7 +45,8 @@ final class ClusterLayout {
     final List<String> formatFeatures;
     final String kafkaVersion;
 
-    ClusterLayout(ClusterBuilder builder, KafkaServerClasspath classpath, Path baseDirectory, boolean ownsBaseDirectory) {
+    ClusterLayout(ClusterBuilder builder, KafkaServerClasspath classpath, Path baseDirectory,
+                  boolean ownsBaseDirectory) {
         this.classpath = classpath;
         this.baseDirectory = baseDirectory;
         this.ownsBaseDirectory = ownsBaseDirectory;
@@ -96,7 +97,8 @@ final class ClusterLayout {
             }
             brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
                     builder.propertiesOf(brokerId, NodeRole.BROKER, NodeDefaults.secured(NodeDefaults.broker(brokerId,
-                            port, quorumVoters, builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)), brokerSecurity)),
+                                    port, quorumVoters, builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
+                            brokerSecurity)),
                     builder.brokersWithoutAgents.contains(brokerId)
                             ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
                             : builder.jvmArgs.get(NodeRole.BROKER)));

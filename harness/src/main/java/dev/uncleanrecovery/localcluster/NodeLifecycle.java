@@ -95,9 +95,9 @@ final class NodeLifecycle {
     }
 
     /**
-     * Formats every node's storage, starts the controller, then the brokers in parallel, and returns
-     * once every broker is unfenced. On failure every started JVM is killed, the directory is kept
-     * for its logs, and the exception names the node and quotes the end of its log.
+     * {@link LocalKafkaCluster#start()}: formats every node's storage, starts the controllers, then the brokers in
+     * parallel, and returns once {@code awaitBrokersUnfenced} has. On failure every started JVM is killed, the
+     * directory is kept for its logs, and the exception names the node and quotes the end of its log.
      */
     synchronized void start(Runnable awaitBrokersUnfenced) {
         if (started || closed) {
@@ -124,8 +124,8 @@ final class NodeLifecycle {
             brokers.values().forEach(broker -> launch(broker, log4jConfig));
             awaitServerStarted(brokers.values());
             awaitBrokersUnfenced.run();
-            classDataSharing.startDumpIfMissing(layout.allNodes().map(KafkaNode::directory).toList(), runtime.javaBinary(),
-                    runtime.classpath(), baseDirectory);
+            classDataSharing.startDumpIfMissing(layout.allNodes().map(KafkaNode::directory).toList(),
+                    runtime.javaBinary(), runtime.classpath(), baseDirectory);
             LOG.info("local Kafka cluster {} up in {} ms (format {} ms, controller {} ms, {} brokers {} ms) in {}",
                     clusterId, millisSince(began), (formatted - began) / 1_000_000,
                     (controllerUp - formatted) / 1_000_000, brokers.size(), millisSince(controllerUp), baseDirectory);
@@ -157,11 +157,12 @@ final class NodeLifecycle {
         }
     }
 
-    /** Keeps the cluster's directory after {@link #close()} even if the cluster created it. */
+    /** Keeps the cluster's directory after {@link #close} even if the cluster created it. */
     synchronized void keepDirectoryOnClose() {
         keepBaseDirectory = true;
     }
 
+    /** Stops the node as {@code mode} says and returns once its JVM has exited. */
     synchronized void stop(KafkaNode node, StopMode mode) {
         if (!node.isRunning()) {
             throw new IllegalStateException(node.name() + " is not running; start it before stopping it");
@@ -191,6 +192,7 @@ final class NodeLifecycle {
         LOG.info("{} stopped ({}) in {} ms", node.name(), mode, millisSince(began));
     }
 
+    /** Starts a stopped node with its port and data; returns once it serves requests. */
     synchronized void restart(KafkaNode node) {
         if (closed) {
             throw new IllegalStateException("this local cluster is closed");

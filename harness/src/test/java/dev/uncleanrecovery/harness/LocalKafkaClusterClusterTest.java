@@ -86,7 +86,8 @@ class LocalKafkaClusterClusterTest {
         assertThat(cluster.nodes().pid(BROKER).orElseThrow()).isNotEqualTo(pidBefore);
         assertThat(cluster.brokerAddress(BROKER)).isEqualTo(addressBefore);
         assertThat(cluster.nodes().logSinceLastStart(BROKER)).contains("Kafka Server started");
-        assertThat(cluster.metadata().awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER, STATE_TIMEOUT).replicas())
+        assertThat(cluster.metadata().awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER,
+                STATE_TIMEOUT).replicas())
                 .containsExactly(BROKER);
     }
 
@@ -106,7 +107,8 @@ class LocalKafkaClusterClusterTest {
         assertThat(cluster.nodes().logSinceLastStart(BROKER))
                 .contains("since no clean shutdown file was found")
                 .containsPattern("Corruption found in segment 0, truncating to offset \\d+");
-        PartitionView recovered = cluster.metadata().awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER, STATE_TIMEOUT);
+        PartitionView recovered = cluster.metadata().awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER,
+                STATE_TIMEOUT);
         assertThat(recovered.isr()).containsExactly(BROKER);
     }
 

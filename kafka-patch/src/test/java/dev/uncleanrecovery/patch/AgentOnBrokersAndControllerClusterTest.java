@@ -200,7 +200,8 @@ class AgentOnBrokersAndControllerClusterTest {
             ElectLeadersResponse.PartitionResult result = brokers.electDesignated(3, orders2, designated);
 
             assertThat(result.error()).as("%s", result.errorMessage()).isEqualTo(Errors.NONE);
-            PartitionView elected = cluster.metadata().awaitPartition(orders2, view -> view.leader() == designated, STATE_TIMEOUT);
+            PartitionView elected = cluster.metadata().awaitPartition(orders2, view -> view.leader() == designated,
+                    STATE_TIMEOUT);
             assertThat(elected.replicas()).containsExactly(1, 3, 2); // 3 comes first: stock UNCLEAN would pick it
             assertThat(elected.isr()).contains(designated);
             awaitLeaderEpoch(brokers, designated, epochBefore + 1);

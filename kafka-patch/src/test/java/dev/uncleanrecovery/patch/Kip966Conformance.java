@@ -43,12 +43,14 @@ abstract class Kip966Conformance {
         String topic = "hwm";
         TopicPartition partition = new TopicPartition(topic, 0);
         createTopic(cluster, topic, List.of(1, 2));
-        cluster.metadata().awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 2, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 2,
+                STATE_TIMEOUT);
         produce(cluster, topic, "all", 5);
 
         // when: follower 2 dies and the ISR shrinks to [1], below min ISR; 3 records acks=1
         cluster.stopBroker(2, StopMode.ABRUPT);
-        PartitionView shrunk = cluster.metadata().awaitPartition(partition, view -> view.isr().equals(List.of(1)), STATE_TIMEOUT);
+        PartitionView shrunk = cluster.metadata().awaitPartition(partition, view -> view.isr().equals(List.of(1)),
+                STATE_TIMEOUT);
         produce(cluster, topic, "1", 3);
 
         // then: the leader's log grew, the high watermark (what consumers may read) did not
@@ -71,15 +73,18 @@ abstract class Kip966Conformance {
         String topic = "elr";
         TopicPartition partition = new TopicPartition(topic, 0);
         createTopic(cluster, topic, List.of(1, 2, 3));
-        cluster.metadata().awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 3,
+                STATE_TIMEOUT);
         produce(cluster, topic, "all", 5);
         try {
             // when: 3 dies (ISR [1,2] still meets min ISR: no ELR), then 2 dies (ISR [1] < min ISR)
             cluster.stopBroker(3, StopMode.ABRUPT);
-            PartitionView oneDown = cluster.metadata().awaitPartition(partition, view -> !view.isr().contains(3), STATE_TIMEOUT);
+            PartitionView oneDown = cluster.metadata().awaitPartition(partition, view -> !view.isr().contains(3),
+                    STATE_TIMEOUT);
             assertThat(oneDown.elr()).isEmpty();
             cluster.stopBroker(2, StopMode.ABRUPT);
-            PartitionView twoDown = cluster.metadata().awaitPartition(partition, view -> !view.isr().contains(2), STATE_TIMEOUT);
+            PartitionView twoDown = cluster.metadata().awaitPartition(partition, view -> !view.isr().contains(2),
+                    STATE_TIMEOUT);
             // then: the ELR holds the replica that left the ISR below min ISR
             assertThat(twoDown.isr()).containsExactly(1);
             assertThat(twoDown.elr()).containsExactly(2);
@@ -92,7 +97,8 @@ abstract class Kip966Conformance {
             cluster.metadata().awaitBrokerUnfenced(2);
 
             // then: 2 is in neither ISR nor ELR: its log may have lost acknowledged records
-            PartitionView afterRestart = cluster.metadata().awaitPartition(partition, view -> !view.elr().contains(2), STATE_TIMEOUT);
+            PartitionView afterRestart = cluster.metadata().awaitPartition(partition, view -> !view.elr().contains(2),
+                    STATE_TIMEOUT);
             assertThat(afterRestart.isr()).doesNotContain(2);
             assertThat(afterRestart.elr()).doesNotContain(2);
             assertThat(afterRestart.isLeaderless()).isTrue();

@@ -148,7 +148,8 @@ class ControllerCapScaleClusterTest {
             }
 
             // then
-            String controllerLog = awaitInLog(cluster, cluster.controllers().firstId(), EMPTY_BATCH_FAULT, Duration.ofSeconds(60));
+            String controllerLog = awaitInLog(cluster, cluster.controllers().firstId(), EMPTY_BATCH_FAULT,
+                    Duration.ofSeconds(60));
             System.out.println("Admin.electLeaders of " + KAFKA_BATCH + " partitions " + answer + "; the controller logged:\n"
                     + controllerLog.lines().filter(l -> l.contains(EMPTY_BATCH_FAULT) || l.contains("fault")
                             || l.contains("esign") || l.contains("enounc")).limit(10).collect(Collectors.joining("\n")));

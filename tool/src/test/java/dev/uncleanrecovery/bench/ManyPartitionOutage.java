@@ -170,7 +170,8 @@ final class ManyPartitionOutage {
             for (String topic : topics) {
                 awaitUntil(500, timeout, () -> {
                     long created = IntStream.range(0, partitions)
-                            .filter(p -> Files.isDirectory(cluster.disk().replicaDirectory(broker, new TopicPartition(topic, p))))
+                            .filter(p -> Files.isDirectory(cluster.disk().replicaDirectory(broker,
+                                    new TopicPartition(topic, p))))
                             .count();
                     return created == partitions ? null
                             : "broker " + broker + " created only " + created + " of " + partitions + " logs of " + topic;

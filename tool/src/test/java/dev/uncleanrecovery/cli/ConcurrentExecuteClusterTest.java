@@ -119,7 +119,8 @@ class ConcurrentExecuteClusterTest {
 
         assertThat(broken.exitCode()).as(broken.out() + broken.err()).isEqualTo(ExitCode.OK);
         assertThat(broken.err()).contains("run lock " + lockId + " broken (--break-lock)");
-        assertThat(cluster.metadata().awaitPartition(FOREIGN, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(FOREIGN, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(lockTopics(cluster)).as("the old owner topic is removed with the new lock").isEmpty();
     }

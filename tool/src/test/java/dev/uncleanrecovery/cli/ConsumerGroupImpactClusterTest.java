@@ -126,7 +126,8 @@ class ConsumerGroupImpactClusterTest {
         cluster.pauseBroker(SURVIVOR);
         try {
             cluster.metadata().awaitBrokerFenced(SURVIVOR);
-            offsets.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
+            offsets.forEach(tp -> cluster.metadata().awaitPartition(tp,
+                    v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
             cluster.stopBroker(OFFSETS_LAST_LEADER, StopMode.ABRUPT);
         } finally {
             // thawed, 2 cannot rejoin those ISRs: their leader is gone

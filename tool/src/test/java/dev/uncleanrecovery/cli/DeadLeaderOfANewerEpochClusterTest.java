@@ -118,7 +118,8 @@ class DeadLeaderOfANewerEpochClusterTest {
 
         // the broker's own cut is the plan's
         cluster.startBroker(dead);
-        cluster.metadata().awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_0 && v.isr().contains(dead), STEP);
+        cluster.metadata().awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_0 && v.isr().contains(dead),
+                STEP);
         assertThat(cluster.nodes().logSinceLastStart(dead)).containsPattern("Truncating to offset " + epoch1Start + "\\b.*"
                 + LEDGER_0 + "\\b|" + LEDGER_0 + "\\b.*Truncating to offset " + epoch1Start + "\\b");
 

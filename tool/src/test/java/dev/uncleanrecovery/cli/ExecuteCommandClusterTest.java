@@ -87,10 +87,12 @@ class ExecuteCommandClusterTest {
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(before.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(before.isr()).doesNotContain(LastReplicaStandingOutage.LONGEST_SURVIVOR);
-        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         // The restore is committed before the tool returns; the broker we ask may learn it a moment later.
-        assertThat(cluster.metadata().awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()), Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()),
+                Duration.ofSeconds(30))
                 .replicas()).as("original order restored").isEqualTo(before.replicas());
 
         ResultFile result = ResultFile.read(dir.resolve("orders-0-result.json"));
@@ -216,7 +218,8 @@ class ExecuteCommandClusterTest {
         PartitionView before = cluster.metadata().describePartition(ORDERS_1);
         cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.ABRUPT);
         cluster.metadata().awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
-        cluster.disk().truncateReplicaLog(ORDERS_1, LastReplicaStandingOutage.LONGEST_SURVIVOR, LogTailCut.dropBytes(100));
+        cluster.disk().truncateReplicaLog(ORDERS_1, LastReplicaStandingOutage.LONGEST_SURVIVOR,
+                LogTailCut.dropBytes(100));
         cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
 
         // when

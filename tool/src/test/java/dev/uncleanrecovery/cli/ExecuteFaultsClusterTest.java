@@ -187,7 +187,8 @@ class ExecuteFaultsClusterTest {
         assertThat(outcome.designatedLeader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(outcome.detail()).contains("decided again: broker 2 answered after the plan and holds more:"
                 + " epoch 0, LEO 50 against epoch 0, LEO 25 on designated 3", "designated 2 instead");
-        assertThat(cluster.metadata().awaitPartition(PAY_2, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(PAY_2, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(run.out()).contains("Applying it now (--automated-recovery)").doesNotContain("Nothing was changed");
     }

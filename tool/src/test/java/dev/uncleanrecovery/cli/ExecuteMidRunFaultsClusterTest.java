@@ -62,7 +62,8 @@ class ExecuteMidRunFaultsClusterTest {
             // The brokers forward ElectLeaders and the restore to whichever controller the quorum elects next.
             assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.OK);
             assertThat(run.output()).contains("ELECTED", "replica order [1, 3, 2] restored");
-            PartitionView after = cluster.metadata().awaitPartition(MID_0, v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
+            PartitionView after = cluster.metadata().awaitPartition(MID_0,
+                    v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
                     Duration.ofSeconds(30));
             assertThat(after.leader()).isEqualTo(LONGEST_SURVIVOR);
             assertThat(ReorderJournal.pathFor(plan)).doesNotExist();
@@ -86,7 +87,8 @@ class ExecuteMidRunFaultsClusterTest {
             assertThat(run.triggered()).as(run.output()).isTrue();
             cluster.metadata().awaitBrokerFenced(LONGEST_SURVIVOR);
             // then: never broker 3 (it would truncate 2's longer log when 2 returns); the assignment is as it was
-            PartitionView after = cluster.metadata().awaitPartition(MID_1, v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
+            PartitionView after = cluster.metadata().awaitPartition(MID_1,
+                    v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
                     Duration.ofSeconds(30));
             assertThat(after.leader()).as(run.output()).isNotEqualTo(SHORTEST_SURVIVOR);
             // The controller learns of the death only when the session expires: until then 2 is acceptable and wins.
@@ -97,7 +99,8 @@ class ExecuteMidRunFaultsClusterTest {
         }
 
         // and: once 2 is back, the controller gives it the partition again (its last ISR member), all 40 records in it
-        PartitionView led = cluster.metadata().awaitPartition(MID_1, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView led = cluster.metadata().awaitPartition(MID_1, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(led.leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(MID_1), Duration.ofSeconds(30))).isEqualTo(40);
     }

@@ -110,7 +110,8 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
         assertThat(run.err().replaceAll("\\s+", " ")).contains("native: ElectLeaders v3 with DesignatedLeaders")
                 .doesNotContain("stock elector");
         assertThat(run.out()).contains("native").doesNotContain("stock elector");
-        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         assertThat(after.replicas()).as("nothing reordered").isEqualTo(before.replicas());
         ResultFile result = ResultFile.read(dir.resolve("native-after-restart-result.json"));

@@ -60,7 +60,8 @@ class ReorderFailureClusterTest {
                     "Received ALTER_PARTITION_REASSIGNMENTS response", () -> cluster.controllers().pause(controller),
                     ToolJvm.AtTrigger.LET_IT_RUN, "--bootstrap-server", cluster.bootstrapServers(),
                     "--admin-timeout-ms", "3000", "execute", "--plan", plan.toString(), "--accept-unknown-loss");
-            leftBehind = PARTITIONS.stream().collect(Collectors.toMap(tp -> tp, tp -> cluster.metadata().describePartition(tp).replicas()));
+            leftBehind = PARTITIONS.stream().collect(Collectors.toMap(tp -> tp,
+                    tp -> cluster.metadata().describePartition(tp).replicas()));
         } finally {
             cluster.controllers().resume(controller);
         }

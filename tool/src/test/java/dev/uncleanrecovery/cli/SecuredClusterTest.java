@@ -92,9 +92,11 @@ class SecuredClusterTest {
         cluster.access().allow(LOCKLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE, ALTER);
         // README "Permissions" for status and plan, exactly, and the run lock's (but not ALTER on the cluster);
         // granted last, so awaitAclsServed covers every grant.
-        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED,
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, RunLock.LOCK_TOPIC,
+                PatternType.PREFIXED,
                 CREATE, DELETE, DESCRIBE);
-        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS,
+                READ);
         cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         awaitAclsServed(cluster);
     }
@@ -311,7 +313,8 @@ class SecuredClusterTest {
         // given: the super user's password, and a wrong one, only in --command-config files outside the tool's directory
         String password = cluster.access().saslPassword(ClusterAccess.ADMIN_USER);
         String wrongPassword = "wr0ng-Pa55w0rd-for-admin";
-        Path right = cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER, password, dir.resolve("admin.properties"));
+        Path right = cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER, password,
+                dir.resolve("admin.properties"));
         Path wrong = cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER, wrongPassword,
                 dir.resolve("wrong.properties"));
         Path work = Files.createDirectory(dir.resolve("secrets"));

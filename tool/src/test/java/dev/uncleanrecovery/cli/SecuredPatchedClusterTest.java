@@ -79,7 +79,8 @@ class SecuredPatchedClusterTest {
         }
         cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, ALTER);
         for (String user : List.of(PLANNER, ClusterAccess.RECOVERY_USER)) {
-            cluster.access().allow(user, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED, CREATE, DELETE, DESCRIBE);
+            cluster.access().allow(user, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED, CREATE, DELETE,
+                    DESCRIBE);
         }
         // ACLs are metadata records: wait until the brokers authorize with them.
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -135,7 +136,8 @@ class SecuredPatchedClusterTest {
                 "--command-config", cluster.access().writeCommandConfig(ClusterAccess.RECOVERY_USER).toString());
 
         assertThat(elected.exitCode()).as(elected.err() + elected.out()).isEqualTo(ExitCode.OK);
-        assertThat(cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR,
+        assertThat(cluster.metadata().awaitPartition(ORDERS_0,
+                v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR,
                 Duration.ofSeconds(30)).leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
     }
 
@@ -147,7 +149,8 @@ class SecuredPatchedClusterTest {
         try (ClusterDiscovery discovery = new ClusterDiscovery(admin, 30_000)) {
             snapshot = discovery.describe(new PartitionSelection.OneTopic(TOPIC, List.of(0)));
         }
-        Properties asUser = ClientProperties.load(cluster.bootstrapServers(), cluster.access().writeCommandConfig(user), 30_000);
+        Properties asUser = ClientProperties.load(cluster.bootstrapServers(),
+                cluster.access().writeCommandConfig(user), 30_000);
         Map<Integer, List<PartitionToProbe>> survivors = PartitionToProbe.everyReplica(snapshot.partitions())
                 .entrySet().stream().filter(e -> SURVIVORS.contains(e.getKey()))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));

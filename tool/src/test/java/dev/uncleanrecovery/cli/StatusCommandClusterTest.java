@@ -34,7 +34,8 @@ class StatusCommandClusterTest {
         try (Admin admin = cluster.createAdmin()) {
             admin.createTopics(List.of(new NewTopic("healthy", 2, (short) 3))).all().get();
         }
-        cluster.metadata().awaitPartition(new TopicPartition("healthy", 1), v -> v.isr().size() == 3, java.time.Duration.ofSeconds(30));
+        cluster.metadata().awaitPartition(new TopicPartition("healthy", 1), v -> v.isr().size() == 3,
+                java.time.Duration.ofSeconds(30));
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status");
 

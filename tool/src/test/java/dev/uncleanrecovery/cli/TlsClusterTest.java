@@ -195,9 +195,11 @@ class TlsClusterTest {
         ResultFile result = ResultFile.read(dir.resolve("stock-result.json"));
         assertThat(result.elector()).startsWith("stock elector (");
         assertThat(result.partitions()).singleElement().satisfies(p -> assertThat(p.outcome()).isEqualTo("ELECTED"));
-        assertThat(cluster.metadata().awaitPartition(STOCK_ELECTED, v -> v.leader() != PartitionView.NO_LEADER, STEP).leader())
+        assertThat(cluster.metadata().awaitPartition(STOCK_ELECTED, v -> v.leader() != PartitionView.NO_LEADER,
+                STEP).leader())
                 .isEqualTo(LONGEST_SURVIVOR);
-        assertThat(cluster.metadata().awaitPartition(STOCK_ELECTED, v -> v.replicas().equals(before.replicas()), STEP).replicas())
+        assertThat(cluster.metadata().awaitPartition(STOCK_ELECTED, v -> v.replicas().equals(before.replicas()),
+                STEP).replicas())
                 .as("original order restored").isEqualTo(before.replicas());
     }
 
@@ -221,7 +223,8 @@ class TlsClusterTest {
         });
         Path salvage = SalvageStore.besidePlan(plan);
         Map<String, Object> foreignLogin = new HashMap<>(cluster.access().clientProperties(ClusterAccess.ADMIN_USER));
-        foreignLogin.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, cluster.access().certificates().foreignTruststore().toString());
+        foreignLogin.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG,
+                cluster.access().certificates().foreignTruststore().toString());
 
         // when: replayed into another topic, first with a truststore that trusts none of the brokers
         CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
@@ -263,7 +266,8 @@ class TlsClusterTest {
         assertThat(executed.exitCode()).as(executed.err() + executed.out()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("native-result.json")).elector())
                 .startsWith("native: ElectLeaders v3 with DesignatedLeaders");
-        assertThat(cluster.metadata().awaitPartition(NATIVELY_ELECTED, v -> v.leader() != PartitionView.NO_LEADER, STEP).leader())
+        assertThat(cluster.metadata().awaitPartition(NATIVELY_ELECTED, v -> v.leader() != PartitionView.NO_LEADER,
+                STEP).leader())
                 .isEqualTo(LONGEST_SURVIVOR);
     }
 

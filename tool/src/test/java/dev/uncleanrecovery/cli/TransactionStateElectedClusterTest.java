@@ -51,7 +51,8 @@ class TransactionStateElectedClusterTest {
         try (KafkaProducer<String, String> first = producer(cluster, "first")) {
             first.initTransactions();
         }
-        PartitionView state = cluster.metadata().awaitPartition(STATE, v -> v.leader() >= 0 && v.isr().size() == 2, STEP);
+        PartitionView state = cluster.metadata().awaitPartition(STATE, v -> v.leader() >= 0 && v.isr().size() == 2,
+                STEP);
         int coordinator = state.leader();
         forgetful = state.replicas().stream().filter(b -> b != coordinator).findFirst().orElseThrow();
         List<Integer> others = new ArrayList<>(cluster.brokerIds());

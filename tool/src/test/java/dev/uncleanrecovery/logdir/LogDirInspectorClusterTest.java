@@ -107,7 +107,8 @@ class LogDirInspectorClusterTest {
         produce(cluster, 4);
         cluster.stopBroker(BROKER, StopMode.ABRUPT);
         long beforeCut = single(inspect(cluster), 0).logEndOffset();
-        SegmentTruncation cut = cluster.disk().truncateReplicaLog(new TopicPartition(ORDERS, 0), BROKER, LogTailCut.dropBytes(50));
+        SegmentTruncation cut = cluster.disk().truncateReplicaLog(new TopicPartition(ORDERS, 0), BROKER,
+                LogTailCut.dropBytes(50));
 
         LogDirReport report = inspect(cluster);
 

@@ -64,7 +64,8 @@ public final class EveryIsrMemberKilled {
         LastReplicaStandingOutage.createTopic(cluster, "diverge", divergePartitions,
                 List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER));
         List<TopicPartition> story = List.of(STORY_0, STORY_1);
-        story.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
+        story.forEach(tp -> cluster.metadata().awaitPartition(tp,
+                v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
         diverging.forEach(tp -> cluster.metadata().awaitPartition(tp,
                 v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP));
         produce(cluster, story, 20, "all");
@@ -89,7 +90,8 @@ public final class EveryIsrMemberKilled {
                 && v.isr().contains(LONGEST_SURVIVOR), STEP));
         // 2 is elected: the first replica in assignment order that is in the ISR and not fenced. Had 2 lost its
         // session while frozen, 1 would lead with 3's acks=1 records and 2 would copy them
-        diverging.forEach(tp -> assertThat(cluster.metadata().awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
+        diverging.forEach(tp -> assertThat(cluster.metadata().awaitPartition(tp,
+                v -> v.leader() != OLDER_EPOCH_LONGER_LOG
                 && v.isr().size() == 2 && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP)
                 .leader()).as("leader of %s once broker %d died: the outage did not form as built", tp,
                         OLDER_EPOCH_LONGER_LOG).isEqualTo(NEWER_EPOCH_SHORTER_LOG));
@@ -123,7 +125,8 @@ public final class EveryIsrMemberKilled {
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> offsets =
                     admin.listOffsets(latest).all().get(STEP.toSeconds(), TimeUnit.SECONDS);
             offsets.forEach((tp, info) -> assertThat(info.offset())
-                    .as("high watermark of %s: the outage did not form as built (%s)", tp, cluster.metadata().describePartition(tp))
+                    .as("high watermark of %s: the outage did not form as built (%s)", tp,
+                            cluster.metadata().describePartition(tp))
                     .isEqualTo(expected));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

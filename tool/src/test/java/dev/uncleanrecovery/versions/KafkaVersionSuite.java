@@ -184,7 +184,8 @@ abstract class KafkaVersionSuite {
             assertThat(p.before().leaderEpoch()).isNotNegative();
             assertThat(p.after().leaderEpoch()).isEqualTo(p.before().leaderEpoch() + 1);
         });
-        assertThat(cluster.metadata().awaitPartition(STORY_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(STORY_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(STORY_0), Duration.ofSeconds(30))).isEqualTo(40);
     }
@@ -197,7 +198,8 @@ abstract class KafkaVersionSuite {
                 "--output-file", dir.resolve("recover.json").toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(cluster.metadata().awaitPartition(STORY_1, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(STORY_1, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(STORY_1), Duration.ofSeconds(30))).isEqualTo(40);
     }
@@ -278,7 +280,8 @@ abstract class KafkaVersionSuite {
                 && v.isr().contains(NEWER_EPOCH_SHORTER_LOG), STEP);
         assertThat(RecordCount.readable(cluster, List.of(DIVERGE_ALTERNATIVE), Duration.ofSeconds(30))).isEqualTo(30);
         // the cuts the plan stated are the ones the brokers made, and the ones the tool read back after electing
-        assertThat(cluster.nodes().logSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(truncatedAt(DIVERGE, cutOn3));
+        assertThat(cluster.nodes().logSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(truncatedAt(DIVERGE,
+                cutOn3));
         assertThat(cluster.nodes().logSinceLastStart(NEWER_EPOCH_SHORTER_LOG))
                 .containsPattern(truncatedAt(DIVERGE_ALTERNATIVE, cutOn2));
         ResultFile result = ResultFile.read(dir.resolve("diverge-execute-result.json"));
