@@ -46,7 +46,7 @@ class ReleaseArchiveClusterTest {
         JsonNode election = json.readTree(plan.toFile()).get("partitions").get(0);
         assertThat(election.get("designatedLeader").asInt()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         // planning changed nothing
-        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
 
         // inspect on the host of a stopped broker: no network needed, its log dir read from disk
         int stopped = LastReplicaStandingOutage.SHORTEST_SURVIVOR;

@@ -20,8 +20,8 @@ public final class ClusterOwnerJvm {
     public static void main(String[] args) throws InterruptedException {
         LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(0).classDataSharing(false)
                 .baseDirectory(Path.of(args[0])).build().start();
-        System.out.println(PIDS_LINE + " " + cluster.nodeIds().stream()
-                .map(id -> String.valueOf(cluster.pid(id).orElseThrow()))
+        System.out.println(PIDS_LINE + " " + cluster.nodes().ids().stream()
+                .map(id -> String.valueOf(cluster.nodes().pid(id).orElseThrow()))
                 .collect(Collectors.joining(" ")));
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);

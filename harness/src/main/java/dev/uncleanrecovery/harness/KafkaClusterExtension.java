@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.harness;
 
 import dev.uncleanrecovery.localcluster.ClusterBackend;
+import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.nio.file.Path;
@@ -95,9 +96,9 @@ public final class KafkaClusterExtension
             long began = System.nanoTime();
             cluster.start();
             System.out.printf("local Kafka %s cluster (%s) for %s: controllers %s + brokers %s up in %d ms on %s (security %s)%n",
-                    cluster.kafkaVersion(), cluster.backend().name().toLowerCase(java.util.Locale.ROOT),
-                    testClass.getSimpleName(), cluster.controllerIds(), cluster.brokerIds(),
-                    (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers(), cluster.security());
+                    cluster.kafkaVersion(), cluster.nodes().backend().name().toLowerCase(java.util.Locale.ROOT),
+                    testClass.getSimpleName(), cluster.controllers().ids(), cluster.brokerIds(),
+                    (System.nanoTime() - began) / 1_000_000, cluster.bootstrapServers(), cluster.access().security());
             return new RunningCluster(cluster);
         } catch (RuntimeException startFailure) {
             Path kept = NodeLogArchive.keep(cluster, NodeLogArchive.directoryFor(testClass.getSimpleName(), "cluster-start"));
@@ -107,8 +108,8 @@ public final class KafkaClusterExtension
         }
     }
 
-    private static LocalKafkaCluster.Builder configure(KafkaClusterTest wanted) {
-        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
+    private static ClusterBuilder configure(KafkaClusterTest wanted) {
+        ClusterBuilder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
                 .controllers(wanted.controllers())
                 .security(wanted.security())
                 .startupTimeout(java.time.Duration.ofSeconds(wanted.startupTimeoutSeconds()))

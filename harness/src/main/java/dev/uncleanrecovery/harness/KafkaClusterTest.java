@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.harness;
 
+import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.lang.annotation.Documented;
@@ -47,7 +48,7 @@ public @interface KafkaClusterTest {
      */
     String[] formatFeatures() default {};
 
-    /** Tiered storage on every node, with a remote storage that keeps nothing (see LocalKafkaCluster.Builder). */
+    /** Tiered storage on every node, with a remote storage that keeps nothing (see ClusterBuilder). */
     boolean tieredStorage() default false;
 
     /** Server properties for every broker, as {@code key=value}. */
@@ -72,7 +73,7 @@ public @interface KafkaClusterTest {
      * PLAINTEXT and no authorizer by default. {@link ClusterSecurity#SASL_PLAIN_WITH_ACLS}: SASL/PLAIN
      * broker listener, StandardAuthorizer, users {@code admin} (super user, the cluster's default
      * client), {@code recovery}, {@code nobody} and {@link #saslUsers()}; see
-     * {@code LocalKafkaCluster.clientProperties(user)} and {@code writeCommandConfig(user)}.
+     * {@code cluster.access().clientProperties(user)} and {@code writeCommandConfig(user)}.
      * {@link ClusterSecurity#SASL_SSL_WITH_ACLS}: the same over TLS (SASL_SSL), certificates made at start,
      * and SSL listeners beside it ({@code TlsListener}).
      */

@@ -28,8 +28,8 @@ final class NodeLogArchive {
     /** Copies every node's files to {@code destination}/{@code <node dir name>}/. */
     static Path keep(LocalKafkaCluster cluster, Path destination) {
         try {
-            for (int nodeId : cluster.nodeIds()) {
-                Path nodeDirectory = cluster.nodeDirectory(nodeId);
+            for (int nodeId : cluster.nodes().ids()) {
+                Path nodeDirectory = cluster.nodes().directory(nodeId);
                 Path target = destination.resolve(nodeDirectory.getFileName().toString());
                 Files.createDirectories(target);
                 for (String name : KEPT_FILES) {
@@ -48,11 +48,11 @@ final class NodeLogArchive {
     /** The last lines of every node's log, one block per node, for the test report. */
     static String tails(LocalKafkaCluster cluster, int lines) {
         StringBuilder text = new StringBuilder();
-        for (int nodeId : cluster.nodeIds()) {
+        for (int nodeId : cluster.nodes().ids()) {
             text.append("==== last ").append(lines).append(" lines of node ").append(nodeId)
                     .append(cluster.isRunning(nodeId) ? " (running)" : " (stopped)")
-                    .append(": ").append(cluster.nodeLogFile(nodeId)).append('\n');
-            cluster.nodeLogTail(nodeId, lines).forEach(line -> text.append(line).append('\n'));
+                    .append(": ").append(cluster.nodes().logFile(nodeId)).append('\n');
+            cluster.nodes().logTail(nodeId, lines).forEach(line -> text.append(line).append('\n'));
         }
         return text.toString();
     }

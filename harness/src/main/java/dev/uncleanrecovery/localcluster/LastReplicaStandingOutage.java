@@ -83,7 +83,7 @@ public final class LastReplicaStandingOutage {
         createTopic(cluster, topic, partitions);
         List<TopicPartition> tps = new Result(topic, partitions, 0, 0).topicPartitions();
         for (TopicPartition tp : tps) {
-            cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP_TIMEOUT);
+            cluster.metadata().awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP_TIMEOUT);
         }
 
         progress.accept("producing " + ackedByAll + " records per partition with acks=all");
@@ -92,7 +92,7 @@ public final class LastReplicaStandingOutage {
         progress.accept("kill -9 broker " + SHORTEST_SURVIVOR + " (a follower); waiting until it is fenced");
         killAndAwaitFence(cluster, SHORTEST_SURVIVOR);
         for (TopicPartition tp : tps) {
-            cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR), STEP_TIMEOUT);
+            cluster.metadata().awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR), STEP_TIMEOUT);
         }
         progress.accept("producing " + ackedByAll + " more records per partition with acks=all (broker "
                 + SHORTEST_SURVIVOR + " misses them)");
@@ -105,7 +105,7 @@ public final class LastReplicaStandingOutage {
         progress.accept("kill -9 broker " + LONGEST_SURVIVOR + "; the ISR shrinks below min.insync.replicas");
         killAndAwaitFence(cluster, LONGEST_SURVIVOR);
         for (TopicPartition tp : tps) {
-            cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP_TIMEOUT);
+            cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP_TIMEOUT);
         }
         if (ackedByLeaderOnly > 0) {
             progress.accept("producing " + ackedByLeaderOnly + " records per partition with acks=1 (only the leader has them)");
@@ -120,7 +120,7 @@ public final class LastReplicaStandingOutage {
         cluster.startBroker(SHORTEST_SURVIVOR);
         cluster.startBroker(LONGEST_SURVIVOR);
         for (TopicPartition tp : tps) {
-            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP_TIMEOUT);
+            cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP_TIMEOUT);
         }
         return new Result(topic, partitions, ackedByAll, ackedByLeaderOnly);
     }
@@ -152,7 +152,7 @@ public final class LastReplicaStandingOutage {
 
     private static void killAndAwaitFence(LocalKafkaCluster cluster, int broker) {
         cluster.stopBroker(broker, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(broker);
+        cluster.metadata().awaitBrokerFenced(broker);
     }
 
     private static void produce(LocalKafkaCluster cluster, List<TopicPartition> tps, long count, String acks, String round) {

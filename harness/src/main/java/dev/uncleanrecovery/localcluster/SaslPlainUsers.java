@@ -34,8 +34,8 @@ final class SaslPlainUsers {
             }
             passwords.put(user, user + "-secret");
         }
-        if (!passwords.containsKey(LocalKafkaCluster.ADMIN_USER)) {
-            throw new IllegalArgumentException("the SASL users must include the super user " + LocalKafkaCluster.ADMIN_USER);
+        if (!passwords.containsKey(ClusterAccess.ADMIN_USER)) {
+            throw new IllegalArgumentException("the SASL users must include the super user " + ClusterAccess.ADMIN_USER);
         }
     }
 
@@ -47,7 +47,7 @@ final class SaslPlainUsers {
         String password = passwords.get(user);
         if (password == null) {
             throw new IllegalArgumentException("no SASL user '" + user + "' in this cluster; its users are " + users()
-                    + " (add one with LocalKafkaCluster.Builder.saslUser)");
+                    + " (add one with ClusterBuilder.saslUser)");
         }
         return password;
     }
@@ -69,7 +69,7 @@ final class SaslPlainUsers {
         // Broker registrations, heartbeats and forwarded requests arrive on the PLAINTEXT controller
         // listener as User:ANONYMOUS and need CLUSTER_ACTION; forwarded requests are then authorized
         // as the principal inside the envelope.
-        config.put("super.users", "User:" + LocalKafkaCluster.ADMIN_USER + ";User:ANONYMOUS");
+        config.put("super.users", "User:" + ClusterAccess.ADMIN_USER + ";User:ANONYMOUS");
         return config;
     }
 
@@ -84,12 +84,12 @@ final class SaslPlainUsers {
         config.put("sasl.enabled.mechanisms", "PLAIN");
         config.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
         StringBuilder jaas = new StringBuilder(PLAIN_LOGIN_MODULE).append(" required username=\"")
-                .append(LocalKafkaCluster.ADMIN_USER).append("\" password=\"")
-                .append(password(LocalKafkaCluster.ADMIN_USER)).append('"');
+                .append(ClusterAccess.ADMIN_USER).append("\" password=\"")
+                .append(password(ClusterAccess.ADMIN_USER)).append('"');
         passwords.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
         config.put("listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".plain.sasl.jaas.config",
                 jaas.append(';').toString());
-        config.put("super.users", "User:" + LocalKafkaCluster.ADMIN_USER);
+        config.put("super.users", "User:" + ClusterAccess.ADMIN_USER);
         return config;
     }
 

@@ -4,7 +4,7 @@ package dev.uncleanrecovery.localcluster;
 
 import java.nio.file.Path;
 
-/** What {@link LocalKafkaCluster#truncateReplicaLog} did to one segment file on disk. */
+/** What {@link DiskFaults#truncateReplicaLog} did to one segment file on disk. */
 public record SegmentTruncation(Path segment, long lengthBefore, long lengthAfter) {
 
     public long bytesRemoved() {

@@ -5,7 +5,8 @@
  * real-cluster tests and the {@code demo} command. {@link dev.uncleanrecovery.localcluster.LocalKafkaCluster}
  * runs one KRaft controller and N brokers as separate JVMs on 127.0.0.1, from the Kafka jars the build
  * resolved (no download at run time); it kills ({@code kill -9}) or stops nodes, restarts them with their
- * data, cuts a stopped replica's log on disk, and reports partitions with their ISR, ELR and LastKnownELR.
+ * data, cuts a stopped replica's log on disk ({@link dev.uncleanrecovery.localcluster.DiskFaults}), and reports
+ * partitions with their ISR, ELR and LastKnownELR ({@link dev.uncleanrecovery.localcluster.ClusterMetadata}).
  * {@link dev.uncleanrecovery.localcluster.ClusterBackend#CONTAINERS} runs the same nodes in Docker containers.
  */
 package dev.uncleanrecovery.localcluster;

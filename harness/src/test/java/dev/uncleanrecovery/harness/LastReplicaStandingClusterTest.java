@@ -45,7 +45,7 @@ class LastReplicaStandingClusterTest {
             throws Exception {
         // given: RF 3, min.insync.replicas=2, unclean election off, 100 records acknowledged by all replicas
         createTopic(cluster);
-        PartitionView created = cluster.awaitPartition(ORDERS_0,
+        PartitionView created = cluster.metadata().awaitPartition(ORDERS_0,
                 view -> !view.isLeaderless() && view.isr().size() == 3, STATE_TIMEOUT);
         report("created", created);
         assertThat(created.elr()).isEmpty();
@@ -59,7 +59,7 @@ class LastReplicaStandingClusterTest {
 
         // when: one follower dies (kill -9); ISR 2 still meets min.insync.replicas, so no ELR yet
         kill(cluster, firstToFail);
-        PartitionView oneDown = cluster.awaitPartition(ORDERS_0,
+        PartitionView oneDown = cluster.metadata().awaitPartition(ORDERS_0,
                 view -> !view.isr().contains(firstToFail), STATE_TIMEOUT);
         report("follower " + firstToFail + " killed", oneDown);
         assertThat(oneDown.leader()).isEqualTo(lastLeader);
@@ -70,7 +70,7 @@ class LastReplicaStandingClusterTest {
 
         // when: the second follower dies; ISR 1 < min.insync.replicas, the follower is kept eligible (ELR)
         kill(cluster, secondToFail);
-        PartitionView twoDown = cluster.awaitPartition(ORDERS_0,
+        PartitionView twoDown = cluster.metadata().awaitPartition(ORDERS_0,
                 view -> !view.isr().contains(secondToFail), STATE_TIMEOUT);
         report("follower " + secondToFail + " killed", twoDown);
         assertThat(twoDown.leader()).isEqualTo(lastLeader);
@@ -86,25 +86,25 @@ class LastReplicaStandingClusterTest {
         kill(cluster, lastLeader);
 
         // when: the second follower comes back without the tail of its log (unclean: no shutdown marker)
-        SegmentTruncation cut = cluster.truncateReplicaLog(ORDERS_0, secondToFail, LogTailCut.dropBytes(100));
+        SegmentTruncation cut = cluster.disk().truncateReplicaLog(ORDERS_0, secondToFail, LogTailCut.dropBytes(100));
         System.out.println("cut " + cut.bytesRemoved() + " bytes off " + cut.segment() + " (" + cut.lengthBefore()
                 + " -> " + cut.lengthAfter() + ")");
-        assertThat(cluster.hasCleanShutdownMarker(secondToFail)).isFalse();
+        assertThat(cluster.disk().hasCleanShutdownMarker(secondToFail)).isFalse();
         cluster.startBroker(secondToFail);
-        PartitionView lastLeaderDown = cluster.awaitPartition(ORDERS_0,
+        PartitionView lastLeaderDown = cluster.metadata().awaitPartition(ORDERS_0,
                 view -> view.isLeaderless() && !view.elr().contains(secondToFail), STATE_TIMEOUT);
         report("follower " + secondToFail + " restarted with a cut log", lastLeaderDown);
         // then it was dropped from ELR as an unclean restart, and log recovery cut its torn batch
         assertThat(lastLeaderDown.isr()).isEmpty();
         assertThat(lastLeaderDown.elr()).containsExactly(lastLeader);
         assertThat(lastLeaderDown.lastKnownElr()).containsExactly(lastLeader);
-        String recovery = cluster.nodeLogSinceLastStart(secondToFail);
+        String recovery = cluster.nodes().logSinceLastStart(secondToFail);
         assertThat(recovery).contains("since no clean shutdown file was found")
                 .containsPattern("Corruption found in segment \\d+, truncating to offset \\d+");
 
         // when: the first follower comes back too
         cluster.startBroker(firstToFail);
-        PartitionView offline = cluster.awaitPartition(ORDERS_0,
+        PartitionView offline = cluster.metadata().awaitPartition(ORDERS_0,
                 view -> view.isLeaderless() && view.isr().isEmpty(), STATE_TIMEOUT);
         report("follower " + firstToFail + " restarted", offline);
 
@@ -118,7 +118,7 @@ class LastReplicaStandingClusterTest {
         assertThat(cluster.isRunning(secondToFail)).isTrue();
         assertThat(cluster.isRunning(lastLeader)).isFalse();
         Thread.sleep(3_000);
-        PartitionView later = cluster.describePartition(ORDERS_0);
+        PartitionView later = cluster.metadata().describePartition(ORDERS_0);
         report("3 s later", later);
         assertThat(later).as("the controller does not elect a replica by itself").isEqualTo(offline);
     }
@@ -126,7 +126,7 @@ class LastReplicaStandingClusterTest {
     private static void kill(LocalKafkaCluster cluster, int brokerId) {
         long began = System.nanoTime();
         cluster.stopBroker(brokerId, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(brokerId, STATE_TIMEOUT);
+        cluster.metadata().awaitBrokerFenced(brokerId, STATE_TIMEOUT);
         System.out.println("broker " + brokerId + " killed -9, fenced after " + (System.nanoTime() - began) / 1_000_000 + " ms");
     }
 

@@ -67,26 +67,27 @@ class LocalKafkaClusterClusterTest {
 
     @Test
     void a_cleanly_stopped_broker_leaves_its_marker_and_restarts_on_the_same_port(LocalKafkaCluster cluster) {
-        long pidBefore = cluster.pid(BROKER).orElseThrow();
+        long pidBefore = cluster.nodes().pid(BROKER).orElseThrow();
         String addressBefore = cluster.brokerAddress(BROKER);
 
         cluster.stopBroker(BROKER, StopMode.CLEAN);
 
         assertThat(cluster.isRunning(BROKER)).isFalse();
-        assertThat(cluster.pid(BROKER)).isEmpty();
+        assertThat(cluster.nodes().pid(BROKER)).isEmpty();
         assertThat(ProcessHandle.of(pidBefore).filter(ProcessHandle::isAlive)).as("the stopped JVM").isEmpty();
-        assertThat(cluster.hasCleanShutdownMarker(BROKER)).isTrue();
-        cluster.awaitBrokerFenced(BROKER, STATE_TIMEOUT);
+        assertThat(cluster.disk().hasCleanShutdownMarker(BROKER)).isTrue();
+        cluster.metadata().awaitBrokerFenced(BROKER, STATE_TIMEOUT);
 
         long began = System.nanoTime();
         cluster.startBroker(BROKER);
         System.out.println("clean restart of broker " + BROKER + " took " + (System.nanoTime() - began) / 1_000_000 + " ms");
 
         assertThat(cluster.isRunning(BROKER)).isTrue();
-        assertThat(cluster.pid(BROKER).orElseThrow()).isNotEqualTo(pidBefore);
+        assertThat(cluster.nodes().pid(BROKER).orElseThrow()).isNotEqualTo(pidBefore);
         assertThat(cluster.brokerAddress(BROKER)).isEqualTo(addressBefore);
-        assertThat(cluster.nodeLogSinceLastStart(BROKER)).contains("Kafka Server started");
-        assertThat(cluster.awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER, STATE_TIMEOUT).replicas())
+        assertThat(cluster.nodes().logSinceLastStart(BROKER)).contains("Kafka Server started");
+        assertThat(cluster.metadata().awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER,
+                STATE_TIMEOUT).replicas())
                 .containsExactly(BROKER);
     }
 
@@ -94,29 +95,30 @@ class LocalKafkaClusterClusterTest {
     void a_killed_broker_recovers_its_cut_log_to_the_last_whole_batch(LocalKafkaCluster cluster) {
         cluster.stopBroker(BROKER, StopMode.ABRUPT);
         long began = System.nanoTime();
-        cluster.awaitBrokerFenced(BROKER, STATE_TIMEOUT);
+        cluster.metadata().awaitBrokerFenced(BROKER, STATE_TIMEOUT);
         System.out.println("broker " + BROKER + " fenced " + (System.nanoTime() - began) / 1_000_000 + " ms after kill -9");
-        assertThat(cluster.hasCleanShutdownMarker(BROKER)).isFalse();
+        assertThat(cluster.disk().hasCleanShutdownMarker(BROKER)).isFalse();
 
-        SegmentTruncation cut = cluster.truncateReplicaLog(PAYMENTS_0, BROKER, LogTailCut.dropBytes(50));
+        SegmentTruncation cut = cluster.disk().truncateReplicaLog(PAYMENTS_0, BROKER, LogTailCut.dropBytes(50));
 
         assertThat(cut.bytesRemoved()).isEqualTo(50);
         assertThat(cut.segment()).hasFileName("00000000000000000000.log").hasSize(cut.lengthAfter());
         cluster.startBroker(BROKER);
-        assertThat(cluster.nodeLogSinceLastStart(BROKER))
+        assertThat(cluster.nodes().logSinceLastStart(BROKER))
                 .contains("since no clean shutdown file was found")
                 .containsPattern("Corruption found in segment 0, truncating to offset \\d+");
-        PartitionView recovered = cluster.awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER, STATE_TIMEOUT);
+        PartitionView recovered = cluster.metadata().awaitPartition(PAYMENTS_0, view -> view.leader() == BROKER,
+                STATE_TIMEOUT);
         assertThat(recovered.isr()).containsExactly(BROKER);
     }
 
     @Test
     void the_log_of_a_running_broker_cannot_be_cut(LocalKafkaCluster cluster) {
-        assertThatThrownBy(() -> cluster.truncateReplicaLog(PAYMENTS_0, BROKER, LogTailCut.dropBytes(1)))
+        assertThatThrownBy(() -> cluster.disk().truncateReplicaLog(PAYMENTS_0, BROKER, LogTailCut.dropBytes(1)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("broker 1 is running")
                 .hasMessageContaining("stopBroker(1, ...)");
-        assertThatThrownBy(() -> cluster.deleteCleanShutdownMarker(BROKER))
+        assertThatThrownBy(() -> cluster.disk().deleteCleanShutdownMarker(BROKER))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("broker 1 is running");
     }
@@ -134,7 +136,7 @@ class LocalKafkaClusterClusterTest {
 
     @Test
     void a_paused_broker_is_frozen_until_it_is_resumed(LocalKafkaCluster cluster) throws Exception {
-        long pid = cluster.pid(BROKER).orElseThrow();
+        long pid = cluster.nodes().pid(BROKER).orElseThrow();
 
         cluster.pauseBroker(BROKER);
         try {
@@ -148,7 +150,7 @@ class LocalKafkaClusterClusterTest {
 
         assertThat(cluster.isPaused(BROKER)).isFalse();
         assertThat(processState(pid)).isNotEqualTo("T");
-        cluster.awaitBrokerUnfenced(BROKER, STATE_TIMEOUT);
+        cluster.metadata().awaitBrokerUnfenced(BROKER, STATE_TIMEOUT);
     }
 
     @Test
@@ -156,12 +158,12 @@ class LocalKafkaClusterClusterTest {
             throws Exception {
         Path kept = NodeLogArchive.keep(cluster, keptLogs);
 
-        for (String node : List.of("controller-" + cluster.controllerId(), "broker-" + BROKER)) {
+        for (String node : List.of("controller-" + cluster.controllers().firstId(), "broker-" + BROKER)) {
             assertThat(kept.resolve(node).resolve("server.properties")).exists();
             assertThat(Files.readString(kept.resolve(node).resolve("node.log"))).contains("Kafka Server started");
         }
         assertThat(NodeLogArchive.tails(cluster, 40))
-                .contains("==== last 40 lines of node " + cluster.controllerId() + " (running)")
+                .contains("==== last 40 lines of node " + cluster.controllers().firstId() + " (running)")
                 .contains("==== last 40 lines of node " + BROKER + " (running)");
         assertThat(NodeLogArchive.directoryFor("SomeTest", "some_test()"))
                 .endsWithRaw(Path.of("target", "cluster-logs", "SomeTest", "some_test__"));

@@ -69,19 +69,19 @@ class AgentOnBrokersAndControllerClusterTest {
             }
         }
         try (PatchedBrokers controller = PatchedBrokers.openController(cluster)) {
-            ApiVersionsResponseData versions = controller.apiVersions(cluster.controllerId());
+            ApiVersionsResponseData versions = controller.apiVersions(cluster.controllers().firstId());
             assertThat(PatchedBrokers.range(versions, GetReplicaLogInfo.apiKey()).isPresent()).as("not on the controller listener").isFalse();
             assertThat(PatchedBrokers.range(versions, ApiKeys.ELECT_LEADERS.id)).hasValueSatisfying(range ->
                     assertThat(range.maxVersion()).isEqualTo((short) 3));
         }
-        assertThat(cluster.nodeLogSinceLastStart(cluster.controllerId()))
+        assertThat(cluster.nodes().logSinceLastStart(cluster.controllers().firstId()))
                 .contains("[kafka-unclean-recovery-agent] Kafka 4.4.0: GetReplicaLogInfo on api key " + GetReplicaLogInfo.apiKey());
     }
 
     @Test
     void offline_partition_followers_report_their_log_end_offsets_and_epochs(LocalKafkaCluster cluster) {
         TopicPartition orders0 = new TopicPartition(TOPIC, 0);
-        assertThat(cluster.describePartition(orders0).isLeaderless()).isTrue();
+        assertThat(cluster.metadata().describePartition(orders0).isLeaderless()).isTrue();
         try (PatchedBrokers brokers = PatchedBrokers.open(cluster, List.of(2, 3))) {
             PartitionLogInfo longest = brokers.logInfo(LastReplicaStandingOutage.LONGEST_SURVIVOR, topicId, 0);
             PartitionLogInfo shortest = brokers.logInfo(LastReplicaStandingOutage.SHORTEST_SURVIVOR, topicId, 0);
@@ -141,7 +141,7 @@ class AgentOnBrokersAndControllerClusterTest {
             assertThat(fenced.error()).isEqualTo(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE);
             assertThat(fenced.errorMessage()).contains("designated replica 1 of orders-1 is fenced");
         }
-        PartitionView after = cluster.describePartition(orders1);
+        PartitionView after = cluster.metadata().describePartition(orders1);
         assertThat(after.isLeaderless()).as("no other replica was elected: %s", after).isTrue();
     }
 
@@ -170,8 +170,8 @@ class AgentOnBrokersAndControllerClusterTest {
                             + " more than once in the request)"))
                     .anySatisfy(m -> assertThat(m).contains("designated replica 5 is not in the replica set"));
         }
-        assertThat(cluster.describePartition(orders0).isLeaderless()).isTrue();
-        assertThat(cluster.describePartition(orders1).isLeaderless()).isTrue();
+        assertThat(cluster.metadata().describePartition(orders0).isLeaderless()).isTrue();
+        assertThat(cluster.metadata().describePartition(orders1).isLeaderless()).isTrue();
     }
 
     @Test
@@ -187,7 +187,7 @@ class AgentOnBrokersAndControllerClusterTest {
             assertThat(v2.error()).isEqualTo(Errors.PREFERRED_LEADER_NOT_AVAILABLE);
             assertThat(v3).isEqualTo(v2);
         }
-        assertThat(cluster.describePartition(orders0).isLeaderless()).isTrue();
+        assertThat(cluster.metadata().describePartition(orders0).isLeaderless()).isTrue();
     }
 
     @Test
@@ -200,7 +200,8 @@ class AgentOnBrokersAndControllerClusterTest {
             ElectLeadersResponse.PartitionResult result = brokers.electDesignated(3, orders2, designated);
 
             assertThat(result.error()).as("%s", result.errorMessage()).isEqualTo(Errors.NONE);
-            PartitionView elected = cluster.awaitPartition(orders2, view -> view.leader() == designated, STATE_TIMEOUT);
+            PartitionView elected = cluster.metadata().awaitPartition(orders2, view -> view.leader() == designated,
+                    STATE_TIMEOUT);
             assertThat(elected.replicas()).containsExactly(1, 3, 2); // 3 comes first: stock UNCLEAN would pick it
             assertThat(elected.isr()).contains(designated);
             awaitLeaderEpoch(brokers, designated, epochBefore + 1);
@@ -212,7 +213,7 @@ class AgentOnBrokersAndControllerClusterTest {
             ElectLeadersResponse.PartitionResult again = brokers.electDesignated(2, orders2, LastReplicaStandingOutage.SHORTEST_SURVIVOR);
             assertThat(again.error()).isEqualTo(Errors.ELECTION_NOT_NEEDED);
             assertThat(again.errorMessage()).contains("orders-2 already has leader 2");
-            assertThat(cluster.describePartition(orders2).leader()).isEqualTo(designated);
+            assertThat(cluster.metadata().describePartition(orders2).leader()).isEqualTo(designated);
         }
     }
 

@@ -43,12 +43,14 @@ abstract class Kip966Conformance {
         String topic = "hwm";
         TopicPartition partition = new TopicPartition(topic, 0);
         createTopic(cluster, topic, List.of(1, 2));
-        cluster.awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 2, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 2,
+                STATE_TIMEOUT);
         produce(cluster, topic, "all", 5);
 
         // when: follower 2 dies and the ISR shrinks to [1], below min ISR; 3 records acks=1
         cluster.stopBroker(2, StopMode.ABRUPT);
-        PartitionView shrunk = cluster.awaitPartition(partition, view -> view.isr().equals(List.of(1)), STATE_TIMEOUT);
+        PartitionView shrunk = cluster.metadata().awaitPartition(partition, view -> view.isr().equals(List.of(1)),
+                STATE_TIMEOUT);
         produce(cluster, topic, "1", 3);
 
         // then: the leader's log grew, the high watermark (what consumers may read) did not
@@ -60,7 +62,7 @@ abstract class Kip966Conformance {
         assertThat(shrunk.elr()).containsExactly(2);
 
         cluster.startBroker(2);
-        cluster.awaitPartition(partition, view -> view.isr().size() == 2, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(partition, view -> view.isr().size() == 2, STATE_TIMEOUT);
         assertThat(highWatermark(cluster, partition)).isEqualTo(8);
     }
 
@@ -71,15 +73,18 @@ abstract class Kip966Conformance {
         String topic = "elr";
         TopicPartition partition = new TopicPartition(topic, 0);
         createTopic(cluster, topic, List.of(1, 2, 3));
-        cluster.awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(partition, view -> view.leader() == 1 && view.isr().size() == 3,
+                STATE_TIMEOUT);
         produce(cluster, topic, "all", 5);
         try {
             // when: 3 dies (ISR [1,2] still meets min ISR: no ELR), then 2 dies (ISR [1] < min ISR)
             cluster.stopBroker(3, StopMode.ABRUPT);
-            PartitionView oneDown = cluster.awaitPartition(partition, view -> !view.isr().contains(3), STATE_TIMEOUT);
+            PartitionView oneDown = cluster.metadata().awaitPartition(partition, view -> !view.isr().contains(3),
+                    STATE_TIMEOUT);
             assertThat(oneDown.elr()).isEmpty();
             cluster.stopBroker(2, StopMode.ABRUPT);
-            PartitionView twoDown = cluster.awaitPartition(partition, view -> !view.isr().contains(2), STATE_TIMEOUT);
+            PartitionView twoDown = cluster.metadata().awaitPartition(partition, view -> !view.isr().contains(2),
+                    STATE_TIMEOUT);
             // then: the ELR holds the replica that left the ISR below min ISR
             assertThat(twoDown.isr()).containsExactly(1);
             assertThat(twoDown.elr()).containsExactly(2);
@@ -87,12 +92,13 @@ abstract class Kip966Conformance {
             // when: the leader dies too, and 2 restarts after its kill -9 (an unclean shutdown)
             cluster.stopBroker(1, StopMode.ABRUPT);
             // no broker is left to describe the partition: the controller's fence is the witness
-            cluster.awaitBrokerFenced(1);
+            cluster.metadata().awaitBrokerFenced(1);
             cluster.startBroker(2);
-            cluster.awaitBrokerUnfenced(2);
+            cluster.metadata().awaitBrokerUnfenced(2);
 
             // then: 2 is in neither ISR nor ELR: its log may have lost acknowledged records
-            PartitionView afterRestart = cluster.awaitPartition(partition, view -> !view.elr().contains(2), STATE_TIMEOUT);
+            PartitionView afterRestart = cluster.metadata().awaitPartition(partition, view -> !view.elr().contains(2),
+                    STATE_TIMEOUT);
             assertThat(afterRestart.isr()).doesNotContain(2);
             assertThat(afterRestart.elr()).doesNotContain(2);
             assertThat(afterRestart.isLeaderless()).isTrue();
@@ -103,7 +109,7 @@ abstract class Kip966Conformance {
                 }
             }
             for (int broker : List.of(1, 2, 3)) {
-                cluster.awaitBrokerUnfenced(broker);
+                cluster.metadata().awaitBrokerUnfenced(broker);
             }
         }
     }
@@ -118,7 +124,7 @@ abstract class Kip966Conformance {
             org.awaitility.Awaitility.await().atMost(STATE_TIMEOUT)
                     .untilAsserted(() -> assertThat(admin.listTopics().names().get()).contains(topic));
         }
-        cluster.awaitPartition(new TopicPartition(topic, 1), view -> view.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(new TopicPartition(topic, 1), view -> view.isr().size() == 3, STATE_TIMEOUT);
         produce(cluster, topic, "all", 10);
 
         Map<String, Object> config = new HashMap<>(cluster.clientProperties());

@@ -67,12 +67,12 @@ final class PatchedBrokers implements AutoCloseable {
     /** A connection to the controller's listener (the address in its {@code server.properties}). */
     static PatchedBrokers openController(LocalKafkaCluster cluster) throws IOException {
         Properties server = new Properties();
-        try (var in = Files.newBufferedReader(cluster.nodeDirectory(cluster.controllerId()).resolve("server.properties"))) {
+        try (var in = Files.newBufferedReader(cluster.nodes().directory(cluster.controllers().firstId()).resolve("server.properties"))) {
             server.load(in);
         }
         // listeners=CONTROLLER://127.0.0.1:PORT
         String address = server.getProperty("listeners").replaceFirst("^[A-Z_]+://", "");
-        return connect(Map.of(cluster.controllerId(), address));
+        return connect(Map.of(cluster.controllers().firstId(), address));
     }
 
     private static PatchedBrokers connect(Map<Integer, String> addresses) {

@@ -116,7 +116,7 @@ class ControllerCapScaleClusterTest {
                         ManyPartitionOutage.LAST_LEADER, ManyPartitionOutage.SHORTEST, ManyPartitionOutage.LONGEST);
             });
         }
-        String controllerLog = cluster.nodeLogSinceLastStart(cluster.controllerId());
+        String controllerLog = cluster.nodes().logSinceLastStart(cluster.controllers().firstId());
         assertThat(controllerLog).doesNotContain(EMPTY_BATCH_FAULT).doesNotContain("BoundedListTooLongException")
                 .doesNotContain("Encountered quorum controller fault");
     }
@@ -148,7 +148,8 @@ class ControllerCapScaleClusterTest {
             }
 
             // then
-            String controllerLog = awaitInLog(cluster, cluster.controllerId(), EMPTY_BATCH_FAULT, Duration.ofSeconds(60));
+            String controllerLog = awaitInLog(cluster, cluster.controllers().firstId(), EMPTY_BATCH_FAULT,
+                    Duration.ofSeconds(60));
             System.out.println("Admin.electLeaders of " + KAFKA_BATCH + " partitions " + answer + "; the controller logged:\n"
                     + controllerLog.lines().filter(l -> l.contains(EMPTY_BATCH_FAULT) || l.contains("fault")
                             || l.contains("esign") || l.contains("enounc")).limit(10).collect(Collectors.joining("\n")));
@@ -194,10 +195,10 @@ class ControllerCapScaleClusterTest {
     private static String awaitInLog(LocalKafkaCluster cluster, int node, String text, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        String log = cluster.nodeLogSinceLastStart(node);
+        String log = cluster.nodes().logSinceLastStart(node);
         while (!log.contains(text) && System.nanoTime() < deadline) {
             Thread.sleep(500);
-            log = cluster.nodeLogSinceLastStart(node);
+            log = cluster.nodes().logSinceLastStart(node);
         }
         return log;
     }

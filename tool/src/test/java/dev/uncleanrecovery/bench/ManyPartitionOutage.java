@@ -101,14 +101,14 @@ final class ManyPartitionOutage {
 
             progress.accept("kill -9 broker " + SHORTEST);
             cluster.stopBroker(SHORTEST, StopMode.ABRUPT);
-            cluster.awaitBrokerFenced(SHORTEST);
+            cluster.metadata().awaitBrokerFenced(SHORTEST);
             awaitAll(admin, topics, partitions, "ISR without 3", p -> p.isr().stream().noneMatch(n -> n.id() == SHORTEST),
                     step);
             produce(cluster, topics, partitions, perRound, "all", "round-2");
 
             progress.accept("kill -9 broker " + LONGEST);
             cluster.stopBroker(LONGEST, StopMode.ABRUPT);
-            cluster.awaitBrokerFenced(LONGEST);
+            cluster.metadata().awaitBrokerFenced(LONGEST);
             awaitAll(admin, topics, partitions, "ISR [1]", p -> p.isr().size() == 1 && p.isr().get(0).id() == LAST_LEADER,
                     step);
             if (leaderOnly > 0) {
@@ -117,11 +117,11 @@ final class ManyPartitionOutage {
 
             progress.accept("kill -9 broker " + LAST_LEADER + " (its disk is lost); restarting 3 and 2");
             cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
-            cluster.awaitBrokerFenced(LAST_LEADER);
+            cluster.metadata().awaitBrokerFenced(LAST_LEADER);
             cluster.startBroker(SHORTEST);
             cluster.startBroker(LONGEST);
-            cluster.awaitBrokerUnfenced(SHORTEST, step);
-            cluster.awaitBrokerUnfenced(LONGEST, step);
+            cluster.metadata().awaitBrokerUnfenced(SHORTEST, step);
+            cluster.metadata().awaitBrokerUnfenced(LONGEST, step);
             awaitAll(admin, topics, partitions, "offline", p -> leaderOf(p) < 0, step);
             return topics.stream().map(topic -> new Outage(topic, partitions, perRound)).toList();
         } catch (ExecutionException e) {
@@ -170,7 +170,8 @@ final class ManyPartitionOutage {
             for (String topic : topics) {
                 awaitUntil(500, timeout, () -> {
                     long created = IntStream.range(0, partitions)
-                            .filter(p -> Files.isDirectory(cluster.replicaDirectory(broker, new TopicPartition(topic, p))))
+                            .filter(p -> Files.isDirectory(cluster.disk().replicaDirectory(broker,
+                                    new TopicPartition(topic, p))))
                             .count();
                     return created == partitions ? null
                             : "broker " + broker + " created only " + created + " of " + partitions + " logs of " + topic;

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.bench;
 
 import com.sun.management.OperatingSystemMXBean;
 import dev.uncleanrecovery.cli.LogbackSetup;
+import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.lang.management.ManagementFactory;
@@ -233,8 +234,8 @@ final class RealClusterBenchmark {
     /** utime + stime of every running node's JVM, from /proc/PID/stat. */
     private static long nodeCpuTicks(LocalKafkaCluster cluster) throws java.io.IOException {
         long ticks = 0;
-        for (int node : cluster.nodeIds()) {
-            java.util.OptionalLong pid = cluster.pid(node);
+        for (int node : cluster.nodes().ids()) {
+            java.util.OptionalLong pid = cluster.nodes().pid(node);
             if (pid.isEmpty()) {
                 continue;
             }
@@ -257,8 +258,8 @@ final class RealClusterBenchmark {
 
     private static Path keepNodeLogs(LocalKafkaCluster cluster, Path into) throws java.io.IOException {
         Files.createDirectories(into);
-        for (int node : cluster.nodeIds()) {
-            Path log = cluster.nodeLogFile(node);
+        for (int node : cluster.nodes().ids()) {
+            Path log = cluster.nodes().logFile(node);
             if (Files.exists(log)) {
                 Files.copy(log, into.resolve("node-" + node + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
@@ -278,7 +279,7 @@ final class RealClusterBenchmark {
      * of the old generation costs a full collection, which can pause a broker in the middle of a measured run.
      */
     private static LocalKafkaCluster cluster(Path agent) {
-        LocalKafkaCluster.Builder builder = LocalKafkaCluster.builder().brokers(3)
+        ClusterBuilder builder = LocalKafkaCluster.builder().brokers(3)
                 .startupTimeout(java.time.Duration.ofSeconds(240))
                 .jvmArgs(NodeRole.BROKER, "-Xms512m", "-Xmx512m")
                 .jvmArgs(NodeRole.CONTROLLER, "-Xms256m", "-Xmx256m");

@@ -111,7 +111,7 @@ final class ChaosTrial {
             sleep(SETTLE.toMillis());
             killAll(cluster);
             Path snapshot = dir.resolve("snapshot");
-            for (int node : cluster.nodeIds()) {
+            for (int node : cluster.nodes().ids()) {
                 copyTree(cluster.logDir(node), snapshot.resolve(Integer.toString(node)));
             }
             // the oracle reads the snapshot while the tool's recovery runs on copies of it
@@ -292,11 +292,11 @@ final class ChaosTrial {
      * and returns the test topics' partitions that are offline once the controller has settled.
      */
     private List<TopicPartition> restore(LocalKafkaCluster cluster, FaultSchedule schedule, Path snapshot) {
-        for (int node : cluster.nodeIds()) {
+        for (int node : cluster.nodes().ids()) {
             FaultSchedule.deleteRecursively(cluster.logDir(node));
             copyTree(snapshot.resolve(Integer.toString(node)), cluster.logDir(node));
         }
-        cluster.startStoppedControllers();
+        cluster.controllers().startStopped();
         cluster.startBrokers(BROKERS.stream().filter(b -> b != schedule.deadBroker()).toList());
         List<TopicPartition> offline = List.of();
         for (int attempt = 0; attempt < 10; attempt++) {
@@ -323,7 +323,7 @@ final class ChaosTrial {
         cluster.startBroker(dead);
         for (TopicPartition tp : allPartitions()) {
             try {
-                cluster.awaitPartition(tp, v -> !v.isLeaderless(), Duration.ofSeconds(30));
+                cluster.metadata().awaitPartition(tp, v -> !v.isLeaderless(), Duration.ofSeconds(30));
             } catch (RuntimeException e) {
                 log.accept("  still offline after broker " + dead + " is back: " + tp);
             }
@@ -428,7 +428,7 @@ final class ChaosTrial {
         createTopic(cluster, TRANSACTIONAL, assignments.get(TRANSACTIONAL),
                 Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2"));
         for (TopicPartition tp : allPartitions()) {
-            cluster.awaitPartition(tp, v -> !v.isLeaderless() && v.isr().size() == v.replicas().size(),
+            cluster.metadata().awaitPartition(tp, v -> !v.isLeaderless() && v.isr().size() == v.replicas().size(),
                     Duration.ofSeconds(60));
         }
     }
@@ -532,7 +532,7 @@ final class ChaosTrial {
     }
 
     private static PartitionView describe(LocalKafkaCluster cluster, TopicPartition tp) {
-        return cluster.awaitPartition(tp, v -> true, Duration.ofSeconds(30));
+        return cluster.metadata().awaitPartition(tp, v -> true, Duration.ofSeconds(30));
     }
 
     /** Every record of the partitions from their start to their end now, read_uncommitted: offset to value. */
@@ -608,9 +608,9 @@ final class ChaosTrial {
                 cluster.stopBroker(broker, StopMode.ABRUPT);
             }
         }
-        for (int controller : cluster.controllerIds()) {
+        for (int controller : cluster.controllers().ids()) {
             if (cluster.isRunning(controller)) {
-                cluster.stopController(controller, StopMode.ABRUPT);
+                cluster.controllers().stop(controller, StopMode.ABRUPT);
             }
         }
     }

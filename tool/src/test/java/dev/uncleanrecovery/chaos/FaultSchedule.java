@@ -121,15 +121,15 @@ record FaultSchedule(List<Step> steps, List<Integer> killOrder, List<Long> gapsM
                     cluster.pauseBroker(broker);
                     sleep(step.holdMillis());
                     cluster.resumeBroker(broker);
-                    cluster.awaitBrokerUnfenced(broker);
+                    cluster.metadata().awaitBrokerUnfenced(broker);
                 }
                 case TAIL_CUT -> {
                     cluster.stopBroker(broker, StopMode.ABRUPT);
                     List<TopicPartition> held = partitions.stream()
-                            .filter(tp -> Files.isDirectory(cluster.replicaDirectory(broker, tp))).toList();
+                            .filter(tp -> Files.isDirectory(cluster.disk().replicaDirectory(broker, tp))).toList();
                     if (!held.isEmpty()) {
                         TopicPartition tp = held.get(step.partitionPick() % held.size());
-                        var cut = cluster.truncateReplicaLog(tp, broker, LogTailCut.dropBytes(step.cutBytes()));
+                        var cut = cluster.disk().truncateReplicaLog(tp, broker, LogTailCut.dropBytes(step.cutBytes()));
                         log.accept("  cut " + tp + " on broker " + broker + ": " + cut);
                     }
                     sleep(step.holdMillis());
@@ -137,17 +137,17 @@ record FaultSchedule(List<Step> steps, List<Integer> killOrder, List<Long> gapsM
                 }
                 case DISK_LOST -> {
                     cluster.stopBroker(broker, StopMode.ABRUPT);
-                    cluster.awaitBrokerFenced(broker);
+                    cluster.metadata().awaitBrokerFenced(broker);
                     emptyLogDir(cluster.logDir(broker));
                     sleep(step.holdMillis());
                     cluster.startBroker(broker);
                 }
                 case ACTIVE_CONTROLLER_KILLED -> {
-                    int controller = cluster.activeControllerId();
+                    int controller = cluster.controllers().activeId();
                     log.accept("  the active controller is " + controller);
-                    cluster.stopController(controller, StopMode.ABRUPT);
+                    cluster.controllers().stop(controller, StopMode.ABRUPT);
                     sleep(step.holdMillis());
-                    cluster.startController(controller);
+                    cluster.controllers().start(controller);
                 }
             }
             sleep(step.writesAfterMillis());
@@ -160,7 +160,7 @@ record FaultSchedule(List<Step> steps, List<Integer> killOrder, List<Long> gapsM
             int broker = killOrder.get(i);
             log.accept("kill -9 broker " + broker);
             cluster.stopBroker(broker, StopMode.ABRUPT);
-            cluster.awaitBrokerFenced(broker);
+            cluster.metadata().awaitBrokerFenced(broker);
             sleep(gapsMillis.get(i));
         }
     }

@@ -80,7 +80,7 @@ class ConcurrentExecuteClusterTest {
         }
         assertThat(first.exitCode()).as(first.output()).isEqualTo(ExitCode.OK);
         for (TopicPartition tp : RACED) {
-            PartitionView now = cluster.awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
+            PartitionView now = cluster.metadata().awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
                     && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
             assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
         }
@@ -109,7 +109,7 @@ class ConcurrentExecuteClusterTest {
         assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.FAILURE);
         assertThat(refused.err()).contains("another run is changing this cluster: pid 4242 on other-host.example,"
                 + " started 2023-11-14T22:13:20Z holds the run lock " + lockId, "--break-lock " + lockId);
-        PartitionView untouched = cluster.describePartition(FOREIGN);
+        PartitionView untouched = cluster.metadata().describePartition(FOREIGN);
         assertThat(untouched.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(untouched.replicas()).isEqualTo(LastReplicaStandingOutage.ASSIGNMENT);
 
@@ -119,7 +119,8 @@ class ConcurrentExecuteClusterTest {
 
         assertThat(broken.exitCode()).as(broken.out() + broken.err()).isEqualTo(ExitCode.OK);
         assertThat(broken.err()).contains("run lock " + lockId + " broken (--break-lock)");
-        assertThat(cluster.awaitPartition(FOREIGN, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(FOREIGN, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(lockTopics(cluster)).as("the old owner topic is removed with the new lock").isEmpty();
     }

@@ -62,13 +62,13 @@ class ConsumerGroupImpactClusterTest {
         readAndCommit(cluster, "audit", 4);
 
         cluster.killBroker(SURVIVOR);
-        cluster.awaitPartition(PAID, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
+        cluster.metadata().awaitPartition(PAID, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         RoundProducer.produce(cluster, List.of(PAID), 5, "all", "paid-only-on-1", Duration.ofSeconds(30));
         readAndCommit(cluster, "billing", 15);
 
         cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
-        cluster.awaitPartition(PAID, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        cluster.metadata().awaitPartition(PAID, v -> v.leader() == PartitionView.NO_LEADER, STEP);
     }
 
     @Test
@@ -106,7 +106,7 @@ class ConsumerGroupImpactClusterTest {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        cluster.awaitPartition(PAID, v -> v.leader() == SURVIVOR, STEP);
+        cluster.metadata().awaitPartition(PAID, v -> v.leader() == SURVIVOR, STEP);
         try (Admin admin = cluster.createAdmin()) {
             long logEnd = admin.listOffsets(Map.of(PAID, OffsetSpec.latest())).partitionResult(PAID).get().offset();
             long committed = admin.listConsumerGroupOffsets("billing").partitionsToOffsetAndMetadata().get()
@@ -125,16 +125,17 @@ class ConsumerGroupImpactClusterTest {
                 .map(p -> new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p)).toList();
         cluster.pauseBroker(SURVIVOR);
         try {
-            cluster.awaitBrokerFenced(SURVIVOR);
-            offsets.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
+            cluster.metadata().awaitBrokerFenced(SURVIVOR);
+            offsets.forEach(tp -> cluster.metadata().awaitPartition(tp,
+                    v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
             cluster.stopBroker(OFFSETS_LAST_LEADER, StopMode.ABRUPT);
         } finally {
             // thawed, 2 cannot rejoin those ISRs: their leader is gone
             cluster.resumeBroker(SURVIVOR);
         }
-        cluster.awaitBrokerUnfenced(SURVIVOR);
-        cluster.awaitBrokerFenced(OFFSETS_LAST_LEADER);
-        offsets.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
+        cluster.metadata().awaitBrokerUnfenced(SURVIVOR);
+        cluster.metadata().awaitBrokerFenced(OFFSETS_LAST_LEADER);
+        offsets.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
         Path file = dir.resolve("offsets.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",

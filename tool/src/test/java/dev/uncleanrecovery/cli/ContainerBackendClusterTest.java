@@ -51,12 +51,12 @@ class ContainerBackendClusterTest {
 
     @BeforeAll
     static void breakTheClusterInItsContainers(LocalKafkaCluster cluster) throws Exception {
-        assumeTrue(cluster.backend() == ClusterBackend.CONTAINERS,
+        assumeTrue(cluster.nodes().backend() == ClusterBackend.CONTAINERS,
                 "the container suite runs with -D" + ClusterBackend.PROPERTY + "=containers");
         // Every node is a container of the engine (with our label), of the image asked for (or the one made here),
         // and its JVM lives in another mount namespace.
         String image = System.getProperty("kafka.test.image", "");
-        assertThat(cluster.containerImage()).hasValueSatisfying(used -> {
+        assertThat(cluster.nodes().containerImage()).hasValueSatisfying(used -> {
             if (image.isBlank()) {
                 assertThat(used).startsWith("kafka-unclean-recovery/kafka:");
             } else {
@@ -64,11 +64,11 @@ class ContainerBackendClusterTest {
             }
         });
         assertThat(DockerClientFactory.instance().client().listContainersCmd().withLabelFilter(List.of(LABEL)).exec())
-                .hasSize(cluster.nodeIds().size())
-                .allSatisfy(container -> assertThat(container.getImage()).isEqualTo(cluster.containerImage().get()));
+                .hasSize(cluster.nodes().ids().size())
+                .allSatisfy(container -> assertThat(container.getImage()).isEqualTo(cluster.nodes().containerImage().get()));
         String ours = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt")).toString();
-        for (int node : cluster.nodeIds()) {
-            long pid = cluster.pid(node).orElseThrow();
+        for (int node : cluster.nodes().ids()) {
+            long pid = cluster.nodes().pid(node).orElseThrow();
             assertThat(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/mnt")).toString())
                     .as("mount namespace of node %d", node).isNotEqualTo(ours);
         }
@@ -78,7 +78,7 @@ class ContainerBackendClusterTest {
     @Test
     @Order(1)
     void status_shows_the_offline_partitions_as_kafka_reports_them(LocalKafkaCluster cluster) throws Exception {
-        PartitionView kafkaSays = cluster.describePartition(ORDERS_0);
+        PartitionView kafkaSays = cluster.metadata().describePartition(ORDERS_0);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", "orders",
                 "--output", "json");
@@ -95,7 +95,7 @@ class ContainerBackendClusterTest {
     @Test
     @Order(2)
     void plan_designates_the_longest_log_and_changes_nothing(LocalKafkaCluster cluster) throws Exception {
-        PartitionView before = cluster.describePartition(ORDERS_0);
+        PartitionView before = cluster.metadata().describePartition(ORDERS_0);
         Path planFile = dir.resolve("plan.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
@@ -109,7 +109,7 @@ class ContainerBackendClusterTest {
                     .singleElement().satisfies(e -> assertThat(e.logEndOffset())
                             .isEqualTo(outage.survivorLogEndOffsets().get(LastReplicaStandingOutage.LONGEST_SURVIVOR)));
         });
-        PartitionView after = cluster.describePartition(ORDERS_0);
+        PartitionView after = cluster.metadata().describePartition(ORDERS_0);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(after.replicas()).isEqualTo(before.replicas());
     }
@@ -128,7 +128,7 @@ class ContainerBackendClusterTest {
                 .allSatisfy(partition -> assertThat(partition.outcome()).isEqualTo("ELECTED"));
         long held = outage.survivorLogEndOffsets().get(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         for (TopicPartition partition : outage.topicPartitions()) {
-            PartitionView led = cluster.awaitPartition(partition, v -> v.leader() != PartitionView.NO_LEADER,
+            PartitionView led = cluster.metadata().awaitPartition(partition, v -> v.leader() != PartitionView.NO_LEADER,
                     Duration.ofSeconds(30));
             assertThat(led.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
             assertThat(readableRecords(cluster, partition)).isEqualTo(held);
@@ -139,7 +139,7 @@ class ContainerBackendClusterTest {
     @Order(4)
     void a_paused_broker_container_is_stopped_until_resumed(LocalKafkaCluster cluster) throws Exception {
         int broker = LastReplicaStandingOutage.SHORTEST_SURVIVOR;
-        long pid = cluster.pid(broker).orElseThrow();
+        long pid = cluster.nodes().pid(broker).orElseThrow();
 
         cluster.pauseBroker(broker);
         String paused = processState(pid);

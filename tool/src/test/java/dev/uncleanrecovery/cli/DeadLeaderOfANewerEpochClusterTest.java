@@ -58,7 +58,7 @@ class DeadLeaderOfANewerEpochClusterTest {
     @BeforeAll
     static void theLastLeaderOfANewerEpochDies(LocalKafkaCluster cluster) throws Exception {
         LastReplicaStandingOutage.createTopic(cluster, TOPIC, 1, List.of(LEADER_OF_EPOCH_0, LEADER_OF_EPOCH_1, BEHIND));
-        cluster.awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_0 && v.isr().size() == 3, STEP);
+        cluster.metadata().awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_0 && v.isr().size() == 3, STEP);
         produce(cluster, BY_ALL, "all", "round-1");                      // everyone: [0, 20) in epoch 0
         killAndAwaitFence(cluster, BEHIND);
         killAndAwaitFence(cluster, LEADER_OF_EPOCH_1);
@@ -69,12 +69,12 @@ class DeadLeaderOfANewerEpochClusterTest {
         try (Admin admin = cluster.createAdmin()) {
             admin.electLeaders(ElectionType.UNCLEAN, Set.of(LEDGER_0)).partitions().get();
         }
-        cluster.awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_1, STEP);
+        cluster.metadata().awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_1, STEP);
         produce(cluster, BY_SECOND_LEADER_ONLY, "1", "round-3");         // broker 2 alone: [20, 35) in epoch 1
         killAndAwaitFence(cluster, LEADER_OF_EPOCH_1);
         cluster.startBroker(LEADER_OF_EPOCH_0);
         cluster.startBroker(BEHIND);
-        cluster.awaitPartition(LEDGER_0, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        cluster.metadata().awaitPartition(LEDGER_0, v -> v.leader() == PartitionView.NO_LEADER, STEP);
     }
 
     @Test
@@ -118,8 +118,9 @@ class DeadLeaderOfANewerEpochClusterTest {
 
         // the broker's own cut is the plan's
         cluster.startBroker(dead);
-        cluster.awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_0 && v.isr().contains(dead), STEP);
-        assertThat(cluster.nodeLogSinceLastStart(dead)).containsPattern("Truncating to offset " + epoch1Start + "\\b.*"
+        cluster.metadata().awaitPartition(LEDGER_0, v -> v.leader() == LEADER_OF_EPOCH_0 && v.isr().contains(dead),
+                STEP);
+        assertThat(cluster.nodes().logSinceLastStart(dead)).containsPattern("Truncating to offset " + epoch1Start + "\\b.*"
                 + LEDGER_0 + "\\b|" + LEDGER_0 + "\\b.*Truncating to offset " + epoch1Start + "\\b");
 
         // and the replay gives back every record it cut, the whole of round 3
@@ -161,7 +162,7 @@ class DeadLeaderOfANewerEpochClusterTest {
 
     private static void killAndAwaitFence(LocalKafkaCluster cluster, int broker) {
         cluster.stopBroker(broker, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(broker);
+        cluster.metadata().awaitBrokerFenced(broker);
     }
 
     private static List<String> keys(LocalKafkaCluster cluster, TopicPartition tp) {

@@ -75,7 +75,7 @@ class DiskSalvageClusterTest {
                         Duration.ofSeconds(30));
             }
         });
-        cluster.awaitPartition(SAGA_0, v -> v.leader() == PartitionView.NO_LEADER, Duration.ofSeconds(60));
+        cluster.metadata().awaitPartition(SAGA_0, v -> v.leader() == PartitionView.NO_LEADER, Duration.ofSeconds(60));
     }
 
     @Test
@@ -96,8 +96,8 @@ class DiskSalvageClusterTest {
         assertThat(election.topicId()).isNotNull();
         int dead = LastReplicaStandingOutage.LAST_LEADER;
         long leaderEnd = 2L * ACKED_BY_ALL;
-        byte[] onDisk = segmentBytesFrom(cluster.replicaDirectory(dead, STORY_0), leaderEnd);
-        byte[] sagaOnDisk = segmentBytesFrom(cluster.replicaDirectory(dead, SAGA_0), ACKED_BY_ALL);
+        byte[] onDisk = segmentBytesFrom(cluster.disk().replicaDirectory(dead, STORY_0), leaderEnd);
+        byte[] sagaOnDisk = segmentBytesFrom(cluster.disk().replicaDirectory(dead, SAGA_0), ACKED_BY_ALL);
         var before = InspectIsReadOnlyTest.snapshot(cluster.logDir(dead));
 
         CliRun text = CliRun.of("inspect", "--log-dir", cluster.logDir(dead).toString(), "--salvage-beyond",
@@ -143,7 +143,7 @@ class DiskSalvageClusterTest {
 
         // saga's designated leader dies: execute elects story (broker 1's loss NOT KNOWN to it) and refuses saga
         cluster.stopBroker(SAGA_SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(SAGA_SURVIVOR);
+        cluster.metadata().awaitBrokerFenced(SAGA_SURVIVOR);
         Path result = dir.resolve("result.json");
         CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
                 plan.toString(), "--result-file", result.toString());
@@ -183,14 +183,14 @@ class DiskSalvageClusterTest {
 
         // what was copied is what Kafka destroys: elected 2 leads, and restarted 1 cuts its log exactly there
         cluster.startBroker(dead);
-        cluster.awaitPartition(STORY_0, v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR
+        cluster.metadata().awaitPartition(STORY_0, v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR
                 && v.isr().contains(dead), Duration.ofSeconds(60));
-        assertThat(cluster.nodeLogSinceLastStart(dead)).containsPattern("Truncating to offset " + leaderEnd + "\\b.*"
+        assertThat(cluster.nodes().logSinceLastStart(dead)).containsPattern("Truncating to offset " + leaderEnd + "\\b.*"
                 + STORY_0 + "\\b|" + STORY_0 + "\\b.*Truncating to offset " + leaderEnd + "\\b");
         // and the records replayed are those it cut: its log ends at the leader's end now, 5 short of before
-        assertThat(segmentBytesFrom(cluster.replicaDirectory(dead, STORY_0), leaderEnd)).isEmpty();
+        assertThat(segmentBytesFrom(cluster.disk().replicaDirectory(dead, STORY_0), leaderEnd)).isEmpty();
         // nothing cut saga's: the broker keeps the records replay left alone
-        assertThat(segmentBytesFrom(cluster.replicaDirectory(dead, SAGA_0), ACKED_BY_ALL)).isEqualTo(sagaOnDisk);
+        assertThat(segmentBytesFrom(cluster.disk().replicaDirectory(dead, SAGA_0), ACKED_BY_ALL)).isEqualTo(sagaOnDisk);
     }
 
     private static JsonNode partition(JsonNode report, TopicPartition tp) {

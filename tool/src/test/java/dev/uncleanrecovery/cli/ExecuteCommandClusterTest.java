@@ -71,13 +71,13 @@ class ExecuteCommandClusterTest {
         assertThat(run.exitCode()).as(run.out() + run.err()).isNotEqualTo(ExitCode.OK);
         assertThat(run.err()).contains("error:", "not-a-directory");
         assertThat(run.err()).doesNotContain("electing");
-        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
     }
 
     @Test
     @Order(1)
     void recover_elects_the_longest_log_of_the_highest_epoch_from_outside_the_isr(LocalKafkaCluster cluster) throws Exception {
-        PartitionView before = cluster.describePartition(ORDERS_0);
+        PartitionView before = cluster.metadata().describePartition(ORDERS_0);
         Path planFile = dir.resolve("orders-0.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
@@ -87,10 +87,12 @@ class ExecuteCommandClusterTest {
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(before.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(before.isr()).doesNotContain(LastReplicaStandingOutage.LONGEST_SURVIVOR);
-        PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         // The restore is committed before the tool returns; the broker we ask may learn it a moment later.
-        assertThat(cluster.awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()), Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()),
+                Duration.ofSeconds(30))
                 .replicas()).as("original order restored").isEqualTo(before.replicas());
 
         ResultFile result = ResultFile.read(dir.resolve("orders-0-result.json"));
@@ -127,12 +129,12 @@ class ExecuteCommandClusterTest {
 
         // and executing the recovered plan again is a harmless no-op: same leader and assignment (the ISR may
         // still grow as replica 3 catches up: that is not our doing)
-        PartitionView recovered = cluster.describePartition(ORDERS_0);
+        PartitionView recovered = cluster.metadata().describePartition(ORDERS_0);
         CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
                 planFile.toString(), "--result-file", dir.resolve("again.json").toString());
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("again.json")).partitions().get(0).outcome()).isEqualTo("ALREADY_RECOVERED");
-        PartitionView now = cluster.describePartition(ORDERS_0);
+        PartitionView now = cluster.metadata().describePartition(ORDERS_0);
         assertThat(now.leader()).isEqualTo(recovered.leader());
         assertThat(now.replicas()).isEqualTo(recovered.replicas());
     }
@@ -147,7 +149,7 @@ class ExecuteCommandClusterTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err()).contains("designatedLeader 7 is not one of expected.replicas");
-        assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
     }
 
     @Test
@@ -163,8 +165,8 @@ class ExecuteCommandClusterTest {
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out().replaceAll("\\s+", " ")).contains("REFUSED", "stale plan");
-        assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
-        assertThat(cluster.describePartition(ORDERS_2).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_2).leader()).isEqualTo(PartitionView.NO_LEADER);
     }
 
     @Test
@@ -178,7 +180,7 @@ class ExecuteCommandClusterTest {
             }
         });
         cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        cluster.metadata().awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         try {
             // electing 3 on orders-2 cuts fenced 2's longer log, which no Fetch can read now: only --no-salvage elects it
             CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString(),
@@ -189,13 +191,13 @@ class ExecuteCommandClusterTest {
             assertThat(outcomes).containsEntry("orders-1", "REFUSED").containsEntry("orders-2", "ELECTED");
             assertThat(ResultFile.read(dir.resolve("fenced-result.json")).salvage()).isEqualTo("--no-salvage: nothing was kept");
             assertThat(run.out().replaceAll("\\s+", " ")).contains("designated broker 2 is fenced");
-            assertThat(cluster.describePartition(ORDERS_2).leader()).isEqualTo(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
+            assertThat(cluster.metadata().describePartition(ORDERS_2).leader()).isEqualTo(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
             // 3 was the first live replica of [1,3,2] (1 dead, 2 fenced): elected without touching the assignment.
             assertThat(run.err()).contains("not touched");
             assertThat(ResultFile.read(dir.resolve("fenced-result.json")).partitions()).filteredOn(p -> p.partition() == 2)
                     .singleElement().satisfies(p -> assertThat(p.detail()).contains("replicas not reordered"));
-            assertThat(cluster.describePartition(ORDERS_2).replicas()).containsExactly(1, 3, 2);
-            assertThat(cluster.describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
+            assertThat(cluster.metadata().describePartition(ORDERS_2).replicas()).containsExactly(1, 3, 2);
+            assertThat(cluster.metadata().describePartition(ORDERS_1).leader()).isEqualTo(PartitionView.NO_LEADER);
         } finally {
             cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         }
@@ -213,10 +215,11 @@ class ExecuteCommandClusterTest {
         assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         long plannedLeo = election.evidence().stream().filter(e -> e.broker() == election.designatedLeader())
                 .findFirst().orElseThrow().logEndOffset();
-        PartitionView before = cluster.describePartition(ORDERS_1);
+        PartitionView before = cluster.metadata().describePartition(ORDERS_1);
         cluster.stopBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
-        cluster.truncateReplicaLog(ORDERS_1, LastReplicaStandingOutage.LONGEST_SURVIVOR, LogTailCut.dropBytes(100));
+        cluster.metadata().awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        cluster.disk().truncateReplicaLog(ORDERS_1, LastReplicaStandingOutage.LONGEST_SURVIVOR,
+                LogTailCut.dropBytes(100));
         cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
 
         // when
@@ -228,7 +231,7 @@ class ExecuteCommandClusterTest {
         ResultFile.Partition outcome = ResultFile.read(dir.resolve("orders-1-result.json")).partitions().get(0);
         assertThat(outcome.outcome()).isEqualTo("REFUSED");
         assertThat(outcome.detail()).contains("designated replica 2 log shrank since the plan", "LEO " + plannedLeo + " ->");
-        PartitionView after = cluster.describePartition(ORDERS_1);
+        PartitionView after = cluster.metadata().describePartition(ORDERS_1);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(after.replicas()).isEqualTo(before.replicas());
         assertThat(run.err()).doesNotContain("reordering", "electing");

@@ -72,7 +72,7 @@ class ExecuteFaultsClusterTest {
         } finally {
             cluster.resumeBroker(LONGEST_SURVIVOR);
         }
-        cluster.awaitBrokerUnfenced(LONGEST_SURVIVOR);
+        cluster.metadata().awaitBrokerUnfenced(LONGEST_SURVIVOR);
 
         // then: an unknown loss is over any limit; without one the plan designates 3, the only replica that answered
         assertThat(limited.exitCode()).as(limited.out() + limited.err()).isEqualTo(ExitCode.ATTENTION);
@@ -95,7 +95,7 @@ class ExecuteFaultsClusterTest {
                     + " epoch 0, LEO 25 on designated 3; plan again");
         });
         for (TopicPartition tp : List.of(PAY_0, PAY_1)) {
-            PartitionView now = cluster.describePartition(tp);
+            PartitionView now = cluster.metadata().describePartition(tp);
             assertThat(now.leader()).isEqualTo(PartitionView.NO_LEADER);
             assertThat(now.replicas()).isEqualTo(LastReplicaStandingOutage.ASSIGNMENT);
         }
@@ -144,7 +144,7 @@ class ExecuteFaultsClusterTest {
                 .extracting(ResultFile.Partition::outcome).containsExactly("REFUSED", "REFUSED");
         assertThat(allOrNothing.out().replaceAll("\\s+", " ")).contains("not elected: --all-or-nothing, and 1 partition(s) of the plan were refused");
         for (TopicPartition tp : List.of(PAY_0, PAY_1)) {
-            PartitionView now = cluster.describePartition(tp);
+            PartitionView now = cluster.metadata().describePartition(tp);
             assertThat(now.leader()).isEqualTo(PartitionView.NO_LEADER);
             assertThat(now.replicas()).isEqualTo(LastReplicaStandingOutage.ASSIGNMENT);
         }
@@ -153,7 +153,7 @@ class ExecuteFaultsClusterTest {
         CliRun clean = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString(),
                 "--dry-run");
         assertThat(clean.exitCode()).as(clean.out() + clean.err()).isEqualTo(ExitCode.OK);
-        assertThat(cluster.describePartition(PAY_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(PAY_0).leader()).isEqualTo(PartitionView.NO_LEADER);
     }
 
     @Test
@@ -187,7 +187,8 @@ class ExecuteFaultsClusterTest {
         assertThat(outcome.designatedLeader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(outcome.detail()).contains("decided again: broker 2 answered after the plan and holds more:"
                 + " epoch 0, LEO 50 against epoch 0, LEO 25 on designated 3", "designated 2 instead");
-        assertThat(cluster.awaitPartition(PAY_2, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(PAY_2, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(run.out()).contains("Applying it now (--automated-recovery)").doesNotContain("Nothing was changed");
     }

@@ -53,8 +53,8 @@ class ExecuteMidRunFaultsClusterTest {
         AtomicInteger killed = new AtomicInteger(-1);
 
         ToolJvm.Run run = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> {
-            killed.set(cluster.activeControllerId());
-            cluster.stopController(killed.get(), StopMode.ABRUPT);
+            killed.set(cluster.controllers().activeId());
+            cluster.controllers().stop(killed.get(), StopMode.ABRUPT);
         }, ToolJvm.AtTrigger.LET_IT_RUN, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
                 "--plan", plan.toString());
         try {
@@ -62,13 +62,14 @@ class ExecuteMidRunFaultsClusterTest {
             // The brokers forward ElectLeaders and the restore to whichever controller the quorum elects next.
             assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.OK);
             assertThat(run.output()).contains("ELECTED", "replica order [1, 3, 2] restored");
-            PartitionView after = cluster.awaitPartition(MID_0, v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
+            PartitionView after = cluster.metadata().awaitPartition(MID_0,
+                    v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
                     Duration.ofSeconds(30));
             assertThat(after.leader()).isEqualTo(LONGEST_SURVIVOR);
             assertThat(ReorderJournal.pathFor(plan)).doesNotExist();
         } finally {
             if (killed.get() >= 0) {
-                cluster.startController(killed.get());
+                cluster.controllers().start(killed.get());
             }
         }
     }
@@ -84,9 +85,10 @@ class ExecuteMidRunFaultsClusterTest {
                 "--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString());
         try {
             assertThat(run.triggered()).as(run.output()).isTrue();
-            cluster.awaitBrokerFenced(LONGEST_SURVIVOR);
+            cluster.metadata().awaitBrokerFenced(LONGEST_SURVIVOR);
             // then: never broker 3 (it would truncate 2's longer log when 2 returns); the assignment is as it was
-            PartitionView after = cluster.awaitPartition(MID_1, v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
+            PartitionView after = cluster.metadata().awaitPartition(MID_1,
+                    v -> v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT),
                     Duration.ofSeconds(30));
             assertThat(after.leader()).as(run.output()).isNotEqualTo(SHORTEST_SURVIVOR);
             // The controller learns of the death only when the session expires: until then 2 is acceptable and wins.
@@ -97,7 +99,8 @@ class ExecuteMidRunFaultsClusterTest {
         }
 
         // and: once 2 is back, the controller gives it the partition again (its last ISR member), all 40 records in it
-        PartitionView led = cluster.awaitPartition(MID_1, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView led = cluster.metadata().awaitPartition(MID_1, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(led.leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(MID_1), Duration.ofSeconds(30))).isEqualTo(40);
     }

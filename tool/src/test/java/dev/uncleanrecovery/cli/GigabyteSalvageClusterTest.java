@@ -66,7 +66,7 @@ class GigabyteSalvageClusterTest {
     void a_gigabyte_the_election_truncates_is_salvaged_by_a_tool_with_256_mib_of_heap(LocalKafkaCluster cluster)
             throws Exception {
         // given: the batches broker 2 holds from the cut on, read off its disk before the election truncates them
-        Batches held = Batches.of(segments(cluster.replicaDirectory(LONGEST_SURVIVOR, PARTITION)), RECORDS);
+        Batches held = Batches.of(segments(cluster.disk().replicaDirectory(LONGEST_SURVIVOR, PARTITION)), RECORDS);
         assertThat(held.bytes()).as("broker 2 holds more than a GiB past the cut").isGreaterThan(1L << 30);
         assertThat(held.records()).isEqualTo(RECORDS);
 

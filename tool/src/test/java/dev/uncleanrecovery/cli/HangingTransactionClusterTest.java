@@ -56,7 +56,7 @@ class HangingTransactionClusterTest {
 
         cluster.killBroker(SURVIVOR);
         for (TopicPartition tp : List.of(LEDGER, JOURNAL)) {
-            cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
+            cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         }
         awaitAborted(cluster, TRANSACTIONAL_ID, LEDGER);
         awaitAborted(cluster, JOURNAL_WRITER, JOURNAL);
@@ -64,7 +64,7 @@ class HangingTransactionClusterTest {
         cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
         for (TopicPartition tp : List.of(LEDGER, JOURNAL)) {
-            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+            cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
         }
     }
 
@@ -89,12 +89,12 @@ class HangingTransactionClusterTest {
         });
         assertThat(run.out()).contains("WARNING: Hanging transaction on ledger-0", "Abort it with: kafka-transactions.sh");
         // the broker agrees: its producer state still has the transaction open from offset 5
-        assertThat(cluster.openTransactionStarts(LEDGER)).containsExactly(5L);
+        assertThat(cluster.metadata().openTransactionStarts(LEDGER)).containsExactly(5L);
 
         // the command the tool printed, run with Kafka's own tool, clears it
         KafkaToolProcess.Run abort = KafkaToolProcess.runAsPrinted(result.hangingTransactions().get(0).abortCommand());
         assertThat(abort.exitCode()).as(abort.output()).isZero();
-        assertThat(cluster.openTransactionStarts(LEDGER)).isEmpty();
+        assertThat(cluster.metadata().openTransactionStarts(LEDGER)).isEmpty();
     }
 
     @Test
@@ -119,7 +119,7 @@ class HangingTransactionClusterTest {
         assertThat(run.out()).contains("Aborted the hanging transaction on journal-0").doesNotContain("WARNING: Hanging");
         assertThat(result.warnings()).noneMatch(w -> w.contains("Hanging transaction"));
         // the broker agrees: no transaction open, and the last stable offset is the high watermark again
-        assertThat(cluster.openTransactionStarts(JOURNAL)).isEmpty();
+        assertThat(cluster.metadata().openTransactionStarts(JOURNAL)).isEmpty();
         try (Admin admin = cluster.createAdmin()) {
             long stable = admin.listOffsets(Map.of(JOURNAL, OffsetSpec.latest()),
                     new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(JOURNAL).get().offset();
@@ -136,7 +136,7 @@ class HangingTransactionClusterTest {
             while (true) {
                 TransactionState state = admin.describeTransactions(List.of(transactionalId)).all().get()
                         .get(transactionalId).state();
-                if (state == TransactionState.COMPLETE_ABORT && cluster.openTransactionStarts(tp).isEmpty()) {
+                if (state == TransactionState.COMPLETE_ABORT && cluster.metadata().openTransactionStarts(tp).isEmpty()) {
                     return;
                 }
                 if (System.nanoTime() > deadline) {

@@ -53,7 +53,7 @@ class KafkaToolsClusterTest {
                 + cluster.bootstrapServers() + " --execute --reassignment-json-file " + reorder);
         assertThat(kafka.exitCode()).isNotZero();
         assertThat(kafka.output()).contains("Unknown broker id 1");
-        PartitionView after = cluster.describePartition(outage.topicPartitions().get(0));
+        PartitionView after = cluster.metadata().describePartition(outage.topicPartitions().get(0));
         assertThat(after.replicas()).containsExactly(1, 3, 2);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
     }

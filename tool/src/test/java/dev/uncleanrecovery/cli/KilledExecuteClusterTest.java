@@ -76,7 +76,7 @@ class KilledExecuteClusterTest {
         assertThat(ReorderJournal.readIfPresent(journal).orElseThrow().partitions())
                 .allSatisfy(r -> assertThat(r.reorderedReplicas()).containsExactly(2, 3, 1));
         boolean leftReordered = PARTITIONS.stream()
-                .anyMatch(tp -> cluster.describePartition(tp).replicas().equals(List.of(2, 3, 1)));
+                .anyMatch(tp -> cluster.metadata().describePartition(tp).replicas().equals(List.of(2, 3, 1)));
         assertThat(leftReordered).as("the killed run left an assignment best-first").isTrue();
 
         // when: the plan is executed again
@@ -95,7 +95,7 @@ class KilledExecuteClusterTest {
                     p.partition())) + 1);
         });
         for (TopicPartition tp : PARTITIONS) {
-            PartitionView now = cluster.awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
+            PartitionView now = cluster.metadata().awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
                     && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
             assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
         }
@@ -124,7 +124,7 @@ class KilledExecuteClusterTest {
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(again.err().replaceAll("\\s+", " ")).contains("did not finish", ReorderJournal.pathFor(firstPlan).toString());
         assertThat(ReorderJournal.pathFor(firstPlan)).doesNotExist();
-        PartitionView now = cluster.awaitPartition(CUT_2, v -> v.leader() != PartitionView.NO_LEADER
+        PartitionView now = cluster.metadata().awaitPartition(CUT_2, v -> v.leader() != PartitionView.NO_LEADER
                 && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
         assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
     }

@@ -70,7 +70,8 @@ class NativeMixedClusterTest extends OfflineOrdersPartition {
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.out()).contains("stock elector");
         assertThat(run.err().replaceAll("\\s+", " ")).contains("stock elector (");
-        assertThat(cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30)).leader())
+        assertThat(cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30)).leader())
                 .isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
     }
 

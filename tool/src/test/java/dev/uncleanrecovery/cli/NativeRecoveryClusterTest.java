@@ -93,13 +93,13 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
                     assertThat(p.detail()).startsWith("designated broker 2 restarted since the plan (broker epoch "
                             + plannedEpoch + " -> ").endsWith("); plan again");
                 });
-        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
     }
 
     @Test
     @Order(4)
     void execute_elects_the_designated_replica_with_elect_leaders_v3_and_says_so(LocalKafkaCluster cluster) throws Exception {
-        PartitionView before = cluster.describePartition(ORDERS_0);
+        PartitionView before = cluster.metadata().describePartition(ORDERS_0);
         // A plan made after broker 2's restart (the first plan's broker epochs are outdated).
         Path plan = planNative(cluster, "native-after-restart.json");
 
@@ -110,7 +110,8 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
         assertThat(run.err().replaceAll("\\s+", " ")).contains("native: ElectLeaders v3 with DesignatedLeaders")
                 .doesNotContain("stock elector");
         assertThat(run.out()).contains("native").doesNotContain("stock elector");
-        PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         assertThat(after.replicas()).as("nothing reordered").isEqualTo(before.replicas());
         ResultFile result = ResultFile.read(dir.resolve("native-after-restart-result.json"));

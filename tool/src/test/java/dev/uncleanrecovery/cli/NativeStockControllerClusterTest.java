@@ -50,7 +50,7 @@ class NativeStockControllerClusterTest extends OfflineOrdersPartition {
     @Order(2)
     void recover_probes_natively_and_falls_back_to_the_stock_elector_saying_why(LocalKafkaCluster cluster)
             throws Exception {
-        PartitionView before = cluster.describePartition(ORDERS_0);
+        PartitionView before = cluster.metadata().describePartition(ORDERS_0);
         Path plan = dir.resolve("auto.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
@@ -66,10 +66,12 @@ class NativeStockControllerClusterTest extends OfflineOrdersPartition {
                         org.assertj.core.groups.Tuple.tuple(2, EvidenceSource.NATIVE, 100L));
         assertThat(run.err().replaceAll("\\s+", " ")).containsPattern("stock elector \\((controllers do not offer|not every live broker offers)"
                 + " ElectLeaders v3");
-        PartitionView after = cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30));
+        PartitionView after = cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30));
         assertThat(after.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         // The restore is committed before the tool returns; the broker we ask may learn it a moment later.
-        assertThat(cluster.awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()), Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(ORDERS_0, v -> v.replicas().equals(before.replicas()),
+                Duration.ofSeconds(30))
                 .replicas()).as("original order restored").isEqualTo(before.replicas());
         ResultFile result = ResultFile.read(dir.resolve("auto-result.json"));
         assertThat(result.elector()).startsWith("stock elector (").contains("ElectLeaders v3");

@@ -74,7 +74,7 @@ class PlanCommandClusterTest {
     void proactive_designates_the_longest_log_although_it_is_not_first_in_assignment_order(LocalKafkaCluster cluster)
             throws Exception {
         Path file = dir.resolve("proactive.json");
-        PartitionView before = cluster.describePartition(ORDERS_0);
+        PartitionView before = cluster.metadata().describePartition(ORDERS_0);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-timeout-ms", "3000", "--output-file", file.toString());
@@ -96,7 +96,7 @@ class PlanCommandClusterTest {
         });
         assertThat(evidence(election, 1).status()).isEqualTo(EvidenceStatus.UNREACHABLE);
         assertThat(run.out()).contains("orders-0", "2 (epoch 0, LEO 100)", "3 (epoch 0, LEO 50)", "Nothing was changed");
-        assertThat(cluster.describePartition(ORDERS_0)).as("plan never changes the cluster").isEqualTo(before);
+        assertThat(cluster.metadata().describePartition(ORDERS_0)).as("plan never changes the cluster").isEqualTo(before);
 
         // and Kafka's own tool accepts the plan file: PREFERRED leaves the offline partition alone (its preferred
         // replica 1 is down), so nothing changes, yet the tool must have parsed the file to name the partition
@@ -105,7 +105,7 @@ class PlanCommandClusterTest {
                 "--path-to-json-file", file.toString());
         assertThat(kafkaTool.output()).doesNotContain("Replica election data", "Expected 'Integer'", "No such field");
         assertThat(kafkaTool.output()).contains("orders-0");
-        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
     }
 
     @Test
@@ -229,7 +229,7 @@ class PlanCommandClusterTest {
             assertThat(text).doesNotContainPattern("api key \\d").doesNotContainPattern("\\b\\d{4,} ms\\b");
         }
         assertThat(run.out()).contains("UNANSWERED " + "broker " + hung + " (" + cluster.brokerAddress(hung) + ")");
-        cluster.awaitBrokerUnfenced(hung, Duration.ofSeconds(60));
+        cluster.metadata().awaitBrokerUnfenced(hung, Duration.ofSeconds(60));
     }
 
     @Test
@@ -253,7 +253,7 @@ class PlanCommandClusterTest {
             newId = admin.createTopics(List.of(new NewTopic("orders", Map.of(0, List.of(down, 3, 2))))).topicId("orders")
                     .get();
         }
-        cluster.awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(60));
+        cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(60));
         Path file = dir.resolve("recreated.json");
 
         // when

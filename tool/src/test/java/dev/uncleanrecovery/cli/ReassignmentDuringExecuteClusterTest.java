@@ -74,7 +74,7 @@ class ReassignmentDuringExecuteClusterTest {
             assertThat(r.addingReplicas()).containsExactly(SPARE);
             assertThat(r.removingReplicas()).containsExactly(LastReplicaStandingOutage.LAST_LEADER);
         });
-        assertThat(cluster.describePartition(DIVERGE).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(DIVERGE).leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(ReorderJournal.pathFor(plan)).doesNotExist();
     }
 
@@ -99,7 +99,7 @@ class ReassignmentDuringExecuteClusterTest {
         if (outcome.outcome().equals("REFUSED")) {
             assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.ATTENTION);
             assertThat(outcome.detail()).startsWith("a reassignment this tool did not start is in progress");
-            assertThat(cluster.describePartition(DIVERGE_ALTERNATIVE).leader()).isEqualTo(PartitionView.NO_LEADER);
+            assertThat(cluster.metadata().describePartition(DIVERGE_ALTERNATIVE).leader()).isEqualTo(PartitionView.NO_LEADER);
             assertThat(inProgress(cluster).get(DIVERGE_ALTERNATIVE)).satisfies(r -> {
                 assertThat(r.addingReplicas()).containsExactly(SPARE);
                 assertThat(r.replicas()).startsWith(2, 3, SPARE);
@@ -108,7 +108,7 @@ class ReassignmentDuringExecuteClusterTest {
             // elected before the operator's move: with a leader, Kafka's reassignment may already have completed
             assertThat(outcome.outcome()).as(outcome.detail()).isEqualTo("ELECTED");
             PartitionReassignment moving = inProgress(cluster).get(DIVERGE_ALTERNATIVE);
-            List<Integer> replicas = moving != null ? moving.replicas() : cluster.describePartition(DIVERGE_ALTERNATIVE).replicas();
+            List<Integer> replicas = moving != null ? moving.replicas() : cluster.metadata().describePartition(DIVERGE_ALTERNATIVE).replicas();
             assertThat(replicas).startsWith(2, 3, SPARE);
         }
         assertThat(ReorderJournal.pathFor(plan)).as("nothing left that is the tool's to put back").doesNotExist();
@@ -139,7 +139,7 @@ class ReassignmentDuringExecuteClusterTest {
             assertThat(run.out().replaceAll("\\s+", " ")).contains("broker 3 loses 20 [10..30) as measured now, the plan"
                     + " says");
             assertThat(SalvageStore.besidePlan(edited)).doesNotExist();
-            PartitionView untouched = cluster.describePartition(tp);
+            PartitionView untouched = cluster.metadata().describePartition(tp);
             assertThat(untouched.leader()).isEqualTo(PartitionView.NO_LEADER);
             assertThat(untouched.replicas()).containsExactly(3, 2, 1);
         }

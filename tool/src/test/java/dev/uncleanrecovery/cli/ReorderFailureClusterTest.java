@@ -50,19 +50,20 @@ class ReorderFailureClusterTest {
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-timeout-ms", "3000", "--topic", "stuck", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
-        int controller = cluster.controllerId();
+        int controller = cluster.controllers().firstId();
 
         // when: the controller is frozen once the first of the two reorder requests is answered
         ToolJvm.Run failed;
         Map<TopicPartition, List<Integer>> leftBehind;
         try {
             failed = ToolJvm.run(dir, List.of("-D" + ControllerCalls.PARTITIONS_PER_REQUEST_PROPERTY + "=1"),
-                    "Received ALTER_PARTITION_REASSIGNMENTS response", () -> cluster.pauseController(controller),
+                    "Received ALTER_PARTITION_REASSIGNMENTS response", () -> cluster.controllers().pause(controller),
                     ToolJvm.AtTrigger.LET_IT_RUN, "--bootstrap-server", cluster.bootstrapServers(),
                     "--admin-timeout-ms", "3000", "execute", "--plan", plan.toString(), "--accept-unknown-loss");
-            leftBehind = PARTITIONS.stream().collect(Collectors.toMap(tp -> tp, tp -> cluster.describePartition(tp).replicas()));
+            leftBehind = PARTITIONS.stream().collect(Collectors.toMap(tp -> tp,
+                    tp -> cluster.metadata().describePartition(tp).replicas()));
         } finally {
-            cluster.resumeController(controller);
+            cluster.controllers().resume(controller);
         }
 
         // then: a failure, the journal kept, and per partition what the brokers showed, not what was assumed
@@ -84,8 +85,8 @@ class ReorderFailureClusterTest {
 
         // when: the plan is executed again with the controller back (and the brokers it may have fenced for their
         // missed heartbeats unfenced again)
-        cluster.awaitBrokerUnfenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
-        cluster.awaitBrokerUnfenced(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
+        cluster.metadata().awaitBrokerUnfenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        cluster.metadata().awaitBrokerUnfenced(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
         CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
                 "--accept-unknown-loss");
 
@@ -93,7 +94,7 @@ class ReorderFailureClusterTest {
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(again.err().replaceAll("\\s+", " ")).contains("did not finish");
         for (TopicPartition tp : PARTITIONS) {
-            PartitionView now = cluster.awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
+            PartitionView now = cluster.metadata().awaitPartition(tp, v -> v.leader() != PartitionView.NO_LEADER
                     && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
             assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);
         }

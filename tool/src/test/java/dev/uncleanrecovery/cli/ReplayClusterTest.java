@@ -104,7 +104,7 @@ class ReplayClusterTest {
         long logEnd = awaitNoOpenTransaction(cluster);
         committed = consume(cluster, SOURCE, FROM, logEnd, IsolationLevel.READ_COMMITTED);
 
-        ByteBuffer doomed = batchesFrom(cluster.replicaDirectory(BROKER, SOURCE), FROM);
+        ByteBuffer doomed = batchesFrom(cluster.disk().replicaDirectory(BROKER, SOURCE), FROM);
         RecordBatch last = null;
         for (RecordBatch batch : MemoryRecords.readableRecords(doomed.duplicate()).batches()) {
             last = batch;
@@ -372,7 +372,7 @@ class ReplayClusterTest {
                 long stable = admin.listOffsets(Map.of(SOURCE, OffsetSpec.latest()),
                         new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(SOURCE).get().offset();
                 long end = admin.listOffsets(Map.of(SOURCE, OffsetSpec.latest())).partitionResult(SOURCE).get().offset();
-                if (stable == end && cluster.openTransactionStarts(SOURCE).isEmpty()) {
+                if (stable == end && cluster.metadata().openTransactionStarts(SOURCE).isEmpty()) {
                     return end;
                 }
                 assertThat(System.nanoTime()).as("the transaction markers were written").isLessThan(deadline);

@@ -70,7 +70,7 @@ class RunbookClusterTest {
         assertThat(exits.subList(3, 8)).as(said).containsOnly(ExitCode.OK);
 
         for (TopicPartition tp : outage.topicPartitions()) {
-            PartitionView now = cluster.describePartition(tp);
+            PartitionView now = cluster.metadata().describePartition(tp);
             assertThat(now.leader()).as(said).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         }
         assertThat(RecordCount.readable(cluster, outage.topicPartitions(), Duration.ofSeconds(60)))

@@ -21,6 +21,7 @@ import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.harness.KafkaToolProcess;
+import dev.uncleanrecovery.localcluster.ClusterAccess;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -83,19 +84,21 @@ class SecuredClusterTest {
     static void breakTheClusterAndGrantTheReadmeAcls(LocalKafkaCluster cluster) throws Exception {
         // Created and written as admin, the cluster's default client.
         LastReplicaStandingOutage.reproduce(cluster, TOPIC, 1, 50, 10, s -> { });
-        cluster.allow(DESCRIBER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS);
-        cluster.allow(DESCRIBER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
-        cluster.allow(CONFIGLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, READ);
-        cluster.allow(CONFIGLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
-        cluster.allow(CLUSTERLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
-        cluster.allow(LOCKLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
-        cluster.allow(LOCKLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE, ALTER);
+        cluster.access().allow(DESCRIBER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS);
+        cluster.access().allow(DESCRIBER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
+        cluster.access().allow(CONFIGLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, READ);
+        cluster.access().allow(CONFIGLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
+        cluster.access().allow(CLUSTERLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        cluster.access().allow(LOCKLESS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        cluster.access().allow(LOCKLESS, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE, ALTER);
         // README "Permissions" for status and plan, exactly, and the run lock's (but not ALTER on the cluster);
         // granted last, so awaitAclsServed covers every grant.
-        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED,
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, RunLock.LOCK_TOPIC,
+                PatternType.PREFIXED,
                 CREATE, DELETE, DESCRIBE);
-        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
-        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS,
+                READ);
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         awaitAclsServed(cluster);
     }
 
@@ -103,9 +106,9 @@ class SecuredClusterTest {
     @Order(1)
     void a_principal_without_describe_is_told_which_permission_to_grant(LocalKafkaCluster cluster) {
         CliRun oneTopic = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC,
-                "--command-config", commandConfig(cluster, LocalKafkaCluster.NOBODY_USER));
+                "--command-config", commandConfig(cluster, ClusterAccess.NOBODY_USER));
         CliRun allTopics = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status",
-                "--command-config", commandConfig(cluster, LocalKafkaCluster.NOBODY_USER));
+                "--command-config", commandConfig(cluster, ClusterAccess.NOBODY_USER));
 
         assertThat(oneTopic.exitCode()).as(oneTopic.err()).isEqualTo(ExitCode.USAGE);
         assertThat(oneTopic.err().strip()).isEqualTo("error: not authorized to describe topic 'orders':"
@@ -136,7 +139,7 @@ class SecuredClusterTest {
     @Order(3)
     void status_with_the_readme_acls_shows_the_offline_partition(LocalKafkaCluster cluster) {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status",
-                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+                "--command-config", commandConfig(cluster, ClusterAccess.RECOVERY_USER));
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out()).containsPattern("(?m)^orders\\s+0\\s+none\\s");
@@ -198,7 +201,7 @@ class SecuredClusterTest {
     @Test
     @Order(6)
     void a_wrong_password_is_one_line_about_authentication(LocalKafkaCluster cluster) {
-        Path wrong = cluster.writeCommandConfig(LocalKafkaCluster.RECOVERY_USER, "not-the-password",
+        Path wrong = cluster.access().writeCommandConfig(ClusterAccess.RECOVERY_USER, "not-the-password",
                 dir.resolve("wrong-password.properties"));
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status",
@@ -227,16 +230,16 @@ class SecuredClusterTest {
         Path plan = dir.resolve("without-alter.json");
         CliRun planned = planAsTheRecoveryUser(cluster, plan);
         assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
-        List<Integer> replicasBefore = cluster.describePartition(ORDERS_0).replicas();
+        List<Integer> replicasBefore = cluster.metadata().describePartition(ORDERS_0).replicas();
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
-                "--accept-unknown-loss", "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+                "--accept-unknown-loss", "--command-config", commandConfig(cluster, ClusterAccess.RECOVERY_USER));
 
         assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out()).containsPattern("orders-0 +2 +REFUSED +reorder refused by the controller");
         assertThat(run.out().replaceAll("\\s+", " ")).contains("reorder refused by the controller: CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER"
                         + " on the cluster to reorder replicas (see README Permissions); nothing changed");
-        PartitionView after = cluster.describePartition(ORDERS_0);
+        PartitionView after = cluster.metadata().describePartition(ORDERS_0);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(after.replicas()).isEqualTo(replicasBefore).containsExactly(1, 3, 2);
     }
@@ -249,7 +252,7 @@ class SecuredClusterTest {
         cluster.createTopic(AUDIT, List.of(2, 3), java.util.Map.of());
         Path electionFile = Files.writeString(dir.resolve("orders-and-audit.json"),
                 "{\"partitions\": [{\"topic\": \"orders\", \"partition\": 0}, {\"topic\": \"audit\", \"partition\": 0}]}");
-        String recovery = commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER);
+        String recovery = commandConfig(cluster, ClusterAccess.RECOVERY_USER);
         Path planFile = dir.resolve("orders-and-audit-plan.json");
 
         // when
@@ -299,7 +302,7 @@ class SecuredClusterTest {
         assertThat(run.err().replaceAll("\\s+", " ")).contains("error: cannot take the run lock (topic "
                 + RunLock.LOCK_TOPIC + "): TOPIC_AUTHORIZATION_FAILED: the tool's principal needs CREATE, DELETE and"
                 + " DESCRIBE on the topics prefixed " + RunLock.LOCK_TOPIC, "nothing was changed", "--without-lock");
-        PartitionView after = cluster.describePartition(ORDERS_0);
+        PartitionView after = cluster.metadata().describePartition(ORDERS_0);
         assertThat(after.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(after.replicas()).containsExactly(1, 3, 2);
     }
@@ -309,10 +312,11 @@ class SecuredClusterTest {
     void the_sasl_password_is_in_no_output_no_request_log_and_no_file_the_tool_writes(LocalKafkaCluster cluster)
             throws Exception {
         // given: the super user's password, and a wrong one, only in --command-config files outside the tool's directory
-        String password = cluster.saslPassword(LocalKafkaCluster.ADMIN_USER);
+        String password = cluster.access().saslPassword(ClusterAccess.ADMIN_USER);
         String wrongPassword = "wr0ng-Pa55w0rd-for-admin";
-        Path right = cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER, password, dir.resolve("admin.properties"));
-        Path wrong = cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER, wrongPassword,
+        Path right = cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER, password,
+                dir.resolve("admin.properties"));
+        Path wrong = cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER, wrongPassword,
                 dir.resolve("wrong.properties"));
         Path work = Files.createDirectory(dir.resolve("secrets"));
         Path plan = work.resolve("plan.json");
@@ -369,8 +373,8 @@ class SecuredClusterTest {
     void kafkas_own_tools_log_in_with_the_command_config_the_steps_name(LocalKafkaCluster cluster) throws Exception {
         // given: the steps of the plan above as they would be with every replica's broker registered (here broker 1
         // is gone, so plan --kafka-tools wrote none), for the run's --command-config
-        Path config = cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER,
-                cluster.saslPassword(LocalKafkaCluster.ADMIN_USER), dir.resolve("steps-admin.properties"));
+        Path config = cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER,
+                cluster.access().saslPassword(ClusterAccess.ADMIN_USER), dir.resolve("steps-admin.properties"));
         Plan plan = PlanFile.read(dir.resolve("secrets").resolve("plan.json"));
         KafkaToolsSteps.Written steps = KafkaToolsSteps.write(plan, dir.resolve("secrets").resolve("plan.json"),
                 cluster.bootstrapServers(), config, java.util.Set.of(1, 2, 3), dir.resolve("all-listed-steps"));
@@ -395,7 +399,7 @@ class SecuredClusterTest {
     }
 
     private static String commandConfig(LocalKafkaCluster cluster, String user) {
-        return cluster.writeCommandConfig(user).toString();
+        return cluster.access().writeCommandConfig(user).toString();
     }
 
     // ACLs are metadata records: each broker authorizes with them once it has replayed them.
@@ -403,7 +407,7 @@ class SecuredClusterTest {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             CliRun probe = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC,
-                    "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+                    "--command-config", commandConfig(cluster, ClusterAccess.RECOVERY_USER));
             if (probe.exitCode() == ExitCode.ATTENTION || System.nanoTime() > deadline) {
                 return;
             }
@@ -415,6 +419,6 @@ class SecuredClusterTest {
     private static CliRun planAsTheRecoveryUser(LocalKafkaCluster cluster, Path file) throws Exception {
         return CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-timeout-ms", "10000", "--output-file", file.toString(),
-                "--command-config", commandConfig(cluster, LocalKafkaCluster.RECOVERY_USER));
+                "--command-config", commandConfig(cluster, ClusterAccess.RECOVERY_USER));
     }
 }

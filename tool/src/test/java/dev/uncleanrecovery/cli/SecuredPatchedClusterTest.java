@@ -19,6 +19,7 @@ import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.ClusterAccess;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -72,18 +73,19 @@ class SecuredPatchedClusterTest {
     @BeforeAll
     static void breakTheClusterAndGrantAcls(LocalKafkaCluster cluster) throws Exception {
         LastReplicaStandingOutage.reproduce(cluster, TOPIC, 1, 50, 10, s -> { });
-        for (String user : List.of(PLANNER, LocalKafkaCluster.RECOVERY_USER)) {
-            cluster.allow(user, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS);
-            cluster.allow(user, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
+        for (String user : List.of(PLANNER, ClusterAccess.RECOVERY_USER)) {
+            cluster.access().allow(user, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS);
+            cluster.access().allow(user, ResourceType.CLUSTER, KAFKA_CLUSTER, DESCRIBE);
         }
-        cluster.allow(LocalKafkaCluster.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, ALTER);
-        for (String user : List.of(PLANNER, LocalKafkaCluster.RECOVERY_USER)) {
-            cluster.allow(user, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED, CREATE, DELETE, DESCRIBE);
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.CLUSTER, KAFKA_CLUSTER, ALTER);
+        for (String user : List.of(PLANNER, ClusterAccess.RECOVERY_USER)) {
+            cluster.access().allow(user, ResourceType.TOPIC, RunLock.LOCK_TOPIC, PatternType.PREFIXED, CREATE, DELETE,
+                    DESCRIBE);
         }
         // ACLs are metadata records: wait until the brokers authorize with them.
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", TOPIC, "--command-config",
-                cluster.writeCommandConfig(PLANNER).toString()).exitCode() != ExitCode.ATTENTION && System.nanoTime() < deadline) {
+                cluster.access().writeCommandConfig(PLANNER).toString()).exitCode() != ExitCode.ATTENTION && System.nanoTime() < deadline) {
             Thread.sleep(500);
         }
     }
@@ -91,7 +93,7 @@ class SecuredPatchedClusterTest {
     @Test
     @Order(1)
     void get_replica_log_info_refuses_each_partition_to_a_principal_without_describe(LocalKafkaCluster cluster) {
-        Map<TopicPartition, List<ReplicaEvidence>> nobody = probeNatively(cluster, LocalKafkaCluster.NOBODY_USER);
+        Map<TopicPartition, List<ReplicaEvidence>> nobody = probeNatively(cluster, ClusterAccess.NOBODY_USER);
         Map<TopicPartition, List<ReplicaEvidence>> planner = probeNatively(cluster, PLANNER);
 
         assertThat(nobody.get(ORDERS_0)).hasSize(2).allSatisfy(e -> {
@@ -114,7 +116,7 @@ class SecuredPatchedClusterTest {
         Path plan = dir.resolve("plan.json");
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-mode", "native", "--probe-timeout-ms", "10000", "--output-file", plan.toString(),
-                "--command-config", cluster.writeCommandConfig(PLANNER).toString());
+                "--command-config", cluster.access().writeCommandConfig(PLANNER).toString());
         assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
         PlannedElection election = PlanFile.read(plan).partitions().get(0);
         assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
@@ -122,19 +124,20 @@ class SecuredPatchedClusterTest {
         CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
                 "--plan", plan.toString(),
                 "--result-file", dir.resolve("refused.json").toString(),
-                "--command-config", cluster.writeCommandConfig(PLANNER).toString());
+                "--command-config", cluster.access().writeCommandConfig(PLANNER).toString());
 
         assertThat(refused.exitCode()).as(refused.err() + refused.out()).isEqualTo(ExitCode.ATTENTION);
         assertThat(refused.out().replaceAll("\\s+", " ")).contains("CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER on the cluster");
-        assertThat(cluster.describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(cluster.metadata().describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
 
         CliRun elected = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
                 "--plan", plan.toString(),
                 "--result-file", dir.resolve("elected.json").toString(),
-                "--command-config", cluster.writeCommandConfig(LocalKafkaCluster.RECOVERY_USER).toString());
+                "--command-config", cluster.access().writeCommandConfig(ClusterAccess.RECOVERY_USER).toString());
 
         assertThat(elected.exitCode()).as(elected.err() + elected.out()).isEqualTo(ExitCode.OK);
-        assertThat(cluster.awaitPartition(ORDERS_0, v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR,
+        assertThat(cluster.metadata().awaitPartition(ORDERS_0,
+                v -> v.leader() == LastReplicaStandingOutage.LONGEST_SURVIVOR,
                 Duration.ofSeconds(30)).leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
     }
 
@@ -146,7 +149,8 @@ class SecuredPatchedClusterTest {
         try (ClusterDiscovery discovery = new ClusterDiscovery(admin, 30_000)) {
             snapshot = discovery.describe(new PartitionSelection.OneTopic(TOPIC, List.of(0)));
         }
-        Properties asUser = ClientProperties.load(cluster.bootstrapServers(), cluster.writeCommandConfig(user), 30_000);
+        Properties asUser = ClientProperties.load(cluster.bootstrapServers(),
+                cluster.access().writeCommandConfig(user), 30_000);
         Map<Integer, List<PartitionToProbe>> survivors = PartitionToProbe.everyReplica(snapshot.partitions())
                 .entrySet().stream().filter(e -> SURVIVORS.contains(e.getKey()))
                 .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));

@@ -34,7 +34,8 @@ class StatusCommandClusterTest {
         try (Admin admin = cluster.createAdmin()) {
             admin.createTopics(List.of(new NewTopic("healthy", 2, (short) 3))).all().get();
         }
-        cluster.awaitPartition(new TopicPartition("healthy", 1), v -> v.isr().size() == 3, java.time.Duration.ofSeconds(30));
+        cluster.metadata().awaitPartition(new TopicPartition("healthy", 1), v -> v.isr().size() == 3,
+                java.time.Duration.ofSeconds(30));
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status");
 
@@ -62,7 +63,7 @@ class StatusCommandClusterTest {
     void offline_partition_is_shown_with_exactly_the_elr_data_kafka_reports(LocalKafkaCluster cluster) throws Exception {
         LastReplicaStandingOutage.Result outage = LastReplicaStandingOutage.reproduce(cluster, "orders", 1, 50, 10, s -> { });
         TopicPartition tp = outage.topicPartitions().get(0);
-        PartitionView kafkaSays = cluster.describePartition(tp);
+        PartitionView kafkaSays = cluster.metadata().describePartition(tp);
 
         CliRun text = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status");
         CliRun json = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "status", "--topic", "orders",

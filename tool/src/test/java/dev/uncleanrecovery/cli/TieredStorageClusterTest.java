@@ -46,7 +46,7 @@ class TieredStorageClusterTest {
         RoundProducer.produce(cluster, both, 5, "all", "only-on-1", Duration.ofSeconds(30));
         cluster.killBroker(1);
         cluster.startBroker(2);
-        both.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
+        both.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
     }
 
     @Test

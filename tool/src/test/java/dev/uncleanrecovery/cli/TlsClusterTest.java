@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
+import dev.uncleanrecovery.localcluster.ClusterAccess;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -80,17 +81,17 @@ class TlsClusterTest {
                     .all().get();
         }
         // README Permissions for status and plan, for the clients of the SSL listener
-        cluster.allow(ANONYMOUS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
-        cluster.allow(ANONYMOUS, ResourceType.CLUSTER, "kafka-cluster", DESCRIBE);
+        cluster.access().allow(ANONYMOUS, ResourceType.TOPIC, TOPIC, DESCRIBE, DESCRIBE_CONFIGS, READ);
+        cluster.access().allow(ANONYMOUS, ResourceType.CLUSTER, "kafka-cluster", DESCRIBE);
     }
 
     @Test
     @Order(1)
     void a_truststore_without_the_clusters_ca_is_one_line_naming_the_broker_and_ssl_truststore_location(
             LocalKafkaCluster cluster) throws Exception {
-        String broker = cluster.listenerAddress(LONGEST_SURVIVOR, TlsListener.SASL_SSL);
-        Path foreign = cluster.certificates().foreignTruststore();
-        Map<String, Object> login = new HashMap<>(cluster.clientProperties(LocalKafkaCluster.ADMIN_USER));
+        String broker = cluster.access().listenerAddress(LONGEST_SURVIVOR, TlsListener.SASL_SSL);
+        Path foreign = cluster.access().certificates().foreignTruststore();
+        Map<String, Object> login = new HashMap<>(cluster.access().clientProperties(ClusterAccess.ADMIN_USER));
         login.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, foreign.toString());
 
         ToolJvm.Run run = statusInItsOwnJvm(broker, commandConfig(login, "foreign-truststore.properties"));
@@ -106,7 +107,7 @@ class TlsClusterTest {
     @Order(2)
     void an_expired_broker_certificate_is_one_line_naming_the_broker_and_the_date_it_expired(LocalKafkaCluster cluster)
             throws Exception {
-        String broker = cluster.listenerAddress(LONGEST_SURVIVOR, TlsListener.EXPIRED_CERTIFICATE);
+        String broker = cluster.access().listenerAddress(LONGEST_SURVIVOR, TlsListener.EXPIRED_CERTIFICATE);
 
         ToolJvm.Run run = statusInItsOwnJvm(broker, sslCommandConfig(cluster));
 
@@ -122,7 +123,7 @@ class TlsClusterTest {
     @Order(3)
     void a_certificate_for_another_host_is_one_line_naming_the_broker_and_ssl_endpoint_identification_algorithm(
             LocalKafkaCluster cluster) throws Exception {
-        String broker = cluster.listenerAddress(LONGEST_SURVIVOR, TlsListener.OTHER_HOST_CERTIFICATE);
+        String broker = cluster.access().listenerAddress(LONGEST_SURVIVOR, TlsListener.OTHER_HOST_CERTIFICATE);
 
         ToolJvm.Run run = statusInItsOwnJvm(broker, sslCommandConfig(cluster));
 
@@ -150,7 +151,7 @@ class TlsClusterTest {
     @Order(5)
     void status_and_plan_over_ssl_without_sasl_probe_natively_and_the_stock_way(LocalKafkaCluster cluster)
             throws Exception {
-        String ssl = cluster.bootstrapServers(TlsListener.SSL);
+        String ssl = cluster.access().bootstrapServers(TlsListener.SSL);
         String config = sslCommandConfig(cluster).toString();
         Path file = dir.resolve("over-ssl.json");
 
@@ -179,7 +180,7 @@ class TlsClusterTest {
     @Order(6)
     void plan_and_execute_over_sasl_ssl_elect_the_longest_log_with_the_stock_elector(LocalKafkaCluster cluster)
             throws Exception {
-        PartitionView before = cluster.describePartition(STOCK_ELECTED);
+        PartitionView before = cluster.metadata().describePartition(STOCK_ELECTED);
         Path plan = dir.resolve("stock.json");
 
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
@@ -194,9 +195,11 @@ class TlsClusterTest {
         ResultFile result = ResultFile.read(dir.resolve("stock-result.json"));
         assertThat(result.elector()).startsWith("stock elector (");
         assertThat(result.partitions()).singleElement().satisfies(p -> assertThat(p.outcome()).isEqualTo("ELECTED"));
-        assertThat(cluster.awaitPartition(STOCK_ELECTED, v -> v.leader() != PartitionView.NO_LEADER, STEP).leader())
+        assertThat(cluster.metadata().awaitPartition(STOCK_ELECTED, v -> v.leader() != PartitionView.NO_LEADER,
+                STEP).leader())
                 .isEqualTo(LONGEST_SURVIVOR);
-        assertThat(cluster.awaitPartition(STOCK_ELECTED, v -> v.replicas().equals(before.replicas()), STEP).replicas())
+        assertThat(cluster.metadata().awaitPartition(STOCK_ELECTED, v -> v.replicas().equals(before.replicas()),
+                STEP).replicas())
                 .as("original order restored").isEqualTo(before.replicas());
     }
 
@@ -219,8 +222,9 @@ class TlsClusterTest {
             assertThat(List.of(s.fromOffset(), s.toOffset(), s.records())).containsExactly(50L, 100L, 50L);
         });
         Path salvage = SalvageStore.besidePlan(plan);
-        Map<String, Object> foreignLogin = new HashMap<>(cluster.clientProperties(LocalKafkaCluster.ADMIN_USER));
-        foreignLogin.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, cluster.certificates().foreignTruststore().toString());
+        Map<String, Object> foreignLogin = new HashMap<>(cluster.access().clientProperties(ClusterAccess.ADMIN_USER));
+        foreignLogin.put(SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG,
+                cluster.access().certificates().foreignTruststore().toString());
 
         // when: replayed into another topic, first with a truststore that trusts none of the brokers
         CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
@@ -246,7 +250,7 @@ class TlsClusterTest {
             LocalKafkaCluster cluster) throws Exception {
         // given: broker 3, without the agent, stopped: broker 2 is the only live broker and offers ElectLeaders v3
         cluster.stopBroker(SHORTEST_SURVIVOR, StopMode.CLEAN);
-        cluster.awaitBrokerFenced(SHORTEST_SURVIVOR);
+        cluster.metadata().awaitBrokerFenced(SHORTEST_SURVIVOR);
         Path plan = dir.resolve("native.json");
 
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
@@ -262,7 +266,8 @@ class TlsClusterTest {
         assertThat(executed.exitCode()).as(executed.err() + executed.out()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("native-result.json")).elector())
                 .startsWith("native: ElectLeaders v3 with DesignatedLeaders");
-        assertThat(cluster.awaitPartition(NATIVELY_ELECTED, v -> v.leader() != PartitionView.NO_LEADER, STEP).leader())
+        assertThat(cluster.metadata().awaitPartition(NATIVELY_ELECTED, v -> v.leader() != PartitionView.NO_LEADER,
+                STEP).leader())
                 .isEqualTo(LONGEST_SURVIVOR);
     }
 
@@ -273,13 +278,13 @@ class TlsClusterTest {
     }
 
     private static String admin(LocalKafkaCluster cluster) {
-        return cluster.writeCommandConfig(LocalKafkaCluster.ADMIN_USER).toString();
+        return cluster.access().writeCommandConfig(ClusterAccess.ADMIN_USER).toString();
     }
 
     /** TLS without SASL, trusting the cluster's CA: what a client of the SSL listeners writes. */
     private static Path sslCommandConfig(LocalKafkaCluster cluster) throws IOException {
         return commandConfig(Map.of(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL",
-                SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, cluster.certificates().truststore().toString(),
+                SslConfigs.SSL_TRUSTSTORE_LOCATION_CONFIG, cluster.access().certificates().truststore().toString(),
                 SslConfigs.SSL_TRUSTSTORE_PASSWORD_CONFIG, "local-cluster-secret",
                 SslConfigs.SSL_TRUSTSTORE_TYPE_CONFIG, "PKCS12"), "ssl.properties");
     }

@@ -51,7 +51,8 @@ class TransactionStateElectedClusterTest {
         try (KafkaProducer<String, String> first = producer(cluster, "first")) {
             first.initTransactions();
         }
-        PartitionView state = cluster.awaitPartition(STATE, v -> v.leader() >= 0 && v.isr().size() == 2, STEP);
+        PartitionView state = cluster.metadata().awaitPartition(STATE, v -> v.leader() >= 0 && v.isr().size() == 2,
+                STEP);
         int coordinator = state.leader();
         forgetful = state.replicas().stream().filter(b -> b != coordinator).findFirst().orElseThrow();
         List<Integer> others = new ArrayList<>(cluster.brokerIds());
@@ -60,14 +61,14 @@ class TransactionStateElectedClusterTest {
         cluster.createTopic(LEDGER.topic(), List.of(coordinator, keeper), 1);
 
         cluster.killBroker(forgetful);
-        cluster.awaitPartition(STATE, v -> v.isr().equals(List.of(coordinator)), STEP);
+        cluster.metadata().awaitPartition(STATE, v -> v.isr().equals(List.of(coordinator)), STEP);
         // dies with the transaction open: its timeout (60 s) outlives the coordinator, which dies next
         RoundProducer.openTransactionAndDie(cluster, LEDGER, "ledger-writer", 3, Duration.ofSeconds(60));
 
         cluster.killBroker(coordinator);
         cluster.startBroker(forgetful);
-        cluster.awaitPartition(STATE, v -> v.leader() == PartitionView.NO_LEADER, STEP);
-        cluster.awaitPartition(LEDGER, v -> v.leader() == keeper, STEP);
+        cluster.metadata().awaitPartition(STATE, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+        cluster.metadata().awaitPartition(LEDGER, v -> v.leader() == keeper, STEP);
     }
 
     @Test
@@ -91,11 +92,11 @@ class TransactionStateElectedClusterTest {
             assertThat(h.startOffset()).isZero();
             assertThat(h.why()).startsWith("no transaction coordinator knows producer id");
         });
-        assertThat(cluster.openTransactionStarts(LEDGER)).hasSize(1);
+        assertThat(cluster.metadata().openTransactionStarts(LEDGER)).hasSize(1);
 
         KafkaToolProcess.Run abort = KafkaToolProcess.runAsPrinted(result.hangingTransactions().get(0).abortCommand());
         assertThat(abort.exitCode()).as(abort.output()).isZero();
-        assertThat(cluster.openTransactionStarts(LEDGER)).isEmpty();
+        assertThat(cluster.metadata().openTransactionStarts(LEDGER)).isEmpty();
     }
 
     private static KafkaProducer<String, String> producer(LocalKafkaCluster cluster, String transactionalId) {

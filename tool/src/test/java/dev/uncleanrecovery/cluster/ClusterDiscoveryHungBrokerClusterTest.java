@@ -35,7 +35,8 @@ class ClusterDiscoveryHungBrokerClusterTest {
             admin.createTopics(List.of(new NewTopic("orders", 3, (short) 3)
                     .configs(Map.of("min.insync.replicas", "2")))).all().get();
         }
-        cluster.awaitPartition(new TopicPartition("orders", 2), p -> p.isr().size() == 3, Duration.ofSeconds(30));
+        cluster.metadata().awaitPartition(new TopicPartition("orders", 2), p -> p.isr().size() == 3,
+                Duration.ofSeconds(30));
         cluster.stopBroker(3, StopMode.ABRUPT);
         cluster.pauseBroker(1);
         try {
@@ -60,7 +61,8 @@ class ClusterDiscoveryHungBrokerClusterTest {
         try (Admin admin = cluster.createAdmin()) {
             admin.createTopics(List.of(new NewTopic("payments", 4, (short) 3))).all().get();
         }
-        cluster.awaitPartition(new TopicPartition("payments", 3), p -> p.isr().size() == 3, Duration.ofSeconds(30));
+        cluster.metadata().awaitPartition(new TopicPartition("payments", 3), p -> p.isr().size() == 3,
+                Duration.ofSeconds(30));
         int requestTimeoutMs = 20_000;
         try (ClusterDiscovery discovery = new ClusterDiscovery(
                 ClientProperties.load(cluster.bootstrapServers(), null, requestTimeoutMs), requestTimeoutMs)) {

@@ -31,7 +31,8 @@ class ClusterDiscoveryPagingClusterTest {
             admin.createTopics(List.of(new NewTopic("wide", PARTITIONS, (short) 1), new NewTopic("narrow", 3, (short) 1)))
                     .all().get();
         }
-        cluster.awaitPartition(new TopicPartition("wide", PARTITIONS - 1), p -> p.leader() == 1, java.time.Duration.ofSeconds(60));
+        cluster.metadata().awaitPartition(new TopicPartition("wide", PARTITIONS - 1), p -> p.leader() == 1,
+                java.time.Duration.ofSeconds(60));
         List<Integer> every = IntStream.range(0, PARTITIONS).boxed().toList();
 
         try (ClusterDiscovery discovery = new ClusterDiscovery(ClientProperties.load(cluster.bootstrapServers(), null, 30_000), 30_000)) {

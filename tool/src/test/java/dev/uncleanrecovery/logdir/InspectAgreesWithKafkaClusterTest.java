@@ -135,7 +135,7 @@ class InspectAgreesWithKafkaClusterTest {
             LogDirReport report = inspect(cluster);
             String context = "seed " + seed + ", damage " + damage;
             if (expectsRefusal(cluster, report)) {
-                String log = cluster.startBrokerExpectingExit(BROKER, TIMEOUT);
+                String log = cluster.disk().startBrokerExpectingExit(BROKER, TIMEOUT);
                 System.out.println("inspect cluster " + context + ": the broker refused its disk as inspect said: "
                         + lastError(log));
                 restore(undamaged);
@@ -187,7 +187,7 @@ class InspectAgreesWithKafkaClusterTest {
 
         assertThat(torn.error()).contains("says it has").contains(KafkaLoadFailure.LOG_DIR_OFFLINE
                 .consequence(cluster.logDir(BROKER).toAbsolutePath().normalize()));
-        String log = cluster.startBrokerExpectingExit(BROKER, TIMEOUT);
+        String log = cluster.disk().startBrokerExpectingExit(BROKER, TIMEOUT);
         System.out.println("inspect cluster: torn leader-epoch-checkpoint: " + lastError(log));
         Files.writeString(checkpoint, whole);
     }
@@ -204,7 +204,7 @@ class InspectAgreesWithKafkaClusterTest {
 
         assertThat(named.error()).contains("99999999999999999999.log")
                 .contains(KafkaLoadFailure.BROKER_DOES_NOT_START.consequence(cluster.logDir(BROKER)));
-        String log = cluster.startBrokerExpectingExit(BROKER, TIMEOUT);
+        String log = cluster.disk().startBrokerExpectingExit(BROKER, TIMEOUT);
         System.out.println("inspect cluster: segment named 99999999999999999999.log: " + lastError(log));
         Files.delete(odd);
     }
@@ -220,7 +220,7 @@ class InspectAgreesWithKafkaClusterTest {
 
         assertThat(report.skipped()).filteredOn(s -> s.directory().equals("lost+found")).singleElement()
                 .satisfies(s -> assertThat(s.reason()).contains("the broker does not start"));
-        String log = cluster.startBrokerExpectingExit(BROKER, TIMEOUT);
+        String log = cluster.disk().startBrokerExpectingExit(BROKER, TIMEOUT);
         System.out.println("inspect cluster: a lost+found directory in the log dir: " + lastError(log));
         Files.delete(lostAndFound);
     }
@@ -249,7 +249,7 @@ class InspectAgreesWithKafkaClusterTest {
 
     private static void awaitLeaders(LocalKafkaCluster cluster) {
         for (int p = 0; p < PARTITIONS; p++) {
-            cluster.awaitPartition(new TopicPartition(TOPIC, p), view -> view.leader() == BROKER, TIMEOUT);
+            cluster.metadata().awaitPartition(new TopicPartition(TOPIC, p), view -> view.leader() == BROKER, TIMEOUT);
         }
     }
 
@@ -295,7 +295,7 @@ class InspectAgreesWithKafkaClusterTest {
     }
 
     private static Path partitionDir(LocalKafkaCluster cluster, int partition) {
-        return cluster.replicaDirectory(BROKER, new TopicPartition(TOPIC, partition));
+        return cluster.disk().replicaDirectory(BROKER, new TopicPartition(TOPIC, partition));
     }
 
     /** Every regular file of the topic's partition directories, to put back what a refused start may have changed. */

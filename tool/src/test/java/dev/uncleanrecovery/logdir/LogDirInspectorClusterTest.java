@@ -107,7 +107,8 @@ class LogDirInspectorClusterTest {
         produce(cluster, 4);
         cluster.stopBroker(BROKER, StopMode.ABRUPT);
         long beforeCut = single(inspect(cluster), 0).logEndOffset();
-        SegmentTruncation cut = cluster.truncateReplicaLog(new TopicPartition(ORDERS, 0), BROKER, LogTailCut.dropBytes(50));
+        SegmentTruncation cut = cluster.disk().truncateReplicaLog(new TopicPartition(ORDERS, 0), BROKER,
+                LogTailCut.dropBytes(50));
 
         LogDirReport report = inspect(cluster);
 
@@ -116,7 +117,7 @@ class LogDirInspectorClusterTest {
         assertThat(cutReplica.invalidTailBytes()).isPositive().isLessThan(cut.lengthAfter());
         cluster.startBroker(BROKER);
         Matcher recovery = Pattern.compile("Corruption found in segment \\d+, truncating to offset (\\d+)")
-                .matcher(cluster.nodeLogSinceLastStart(BROKER));
+                .matcher(cluster.nodes().logSinceLastStart(BROKER));
         assertThat(recovery.find()).as("Kafka's log recovery ran").isTrue();
         assertThat(Long.parseLong(recovery.group(1))).isEqualTo(cutReplica.logEndOffset());
         assertBrokerServes(cluster, orders(report));
@@ -178,7 +179,7 @@ class LogDirInspectorClusterTest {
 
     private static void awaitLeaders(LocalKafkaCluster cluster) {
         for (int p = 0; p < 3; p++) {
-            cluster.awaitPartition(new TopicPartition(ORDERS, p), view -> view.leader() == BROKER, TIMEOUT);
+            cluster.metadata().awaitPartition(new TopicPartition(ORDERS, p), view -> view.leader() == BROKER, TIMEOUT);
         }
     }
 

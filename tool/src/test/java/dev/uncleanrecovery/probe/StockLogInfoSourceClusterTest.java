@@ -64,9 +64,9 @@ class StockLogInfoSourceClusterTest {
         // given: a healthy partition with 5 records on every replica
         TopicPartition tp = new TopicPartition("pings", 0);
         createTopic(cluster, tp.topic(), 1, Map.of(), Map.of());
-        cluster.awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
         produce(cluster, tp, "all", 5, false);
-        cluster.awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
 
         // when: broker 3 is frozen (SIGSTOP: its socket accepts connections, nothing answers) during a 3 s probe
         ClusterSnapshot snapshot = describe(cluster, tp.topic());
@@ -101,7 +101,7 @@ class StockLogInfoSourceClusterTest {
             assertThat(b.replicasUnknown()).isEqualTo(1);
             assertThat(b.reason()).isEqualTo(frozen.error());
         });
-        cluster.awaitBrokerUnfenced(3, STATE_TIMEOUT);
+        cluster.metadata().awaitBrokerUnfenced(3, STATE_TIMEOUT);
     }
 
     @Test
@@ -117,11 +117,11 @@ class StockLogInfoSourceClusterTest {
             TopicPartition tp = new TopicPartition(topic, p);
             partitions.add(tp);
             counts.put(tp, p + 1);
-            cluster.awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
+            cluster.metadata().awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
         }
         produce(cluster, counts, "all", false);
         for (TopicPartition tp : partitions) {
-            cluster.awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
+            cluster.metadata().awaitPartition(tp, v -> v.isr().size() == 3, STATE_TIMEOUT);
         }
         Map<TopicPartition, Long> leaderLogEnds = leaderLogEndOffsets(cluster, partitions);
 
@@ -168,16 +168,16 @@ class StockLogInfoSourceClusterTest {
         createTopic(cluster, tp.topic(), 1, Map.of(0, List.of(1, 2, 3)), Map.of(
                 TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2",
                 TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false"));
-        cluster.awaitPartition(tp, v -> v.leader() == 1 && v.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.leader() == 1 && v.isr().size() == 3, STATE_TIMEOUT);
         int epochOfFirstWrites = metadata(cluster, tp).leaderEpoch();
 
         // S1-S3: 10 records on all; 10 more without broker 3; 20 with acks=1 on broker 1 alone
         produce(cluster, tp, "all", 10, false);
         kill(cluster, 3);
-        cluster.awaitPartition(tp, v -> v.isr().equals(List.of(1, 2)), STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(1, 2)), STATE_TIMEOUT);
         produce(cluster, tp, "all", 10, false);
         kill(cluster, 2);
-        cluster.awaitPartition(tp, v -> v.isr().equals(List.of(1)), STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(1)), STATE_TIMEOUT);
         produce(cluster, tp, "1", 20, true); // one batch per record: a cut tail loses whole records
 
         // S4: the last leader dies: offline
@@ -185,17 +185,17 @@ class StockLogInfoSourceClusterTest {
 
         // S5: broker 2 comes back and is elected UNCLEAN (the only live replica), then writes 5 records alone
         cluster.startBroker(2);
-        cluster.awaitPartition(tp, PartitionView::isLeaderless, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, PartitionView::isLeaderless, STATE_TIMEOUT);
         electUnclean(cluster, tp);
-        cluster.awaitPartition(tp, v -> v.leader() == 2, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.leader() == 2, STATE_TIMEOUT);
         int epochOfBroker2 = metadata(cluster, tp).leaderEpoch();
         produce(cluster, tp, "1", 5, true);
 
         // S6-S7: broker 3 comes back and catches up from 2; 2 dies, 3 takes over cleanly and writes 5 alone
         cluster.startBroker(3);
-        cluster.awaitPartition(tp, v -> v.isr().containsAll(List.of(2, 3)), STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.isr().containsAll(List.of(2, 3)), STATE_TIMEOUT);
         kill(cluster, 2);
-        cluster.awaitPartition(tp, v -> v.leader() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.leader() == 3, STATE_TIMEOUT);
         int epochOfBroker3 = metadata(cluster, tp).leaderEpoch();
         produce(cluster, tp, "1", 5, true);
 
@@ -203,10 +203,10 @@ class StockLogInfoSourceClusterTest {
         kill(cluster, 3);
 
         // S9: broker 1 lost the tail of its log (no clean-shutdown marker after kill -9); 1 and 2 come back
-        cluster.truncateReplicaLog(tp, 1, LogTailCut.dropBytes(100));
+        cluster.disk().truncateReplicaLog(tp, 1, LogTailCut.dropBytes(100));
         cluster.startBroker(1);
         cluster.startBroker(2);
-        PartitionView offline = cluster.awaitPartition(tp,
+        PartitionView offline = cluster.metadata().awaitPartition(tp,
                 v -> v.isLeaderless() && !v.elr().contains(2), STATE_TIMEOUT);
         assertThat(offline.lastKnownElr()).containsExactly(3);
         long broker1RecoveredTo = recoveredLogEnd(cluster, 1);
@@ -264,7 +264,7 @@ class StockLogInfoSourceClusterTest {
         // when: broker 3 returns, the controller elects it by itself (sole LastKnownELR member), and the others
         // truncate to its log and catch up
         cluster.startBroker(3);
-        cluster.awaitPartition(tp, v -> v.leader() == 3 && v.isr().size() == 3, STATE_TIMEOUT);
+        cluster.metadata().awaitPartition(tp, v -> v.leader() == 3 && v.isr().size() == 3, STATE_TIMEOUT);
         long leaderLogEnd = leaderLogEndOffsets(cluster, List.of(tp)).get(tp);
         Probe onlineProbe = probe(cluster, tp.topic(), ProbeSettings.defaults());
 
@@ -340,14 +340,14 @@ class StockLogInfoSourceClusterTest {
     /** The offset Kafka's log recovery truncated the broker's cut segment to, from its own log line. */
     private static long recoveredLogEnd(LocalKafkaCluster cluster, int broker) {
         Matcher m = Pattern.compile("Corruption found in segment \\d+, truncating to offset (\\d+)")
-                .matcher(cluster.nodeLogSinceLastStart(broker));
+                .matcher(cluster.nodes().logSinceLastStart(broker));
         assertThat(m.find()).as("broker %d logged its log recovery", broker).isTrue();
         return Long.parseLong(m.group(1));
     }
 
     private static void kill(LocalKafkaCluster cluster, int broker) {
         cluster.stopBroker(broker, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(broker, STATE_TIMEOUT);
+        cluster.metadata().awaitBrokerFenced(broker, STATE_TIMEOUT);
     }
 
     private static void electUnclean(LocalKafkaCluster cluster, TopicPartition tp) throws Exception {

@@ -82,7 +82,7 @@ class SalvageClusterTest {
 
         cluster.stopBroker(OLDER_EPOCH_LONGER_LOG, StopMode.ABRUPT);
         try {
-            cluster.awaitBrokerFenced(OLDER_EPOCH_LONGER_LOG);
+            cluster.metadata().awaitBrokerFenced(OLDER_EPOCH_LONGER_LOG);
             CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
 
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
@@ -99,13 +99,13 @@ class SalvageClusterTest {
             for (TopicPartition tp : List.of(DIVERGE, DIVERGE_ALTERNATIVE)) {
                 List<Integer> planned = PlanFile.read(file).partitions().stream().filter(p -> p.topicPartition().equals(tp))
                         .findFirst().orElseThrow().expected().replicas();
-                PartitionView now = cluster.describePartition(tp);
+                PartitionView now = cluster.metadata().describePartition(tp);
                 assertThat(now.leader()).isEqualTo(PartitionView.NO_LEADER);
                 assertThat(now.replicas()).isEqualTo(planned);
             }
         } finally {
             cluster.startBroker(OLDER_EPOCH_LONGER_LOG);
-            cluster.awaitBrokerUnfenced(OLDER_EPOCH_LONGER_LOG);
+            cluster.metadata().awaitBrokerUnfenced(OLDER_EPOCH_LONGER_LOG);
         }
     }
 
@@ -121,7 +121,7 @@ class SalvageClusterTest {
                 .contains("would salvage broker 3 [10..30) (20 offsets)");
         assertThat(salvageDir).doesNotExist();
         // the batches broker 3 stores from the one holding offset 10, read from its segment before the election
-        byte[] onDisk = batchesFrom(cluster.replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), CUT);
+        byte[] onDisk = batchesFrom(cluster.disk().replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), CUT);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
 
@@ -162,7 +162,7 @@ class SalvageClusterTest {
         assertThat(report.get("warnings")).isEmpty();
         assertThat(report.get("ranges").get(0).get("replayed").asLong()).isEqualTo(LOG_END_ON_3 - CUT);
         // and broker 3 really cut there under the new leader
-        cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
+        cluster.metadata().awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
                 && v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
         assertThat(elected.truncations()).filteredOn(t -> t.broker() == OLDER_EPOCH_LONGER_LOG)
                 .containsExactly(new ResultFile.Truncation(OLDER_EPOCH_LONGER_LOG, CUT, CUT, LOG_END_ON_3));
@@ -204,7 +204,7 @@ class SalvageClusterTest {
             assertThat(p.detail()).contains("--no-salvage: not kept broker 3 [10..30) (20 offsets)");
         });
         assertThat(SalvageStore.besidePlan(file)).doesNotExist();
-        cluster.awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG, STEP);
+        cluster.metadata().awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG, STEP);
     }
 
     @Test
@@ -236,10 +236,10 @@ class SalvageClusterTest {
             throws Exception {
         // both partitions are led by 2 by now; 3 follows with the 15 records of the new log
         for (TopicPartition tp : List.of(DIVERGE, DIVERGE_ALTERNATIVE)) {
-            cluster.awaitPartition(tp, v -> v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
+            cluster.metadata().awaitPartition(tp, v -> v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
         }
-        byte[] diverge0 = batchesFrom(cluster.replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), 0);
-        byte[] diverge1 = batchesFrom(cluster.replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE_ALTERNATIVE), 0);
+        byte[] diverge0 = batchesFrom(cluster.disk().replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), 0);
+        byte[] diverge1 = batchesFrom(cluster.disk().replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE_ALTERNATIVE), 0);
         String[] hostPort = cluster.brokerAddress(OLDER_EPOCH_LONGER_LOG).split(":");
         BrokerState three = new BrokerState(OLDER_EPOCH_LONGER_LOG, hostPort[0], Integer.parseInt(hostPort[1]), null, false);
         List<String> progress = new CopyOnWriteArrayList<>();

@@ -64,8 +64,9 @@ public final class EveryIsrMemberKilled {
         LastReplicaStandingOutage.createTopic(cluster, "diverge", divergePartitions,
                 List.of(OLDER_EPOCH_LONGER_LOG, NEWER_EPOCH_SHORTER_LOG, LAST_LEADER));
         List<TopicPartition> story = List.of(STORY_0, STORY_1);
-        story.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
-        diverging.forEach(tp -> cluster.awaitPartition(tp,
+        story.forEach(tp -> cluster.metadata().awaitPartition(tp,
+                v -> v.leader() == LAST_LEADER && v.isr().size() == 3, STEP));
+        diverging.forEach(tp -> cluster.metadata().awaitPartition(tp,
                 v -> v.leader() == OLDER_EPOCH_LONGER_LOG && v.isr().size() == 3, STEP));
         produce(cluster, story, 20, "all");
         produce(cluster, diverging, 10, "all");
@@ -84,12 +85,13 @@ public final class EveryIsrMemberKilled {
         } finally {
             cluster.resumeBroker(NEWER_EPOCH_SHORTER_LOG);
         }
-        cluster.awaitBrokerFenced(SHORTEST_SURVIVOR);
-        story.forEach(tp -> cluster.awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR)
+        cluster.metadata().awaitBrokerFenced(SHORTEST_SURVIVOR);
+        story.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> !v.isr().contains(SHORTEST_SURVIVOR)
                 && v.isr().contains(LONGEST_SURVIVOR), STEP));
         // 2 is elected: the first replica in assignment order that is in the ISR and not fenced. Had 2 lost its
         // session while frozen, 1 would lead with 3's acks=1 records and 2 would copy them
-        diverging.forEach(tp -> assertThat(cluster.awaitPartition(tp, v -> v.leader() != OLDER_EPOCH_LONGER_LOG
+        diverging.forEach(tp -> assertThat(cluster.metadata().awaitPartition(tp,
+                v -> v.leader() != OLDER_EPOCH_LONGER_LOG
                 && v.isr().size() == 2 && v.isr().containsAll(List.of(NEWER_EPOCH_SHORTER_LOG, LAST_LEADER)), STEP)
                 .leader()).as("leader of %s once broker %d died: the outage did not form as built", tp,
                         OLDER_EPOCH_LONGER_LOG).isEqualTo(NEWER_EPOCH_SHORTER_LOG));
@@ -100,18 +102,18 @@ public final class EveryIsrMemberKilled {
         Pause.millis(1_000, "broker 2's high watermark checkpoint");
 
         cluster.stopBroker(LONGEST_SURVIVOR, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LONGEST_SURVIVOR);
-        story.forEach(tp -> cluster.awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP));
-        diverging.forEach(tp -> cluster.awaitPartition(tp, v -> v.leader() == LAST_LEADER, STEP));
+        cluster.metadata().awaitBrokerFenced(LONGEST_SURVIVOR);
+        story.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP));
+        diverging.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == LAST_LEADER, STEP));
         produce(cluster, story, 5, "1");
 
         // the last leader dies for good; the unclean restarts of 3 and 2 keep them out of ELR (and out of the ISR)
         cluster.stopBroker(LAST_LEADER, StopMode.ABRUPT);
-        cluster.awaitBrokerFenced(LAST_LEADER);
+        cluster.metadata().awaitBrokerFenced(LAST_LEADER);
         cluster.startBroker(SHORTEST_SURVIVOR);
         cluster.startBroker(LONGEST_SURVIVOR);
         for (TopicPartition tp : java.util.stream.Stream.concat(java.util.stream.Stream.of(STORY_0, STORY_1), diverging.stream()).toList()) {
-            cluster.awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
+            cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
         }
     }
 
@@ -123,7 +125,8 @@ public final class EveryIsrMemberKilled {
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> offsets =
                     admin.listOffsets(latest).all().get(STEP.toSeconds(), TimeUnit.SECONDS);
             offsets.forEach((tp, info) -> assertThat(info.offset())
-                    .as("high watermark of %s: the outage did not form as built (%s)", tp, cluster.describePartition(tp))
+                    .as("high watermark of %s: the outage did not form as built (%s)", tp,
+                            cluster.metadata().describePartition(tp))
                     .isEqualTo(expected));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -78,7 +78,7 @@ abstract class KafkaVersionSuite {
         // ELR: no such feature on 3.x; off on 4.0 and on clusters formatted without it; on from 4.1 otherwise. The
         // partition itself shows which: with ELR its dead last leader is LastKnownELR, without it stays in the ISR.
         String version = cluster.kafkaVersion();
-        boolean elrOn = !cluster.describePartition(STORY_0).lastKnownElr().isEmpty();
+        boolean elrOn = !cluster.metadata().describePartition(STORY_0).lastKnownElr().isEmpty();
         if (version.startsWith("3.")) {
             assertThat(run.out()).contains("Eligible Leader Replicas (KIP-966): not in Kafka 3.x (upgrade to 4.0+ first)")
                     .doesNotContain("kafka-features.sh");
@@ -138,7 +138,7 @@ abstract class KafkaVersionSuite {
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
         Plan plan = PlanFile.read(file);
         assertThat(plan.partitions()).isEmpty();
-        PartitionView offline = cluster.describePartition(STORY_0);
+        PartitionView offline = cluster.metadata().describePartition(STORY_0);
         String role = offline.lastKnownElr().contains(LAST_LEADER) ? "LastKnownELR" : "leaderless-ISR";
         assertThat(plan.skipped()).hasSize(2).allSatisfy(s -> assertThat(s.reason())
                 .startsWith(role + " member " + LAST_LEADER + " ").contains("the balanced strategy waits for it"));
@@ -184,7 +184,8 @@ abstract class KafkaVersionSuite {
             assertThat(p.before().leaderEpoch()).isNotNegative();
             assertThat(p.after().leaderEpoch()).isEqualTo(p.before().leaderEpoch() + 1);
         });
-        assertThat(cluster.awaitPartition(STORY_0, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(STORY_0, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(STORY_0), Duration.ofSeconds(30))).isEqualTo(40);
     }
@@ -197,7 +198,8 @@ abstract class KafkaVersionSuite {
                 "--output-file", dir.resolve("recover.json").toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(cluster.awaitPartition(STORY_1, v -> v.leader() != PartitionView.NO_LEADER, Duration.ofSeconds(30))
+        assertThat(cluster.metadata().awaitPartition(STORY_1, v -> v.leader() != PartitionView.NO_LEADER,
+                Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
         assertThat(RecordCount.readable(cluster, List.of(STORY_1), Duration.ofSeconds(30))).isEqualTo(40);
     }
@@ -270,16 +272,17 @@ abstract class KafkaVersionSuite {
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         // diverge-0: broker 3 follows 2; epoch 0 ended at offset 10 on 2, so 3 cuts its 20 acks=1 records there and
         // copies 2's five records of the newer epoch (it is back in the ISR once its log equals the leader's)
-        cluster.awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
+        cluster.metadata().awaitPartition(DIVERGE, v -> v.leader() == NEWER_EPOCH_SHORTER_LOG
                 && v.isr().contains(OLDER_EPOCH_LONGER_LOG), STEP);
         assertThat(RecordCount.readable(cluster, List.of(DIVERGE), Duration.ofSeconds(30))).isEqualTo(15);
         // diverge-1: broker 2 follows 3; it cuts its five committed records where epoch 0 ends on it (10)
-        cluster.awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG
+        cluster.metadata().awaitPartition(DIVERGE_ALTERNATIVE, v -> v.leader() == OLDER_EPOCH_LONGER_LOG
                 && v.isr().contains(NEWER_EPOCH_SHORTER_LOG), STEP);
         assertThat(RecordCount.readable(cluster, List.of(DIVERGE_ALTERNATIVE), Duration.ofSeconds(30))).isEqualTo(30);
         // the cuts the plan stated are the ones the brokers made, and the ones the tool read back after electing
-        assertThat(cluster.nodeLogSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(truncatedAt(DIVERGE, cutOn3));
-        assertThat(cluster.nodeLogSinceLastStart(NEWER_EPOCH_SHORTER_LOG))
+        assertThat(cluster.nodes().logSinceLastStart(OLDER_EPOCH_LONGER_LOG)).containsPattern(truncatedAt(DIVERGE,
+                cutOn3));
+        assertThat(cluster.nodes().logSinceLastStart(NEWER_EPOCH_SHORTER_LOG))
                 .containsPattern(truncatedAt(DIVERGE_ALTERNATIVE, cutOn2));
         ResultFile result = ResultFile.read(dir.resolve("diverge-execute-result.json"));
         assertThat(result.partitions()).extracting(p -> p.truncations().stream()

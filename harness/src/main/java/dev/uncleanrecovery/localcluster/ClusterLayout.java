@@ -1,0 +1,154 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.localcluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+/**
+ * What a built cluster is made of, fixed before any node starts: its nodes with their ports, directories and
+ * configurations, its users and certificates, and the settings its nodes run with.
+ */
+final class ClusterLayout {
+
+    final Path baseDirectory;
+    final boolean ownsBaseDirectory;
+    /** Null when the nodes run an image that brings its own Kafka ({@code -Dkafka.test.image}). */
+    final KafkaServerClasspath classpath;
+    final ClusterBackend backend;
+    final List<Path> readOnlyMounts;
+    /** The first controller: its log is the fencing witness when no broker runs. */
+    final KafkaNode controller;
+    /** Every controller of the quorum, the first one included (ids controllerId, controllerId + 1, ...). */
+    final SortedMap<Integer, KafkaNode> controllers = new TreeMap<>();
+    final SortedMap<Integer, KafkaNode> brokers = new TreeMap<>();
+    final Duration startupTimeout;
+    final Duration cleanStopTimeout;
+    final ClassDataSharing classDataSharing;
+    final ClusterSecurity security;
+    /** Null unless the security has SASL users. */
+    final SaslPlainUsers saslUsers;
+    /** Null unless the security uses TLS. */
+    final ClusterCertificates certificates;
+    /** Every broker's port of each TLS listener; empty unless the security uses TLS. */
+    final Map<Integer, Map<TlsListener, Integer>> tlsPorts = new TreeMap<>();
+    final List<String> formatFeatures;
+    final String kafkaVersion;
+
+    ClusterLayout(ClusterBuilder builder, KafkaServerClasspath classpath, Path baseDirectory,
+                  boolean ownsBaseDirectory) {
+        this.classpath = classpath;
+        this.baseDirectory = baseDirectory;
+        this.ownsBaseDirectory = ownsBaseDirectory;
+        this.backend = builder.backend;
+        this.startupTimeout = builder.startupTimeout;
+        this.cleanStopTimeout = builder.cleanStopTimeout;
+        this.classDataSharing = builder.classDataSharing && backend == ClusterBackend.PROCESSES
+                ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
+        this.security = builder.security;
+        this.formatFeatures = List.copyOf(builder.formatFeatures);
+        this.kafkaVersion = builder.kafkaVersion;
+        this.saslUsers = security.hasSaslUsers() ? new SaslPlainUsers(builder.saslUsers,
+                security.usesTls() ? TlsListener.SASL_SSL.securityProtocol() : "SASL_PLAINTEXT") : null;
+        this.certificates = security.usesTls() ? new ClusterCertificates(baseDirectory.resolve("tls")) : null;
+
+        // A TLS broker's first port is its SASL_SSL listener's, the others follow after every node's first
+        int extraListeners = security.usesTls() ? TlsListener.values().length - 1 : 0;
+        List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers * (1 + extraListeners));
+        List<Integer> controllerPorts = ports.subList(0, builder.controllers);
+        String quorumVoters = IntStream.range(0, builder.controllers)
+                .mapToObj(i -> (builder.controllerId + i) + "@" + LoopbackPorts.HOST + ":" + controllerPorts.get(i))
+                .collect(Collectors.joining(","));
+        for (int i = 0; i < builder.controllers; i++) {
+            int id = builder.controllerId + i;
+            int port = controllerPorts.get(i);
+            Path controllerDirectory = baseDirectory.resolve("controller-" + id);
+            controllers.put(id, new KafkaNode(id, NodeRole.CONTROLLER, port, controllerDirectory,
+                    builder.propertiesOf(id, NodeRole.CONTROLLER, NodeDefaults.secured(NodeDefaults.controller(id, port,
+                                    quorumVoters, builder.brokers, controllerDirectory.resolve(KafkaNode.DATA)),
+                            saslUsers == null ? Map.of() : saslUsers.controllerConfig())),
+                    builder.jvmArgs.get(NodeRole.CONTROLLER)));
+        }
+        this.controller = controllers.get(builder.controllerId);
+        this.readOnlyMounts = filesOutsideDirectory(builder);
+        for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
+            int port = ports.get(builder.controllers + brokerId - 1);
+            Path brokerDirectory = baseDirectory.resolve("broker-" + brokerId);
+            Map<String, String> brokerSecurity = saslUsers == null ? Map.of() : saslUsers.brokerConfig(port);
+            if (certificates != null) {
+                Map<TlsListener, Integer> listenerPorts = new EnumMap<>(TlsListener.class);
+                listenerPorts.put(TlsListener.SASL_SSL, port);
+                for (int i = 1; i <= extraListeners; i++) {
+                    listenerPorts.put(TlsListener.values()[i], ports.get(builder.controllers + builder.brokers
+                            + (brokerId - 1) * extraListeners + i - 1));
+                }
+                tlsPorts.put(brokerId, listenerPorts);
+                brokerSecurity = TlsListener.brokerConfig(brokerSecurity, listenerPorts, certificates);
+            }
+            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
+                    builder.propertiesOf(brokerId, NodeRole.BROKER, NodeDefaults.secured(NodeDefaults.broker(brokerId,
+                                    port, quorumVoters, builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
+                            brokerSecurity)),
+                    builder.brokersWithoutAgents.contains(brokerId)
+                            ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
+                            : builder.jvmArgs.get(NodeRole.BROKER)));
+        }
+    }
+
+    // Host files the nodes' command lines and configurations name outside the cluster's directory.
+    private static List<Path> filesOutsideDirectory(ClusterBuilder builder) {
+        List<Path> files = new ArrayList<>();
+        builder.jvmArgs.values().forEach(args -> args.stream().filter(arg -> arg.startsWith("-javaagent:"))
+                .map(arg -> Path.of(arg.substring("-javaagent:".length()).split("=", 2)[0]))
+                .forEach(files::add));
+        Stream.of(builder.brokerProperties, builder.controllerProperties)
+                .map(properties -> properties.get("remote.log.storage.manager.class.path"))
+                .filter(Objects::nonNull)
+                .forEach(location -> files.add(Path.of(location)));
+        return files;
+    }
+
+    KafkaNode broker(int brokerId) {
+        KafkaNode broker = brokers.get(brokerId);
+        if (broker == null) {
+            throw new IllegalArgumentException("no broker " + brokerId + " in this cluster; brokers are " + brokers.keySet());
+        }
+        return broker;
+    }
+
+    KafkaNode node(int nodeId) {
+        return controllers.containsKey(nodeId) ? controllers.get(nodeId) : broker(nodeId);
+    }
+
+    KafkaNode controllerNode(int controllerId) {
+        KafkaNode node = controllers.get(controllerId);
+        if (node == null) {
+            throw new IllegalArgumentException("no controller " + controllerId + "; controllers are " + controllers.keySet());
+        }
+        return node;
+    }
+
+    /** The controllers first, then the brokers. */
+    Stream<KafkaNode> allNodes() {
+        return Stream.concat(controllers.values().stream(), brokers.values().stream());
+    }
+
+    List<Integer> runningNodeIds() {
+        return allNodes().filter(KafkaNode::isRunning).map(KafkaNode::id).toList();
+    }
+
+    /** {@code 127.0.0.1:p1,127.0.0.1:p2,...} of every broker, running or not. */
+    String bootstrapServers() {
+        return brokers.values().stream().map(KafkaNode::address).collect(Collectors.joining(","));
+    }
+}
