@@ -137,7 +137,8 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.backend = builder.backend;
         this.startupTimeout = builder.startupTimeout;
         this.cleanStopTimeout = builder.cleanStopTimeout;
-        this.classDataSharing = builder.classDataSharing && backend == ClusterBackend.PROCESSES
+        // an installed Kafka's directory is the operator's: no archive is written beside its libs/
+        this.classDataSharing = builder.classDataSharing && builder.kafkaHome == null && backend == ClusterBackend.PROCESSES
                 ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
         this.security = builder.security;
         this.formatFeatures = List.copyOf(builder.formatFeatures);
@@ -1257,6 +1258,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         private String kafkaVersion = KafkaServerClasspath.DEFAULT_VERSION;
         private Path baseDirectory;
         private Path serverClasspathFile;
+        private Path kafkaHome;
         private Duration startupTimeout = Duration.ofSeconds(90);
         private Duration cleanStopTimeout = Duration.ofSeconds(60);
         private boolean classDataSharing = true;
@@ -1332,6 +1334,17 @@ public final class LocalKafkaCluster implements AutoCloseable {
         /** A file holding the Kafka server classpath; by default the one the build writes. */
         public Builder serverClasspathFile(Path file) {
             this.serverClasspathFile = file;
+            return this;
+        }
+
+        /**
+         * The nodes run from an installed Kafka (every jar of {@code home/libs}, as its own scripts run it), of the
+         * version its server jar is named after, instead of the jars the build resolved.
+         */
+        public Builder kafkaHome(Path home) {
+            this.kafkaHome = home;
+            this.kafkaVersion = KafkaServerClasspath.versionOfKafkaHome(home);
+            this.kafkaVersionChosen = true;
             return this;
         }
 
@@ -1472,8 +1485,10 @@ public final class LocalKafkaCluster implements AutoCloseable {
                 }
                 kafkaVersion = imageVersion;
             }
-            KafkaServerClasspath classpath = image.isPresent() ? null : KafkaServerClasspath.read(
-                    serverClasspathFile != null ? serverClasspathFile : KafkaServerClasspath.fileFor(kafkaVersion));
+            KafkaServerClasspath classpath = image.isPresent() ? null
+                    : kafkaHome != null ? KafkaServerClasspath.ofKafkaHome(kafkaHome)
+                    : KafkaServerClasspath.read(serverClasspathFile != null ? serverClasspathFile
+                            : KafkaServerClasspath.fileFor(kafkaVersion));
             boolean owned = baseDirectory == null;
             Path directory;
             try {
