@@ -48,10 +48,6 @@ public final class ClassDataTraining {
     }
 
     public static void main(String[] args) throws Exception {
-        train();
-    }
-
-    static void train() throws Exception {
         Path dir = Files.createTempDirectory("kafka-unclean-recovery-training");
         PrintWriter sink = new PrintWriter(Writer.nullWriter());
         try {
