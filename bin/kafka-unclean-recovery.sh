@@ -9,11 +9,13 @@ set -euo pipefail
 home="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ -f "$home/lib/kafka-unclean-recovery.jar" ]; then
   jar="$home/lib/kafka-unclean-recovery.jar"
-  # only a checkout has the Kafka server jars 'demo' starts
-  server_classpath="$home/lib/kafka-server-4.4.0.classpath"
+  demo_jar="$home/lib/kafka-unclean-recovery-demo.jar"
+  # no Kafka of its own: 'demo' runs the operator's (--kafka-home or KAFKA_HOME)
+  server_classpath=""
   built=true
 else
   jar="$home/tool/target/kafka-unclean-recovery.jar"
+  demo_jar="$home/demo/target/kafka-unclean-recovery-demo.jar"
   server_classpath="$home/target/kafka-server-4.4.0.classpath"
   built=false
 fi
@@ -23,7 +25,7 @@ if ! command -v java >/dev/null 2>&1; then
   exit 1
 fi
 
-if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$server_classpath" ]; }; then
+if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$demo_jar" ] || [ ! -f "$server_classpath" ]; }; then
   echo "kafka-unclean-recovery: building the tool first (mvn package, about a minute; output hidden)..." >&2
   if ! command -v mvn >/dev/null 2>&1; then
     echo "kafka-unclean-recovery: mvn not found; install Maven 3.8+ to build the tool" >&2
@@ -39,6 +41,17 @@ if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$server_classpath" ]; };
   rm -f "$build_log"
 fi
 
+# 'demo' (module demo: the local cluster it breaks) is the one command that needs the demo jar; every other run
+# leaves it off the classpath and starts the tool's own main class. DemoMain runs every command as well, so an
+# argument that only looks like the command (a topic named demo) costs just the larger classpath.
+main=(-jar "$jar")
+for arg in "$@"; do
+  if [ "$arg" = demo ]; then
+    main=(-cp "$jar:$demo_jar" dev.uncleanrecovery.demo.DemoMain)
+    break
+  fi
+done
+
 # A short-lived CLI: the client compiler starts fastest. The parallel GC starts as fast as the serial one and
 # keeps a probe of many partitions (hundreds of batches in flight) from being copied into the old generation over
 # and over. A young generation of half a larger initial heap (5% of the memory, capped by the JVM's default
@@ -53,9 +66,9 @@ heap_opts="${KAFKA_UNCLEAN_RECOVERY_HEAP_OPTS:--Xmx2g}"
 
 # Class-data sharing (AppCDS): a dynamic archive of the classes a run loads (picocli, kafka-clients' Admin
 # and network stack, the plan, election and JSON code) shortens every start (docs/benchmarks.md). It is made
-# once, in the background, by a throw-away run that cannot touch any cluster (the hidden class-data-training
-# command: a made-up plan in a temporary directory, then status against a closed loopback port), written under a
-# temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a
+# once, in the background, by a throw-away run that cannot touch any cluster (the tool's ClassDataTraining main
+# class, not a command: a made-up plan in a temporary directory, then status against a closed loopback port),
+# written under a temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a
 # half-written archive would crash the JVM. A missing or stale archive (jar rebuilt, other JDK) is
 # silently ignored. KAFKA_UNCLEAN_RECOVERY_CDS=off disables all of it.
 archive="$(dirname "$jar")/kafka-unclean-recovery.jsa"
@@ -69,7 +82,7 @@ if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
     if mkdir "$archive.lock" 2>/dev/null; then
       nohup sh -c '
         tmp="$0.$$.tmp"; archive="$0"; jar="$1"; shift
-        java "$@" -XX:ArchiveClassesAtExit="$tmp" -jar "$jar" class-data-training >/dev/null 2>&1
+        java "$@" -XX:ArchiveClassesAtExit="$tmp" -cp "$jar" dev.uncleanrecovery.cli.ClassDataTraining >/dev/null 2>&1
         if [ -s "$tmp" ] && java "$@" -XX:SharedArchiveFile="$tmp" -Xshare:on -cp "$jar" -version >/dev/null 2>&1; then
           mv -f "$tmp" "$archive"
         fi
@@ -79,5 +92,5 @@ if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
 fi
 
 exec java "${jvm_opts[@]}" $heap_opts ${KAFKA_UNCLEAN_RECOVERY_OPTS:-} \
-  -Dkafka.unclean.recovery.home="$home" -Dkafka.server.classpath.file="$server_classpath" \
-  -jar "$jar" "$@"
+  -Dkafka.unclean.recovery.home="$home" ${server_classpath:+-Dkafka.server.classpath.file="$server_classpath"} \
+  "${main[@]}" "$@"

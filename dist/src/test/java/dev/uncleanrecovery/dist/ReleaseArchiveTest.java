@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +33,7 @@ class ReleaseArchiveTest {
         assertThat(home.getFileName().toString()).isEqualTo("kafka-unclean-recovery-0.1.0");
         assertThat(home.resolve("bin/kafka-unclean-recovery.sh")).isExecutable();
         assertThat(home.resolve("lib/kafka-unclean-recovery.jar")).isRegularFile();
+        assertThat(home.resolve("lib/kafka-unclean-recovery-demo.jar")).isRegularFile();
         assertThat(home.resolve("agent/kafka-unclean-recovery-agent.jar")).isRegularFile();
         assertThat(home.resolve("examples/plan.json")).isRegularFile();
         assertThat(home.resolve("docs/architecture.md")).isRegularFile();
@@ -80,9 +82,31 @@ class ReleaseArchiveTest {
         UnpackedArchive.Result demo = unpacked.tool(dir, "demo");
 
         assertThat(demo.exitCode()).isEqualTo(2);
-        assertThat(demo.err().strip()).isEqualTo("error: demo needs the Kafka 4.4.0 server jars, which only a source"
-                + " checkout has: run bin/kafka-unclean-recovery.sh demo from a clone of the repository (it builds them"
-                + " with Maven)");
+        assertThat(demo.err().strip()).isEqualTo("error: demo needs an installed Kafka to run: --kafka-home DIR (or"
+                + " KAFKA_HOME), the directory a Kafka release was unpacked into");
+    }
+
+    @Test
+    void demo_runs_from_the_archive() throws Exception {
+        UnpackedArchive.Result help = unpacked.tool(dir, "demo", "--help");
+
+        assertThat(help.exitCode()).as(help.err()).isZero();
+        assertThat(help.out()).contains("Usage: kafka-unclean-recovery.sh demo", "--kafka-home=DIR");
+        // KAFKA_HOME is read as --kafka-home is: here a directory that is no Kafka installation
+        UnpackedArchive.Result notKafka = unpacked.tool(dir, Map.of("KAFKA_HOME", dir.toString()), "demo");
+        assertThat(notKafka.exitCode()).isEqualTo(2);
+        assertThat(notKafka.err().strip()).startsWith("error: --kafka-home " + dir + " has no libs/ directory");
+    }
+
+    @Test
+    void the_tools_jar_holds_neither_the_harness_nor_the_demo() throws Exception {
+        try (java.util.zip.ZipFile jar = new java.util.zip.ZipFile(unpacked.home.resolve("lib/kafka-unclean-recovery.jar")
+                .toFile())) {
+            assertThat(jar.stream().map(java.util.zip.ZipEntry::getName))
+                    .contains("dev/uncleanrecovery/cli/Main.class")
+                    .noneMatch(name -> name.startsWith("dev/uncleanrecovery/localcluster/")
+                            || name.startsWith("dev/uncleanrecovery/harness/") || name.startsWith("dev/uncleanrecovery/demo/"));
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -37,7 +38,7 @@ final class UnpackedArchive {
     }
 
     static UnpackedArchive into(Path dir) throws IOException, InterruptedException {
-        Result untar = exec(dir, List.of("tar", "-xzf", archive().toString(), "-C", dir.toString()), null);
+        Result untar = exec(dir, List.of("tar", "-xzf", archive().toString(), "-C", dir.toString()), null, Map.of());
         if (untar.exitCode() != 0) {
             throw new IllegalStateException("tar failed: " + untar.err());
         }
@@ -61,22 +62,28 @@ final class UnpackedArchive {
 
     /** Runs {@code bin/kafka-unclean-recovery.sh} with these arguments, from a directory outside the archive. */
     Result tool(Path workDir, String... args) throws IOException, InterruptedException {
+        return tool(workDir, Map.of(), args);
+    }
+
+    /** {@link #tool}, with these variables in its environment besides PATH and HOME. */
+    Result tool(Path workDir, Map<String, String> environment, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(path.resolve("bash").toString());
         command.add(home.resolve("bin/kafka-unclean-recovery.sh").toString());
         command.addAll(List.of(args));
-        return exec(workDir, command, path);
+        return exec(workDir, command, path, environment);
     }
 
     /** Runs a shell command line with only the archive's PATH. */
     Result shell(Path workDir, String line) throws IOException, InterruptedException {
-        return exec(workDir, List.of(path.resolve("bash").toString(), "-c", line), path);
+        return exec(workDir, List.of(path.resolve("bash").toString(), "-c", line), path, Map.of());
     }
 
     record Result(int exitCode, String out, String err) {
     }
 
-    private static Result exec(Path workDir, List<String> command, Path pathDir) throws IOException, InterruptedException {
+    private static Result exec(Path workDir, List<String> command, Path pathDir, Map<String, String> environment)
+            throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile());
         Path out = Files.createTempFile(workDir, "out", ".txt");
         Path err = Files.createTempFile(workDir, "err", ".txt");
@@ -85,6 +92,7 @@ final class UnpackedArchive {
             builder.environment().clear();
             builder.environment().put("PATH", pathDir.toString());
             builder.environment().put("HOME", workDir.toString());
+            builder.environment().putAll(environment);
         }
         Process process = builder.start();
         if (!process.waitFor(180, TimeUnit.SECONDS)) {

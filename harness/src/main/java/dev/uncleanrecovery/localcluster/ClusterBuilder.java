@@ -32,6 +32,7 @@ public final class ClusterBuilder {
     String kafkaVersion = KafkaServerClasspath.DEFAULT_VERSION;
     Path baseDirectory;
     Path serverClasspathFile;
+    Path kafkaHome;
     Duration startupTimeout = Duration.ofSeconds(90);
     Duration cleanStopTimeout = Duration.ofSeconds(60);
     boolean classDataSharing = true;
@@ -108,6 +109,17 @@ public final class ClusterBuilder {
     /** A file holding the Kafka server classpath; by default the one the build writes. */
     public ClusterBuilder serverClasspathFile(Path file) {
         this.serverClasspathFile = file;
+        return this;
+    }
+
+    /**
+     * The nodes run from an installed Kafka (every jar of {@code home/libs}, as its own scripts run it), of the
+     * version its server jar is named after, instead of the jars the build resolved.
+     */
+    public ClusterBuilder kafkaHome(Path home) {
+        this.kafkaHome = home;
+        this.kafkaVersion = KafkaServerClasspath.versionOfKafkaHome(home);
+        this.kafkaVersionChosen = true;
         return this;
     }
 
@@ -248,8 +260,10 @@ public final class ClusterBuilder {
             }
             kafkaVersion = imageVersion;
         }
-        KafkaServerClasspath classpath = image.isPresent() ? null : KafkaServerClasspath.read(
-                serverClasspathFile != null ? serverClasspathFile : KafkaServerClasspath.fileFor(kafkaVersion));
+        KafkaServerClasspath classpath = image.isPresent() ? null
+                : kafkaHome != null ? KafkaServerClasspath.ofKafkaHome(kafkaHome)
+                : KafkaServerClasspath.read(serverClasspathFile != null ? serverClasspathFile
+                        : KafkaServerClasspath.fileFor(kafkaVersion));
         boolean owned = baseDirectory == null;
         Path directory;
         try {

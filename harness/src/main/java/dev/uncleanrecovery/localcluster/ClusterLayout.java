@@ -53,7 +53,9 @@ final class ClusterLayout {
         this.backend = builder.backend;
         this.startupTimeout = builder.startupTimeout;
         this.cleanStopTimeout = builder.cleanStopTimeout;
-        this.classDataSharing = builder.classDataSharing && backend == ClusterBackend.PROCESSES
+        // an installed Kafka's directory is the operator's: no archive is written beside its libs/
+        this.classDataSharing = builder.classDataSharing && builder.kafkaHome == null
+                && backend == ClusterBackend.PROCESSES
                 ? ClassDataSharing.forClasspath(classpath) : ClassDataSharing.disabled();
         this.security = builder.security;
         this.formatFeatures = List.copyOf(builder.formatFeatures);

@@ -9,11 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A stock Kafka server classpath (kafka_2.13 and its logging binding; for 4.4.0 also kafka-tools) that the
- * build resolves into {@code target/kafka-server-<version>.classpath}. Local nodes run from exactly
- * these jars; nothing is downloaded when a cluster starts.
+ * build resolves into {@code target/kafka-server-<version>.classpath}, or every jar of an installed Kafka's
+ * {@code libs/} ({@link #ofKafkaHome}). Local nodes run from exactly these jars; nothing is downloaded when a
+ * cluster starts.
  */
 record KafkaServerClasspath(Path file, String value) {
 
@@ -34,6 +38,43 @@ record KafkaServerClasspath(Path file, String value) {
         Path defaults = defaultFile().toAbsolutePath();
         return version.equals(DEFAULT_VERSION) ? defaults
                 : defaults.resolveSibling("kafka-server-" + version + ".classpath");
+    }
+
+    /** The server jar of a Kafka distribution, named after its Scala and Kafka versions: kafka_2.13-4.4.0.jar. */
+    private static final Pattern SERVER_JAR = Pattern.compile("kafka_2\\.1\\d-([34]\\.\\d+\\.\\d+)\\.jar");
+
+    /** The Kafka version of an installed Kafka: the one its server jar in {@code libs/} is named after. */
+    static String versionOfKafkaHome(Path home) {
+        Path libs = home.resolve("libs");
+        if (!Files.isDirectory(libs)) {
+            throw new LocalClusterException("--kafka-home " + home + " has no libs/ directory: name the directory a Kafka"
+                    + " release was unpacked into (it holds bin/, config/ and libs/)");
+        }
+        try (Stream<Path> jars = Files.list(libs)) {
+            List<String> versions = jars.map(jar -> SERVER_JAR.matcher(jar.getFileName().toString()))
+                    .filter(Matcher::matches).map(m -> m.group(1)).distinct().toList();
+            if (versions.size() != 1) {
+                throw new LocalClusterException("--kafka-home " + home + ": libs/ holds " + (versions.isEmpty()
+                        ? "no Kafka server jar (kafka_2.13-<version>.jar)" : "the server jars of " + versions.size()
+                        + " Kafka versions " + versions) + "; name the directory of one Kafka 3.7 or later release");
+            }
+            return versions.get(0);
+        } catch (IOException e) {
+            throw new LocalClusterException("could not list " + libs + ": " + e, e);
+        }
+    }
+
+    /** Every jar in an installed Kafka's {@code libs/}, as Kafka's own kafka-run-class.sh puts them on the classpath. */
+    static KafkaServerClasspath ofKafkaHome(Path home) {
+        versionOfKafkaHome(home);
+        Path libs = home.toAbsolutePath().resolve("libs");
+        try (Stream<Path> jars = Files.list(libs)) {
+            String value = String.join(File.pathSeparator, jars.filter(jar -> jar.getFileName().toString().endsWith(".jar"))
+                    .map(Path::toString).sorted().toList());
+            return new KafkaServerClasspath(libs, value);
+        } catch (IOException e) {
+            throw new LocalClusterException("could not list " + libs + ": " + e, e);
+        }
     }
 
     static KafkaServerClasspath read(Path file) {

@@ -23,8 +23,6 @@ import picocli.CommandLine.Mixin;
             InspectCommand.class,
             ReplayCommand.class,
             RenderCommand.class,
-            DemoCommand.class,
-            ClassDataTrainingCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
 public class RootCommand implements Runnable {

@@ -8,7 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /** A plain text table for people: left-aligned columns, two spaces apart. */
-final class Table {
+public final class Table {
 
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
@@ -118,7 +118,7 @@ final class Table {
      * A line of text that may be long (a reason, a broker's error) in lines of at most {@link #MAX_WIDTH}, the
      * continuation lines indented by {@code indent} spaces.
      */
-    static void printWrapped(PrintWriter out, String text, int indent) {
+    public static void printWrapped(PrintWriter out, String text, int indent) {
         List<String> lines = wrap(text, MAX_WIDTH);
         out.println(lines.get(0));
         String rest = String.join(" ", lines.subList(1, lines.size()));

@@ -24,13 +24,14 @@ class CommandLineUsageTest {
 
         assertThat(run.exitCode()).isZero();
         // the names that open a line of the Commands section: the root's own description names plan and execute too
+        // demo is the demo module's (DemoMainTest): the tool's own command line does not know the local cluster
         assertThat(commandSection(run.out())).containsExactly("status", "plan", "execute", "recover", "inspect",
-                "replay", "render", "demo", "help");
+                "replay", "render", "help");
         assertThat(run.out()).contains("--bootstrap-server", "--command-config");
     }
 
     /** "  plan     Probe every replica..." → "plan", for each command line of the help's Commands section. */
-    private static List<String> commandSection(String help) {
+    static List<String> commandSection(String help) {
         List<String> lines = help.lines().toList();
         return lines.subList(lines.indexOf("Commands:") + 1, lines.size()).stream()
                 .takeWhile(line -> !line.isBlank())
@@ -48,26 +49,31 @@ class CommandLineUsageTest {
     }
 
     @Test
-    void the_class_data_training_run_is_hidden_quiet_and_leaves_nothing_behind() throws Exception {
-        Set<String> before = trainingDirectories();
-
+    void the_class_data_training_is_no_command() {
         CliRun run = CliRun.of("class-data-training");
 
-        assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).isEmpty();
-        assertThat(run.err()).isEmpty();
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("Unmatched argument", "class-data-training");
+    }
+
+    @Test
+    void the_class_data_training_run_is_quiet_and_leaves_nothing_behind() throws Exception {
+        Set<String> before = trainingDirectories();
+
+        Process run = training();
+        String output = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(run.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        assertThat(run.exitValue()).as(output).isZero();
+        assertThat(output).isEmpty();
         assertThat(trainingDirectories()).isEqualTo(before);
-        assertThat(CliRun.of("--help").out()).doesNotContain("class-data-training");
     }
 
     @Test
     void the_class_data_training_run_loads_the_classes_a_real_plan_and_execute_load() throws Exception {
         // The archive holds exactly what this run loads: it must reach the plan, election, JSON, table and
         // network code, or recording it from this run saves nothing.
-        Process run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xlog:class+load=info", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "class-data-training").redirectErrorStream(true).start();
-        run.getOutputStream().close();
+        Process run = training("-Xlog:class+load=info");
         String loaded = new String(run.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(run.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
@@ -76,6 +82,17 @@ class CommandLineUsageTest {
                 " dev.uncleanrecovery.plan.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
                 " com.fasterxml.jackson.databind.ObjectMapper ", " org.apache.kafka.clients.NetworkClient ",
                 " dev.uncleanrecovery.cluster.ClusterDiscovery ");
+    }
+
+    /** The run the launcher records its class-data archive from: its own main class, as bin/ starts it. */
+    private static Process training(String... jvmOptions) throws IOException {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString()));
+        command.addAll(List.of(jvmOptions));
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ClassDataTraining.class.getName()));
+        Process run = new ProcessBuilder(command).redirectErrorStream(true).start();
+        run.getOutputStream().close();
+        return run;
     }
 
     private static Set<String> trainingDirectories() throws IOException {
@@ -155,7 +172,7 @@ class CommandLineUsageTest {
 
     @Test
     void commands_that_never_connect_do_not_take_connection_options() {
-        for (String command : List.of("inspect", "render", "demo")) {
+        for (String command : List.of("inspect", "render")) {
             CliRun help = CliRun.of(command, "--help");
             assertThat(help.out()).as(command).doesNotContain("--bootstrap-server", "--command-config", "--admin-timeout-ms");
             // with the command's required options, so that the connection option is the only mistake

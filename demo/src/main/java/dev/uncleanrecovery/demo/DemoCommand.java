@@ -1,9 +1,14 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.demo;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.cli.ExitCode;
+import dev.uncleanrecovery.cli.Main;
+import dev.uncleanrecovery.cli.Table;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
+import dev.uncleanrecovery.localcluster.LocalClusterException;
+import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.RecordCount;
 import java.io.PrintWriter;
@@ -18,12 +23,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-        header = "Break a local real Kafka 4.4.0 cluster as in a real outage and recover it with this tool.",
-        description = {"Start a local real Kafka 4.4.0 cluster (a controller and 3 brokers on 127.0.0.1, temp dirs), "
+        header = "Break a local real Kafka cluster as in a real outage and recover it with this tool.",
+        description = {"Start a local real Kafka cluster (a controller and 3 brokers on 127.0.0.1, temp dirs), "
                 + "reproduce KIP-966's 'last replica standing' outage with real data loss on the last leader, then run "
                 + "status, plan and execute against it and count the records before and after. Stops every process it "
                 + "started (also on Ctrl-C) unless --keep-running. With --practice it stops once the cluster is broken "
-                + "and keeps it so, for rehearsing the runbook (docs/runbook.md) by hand."})
+                + "and keeps it so, for rehearsing the runbook (docs/runbook.md) by hand.",
+            "",
+            "The nodes run your installed Kafka with --kafka-home (or KAFKA_HOME); in a source checkout, without "
+                + "--kafka-home, they run the Kafka 4.4.0 jars the build resolved."})
 public class DemoCommand implements Callable<Integer> {
 
     private static final String TOPIC = "orders";
@@ -38,6 +46,11 @@ public class DemoCommand implements Callable<Integer> {
             + "bootstrap servers and how to stop it, then wait; rehearse the runbook against it.")
     boolean practice;
 
+    @Option(names = "--kafka-home", paramLabel = "DIR", description = "An installed Kafka (the directory that holds "
+            + "bin/, config/ and libs/): its nodes run from its libs/ jars. Default: KAFKA_HOME, unless this is a source"
+            + " checkout.")
+    Path kafkaHome;
+
     @Option(names = "--partitions", paramLabel = "N", defaultValue = "3", description = "Partitions of the demo topic (default: ${DEFAULT-VALUE}).")
     int partitions;
 
@@ -49,18 +62,13 @@ public class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        String serverClasspath = System.getProperty("kafka.server.classpath.file");
-        if (serverClasspath != null && !java.nio.file.Files.isRegularFile(Path.of(serverClasspath))) {
-            // the release archive bundles the tool, not a Kafka broker to break
-            throw new UserInputException("demo needs the Kafka 4.4.0 server jars, which only a source checkout has: run"
-                    + " bin/kafka-unclean-recovery.sh demo from a clone of the repository (it builds them with Maven)");
-        }
         long started = System.nanoTime();
-        LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(3).build();
+        LocalKafkaCluster cluster = cluster(kafkaHome());
         Thread onCtrlC = new Thread(cluster::close, "demo-cluster-stop");
         Runtime.getRuntime().addShutdownHook(onCtrlC);
         try {
-            step(out, "Starting a local Kafka 4.4.0 cluster: controller 1000 and brokers 1, 2, 3 on 127.0.0.1");
+            step(out, "Starting a local Kafka " + cluster.kafkaVersion() + " cluster" + (kafkaHome() == null ? ""
+                    : " from " + kafkaHome().resolve("libs")) + ": controller 1000 and brokers 1, 2, 3 on 127.0.0.1");
             cluster.start();
             out.println("    bootstrap: " + cluster.bootstrapServers());
 
@@ -124,6 +132,38 @@ public class DemoCommand implements Callable<Integer> {
             } catch (IllegalStateException shuttingDown) {
                 // Ctrl-C: the hook is already running and stops the cluster.
             }
+        }
+    }
+
+    /**
+     * --kafka-home, else KAFKA_HOME where the build's server classpath is absent (the release archive): a checkout
+     * runs the Kafka its build resolved, whatever a developer's environment says.
+     */
+    private Path kafkaHome() {
+        if (kafkaHome != null) {
+            return kafkaHome;
+        }
+        String environment = System.getenv("KAFKA_HOME");
+        return environment == null || environment.isBlank() || Files.isRegularFile(buildClasspathFile()) ? null
+                : Path.of(environment);
+    }
+
+    /** The build's server classpath of Kafka 4.4.0, which the launcher names in a source checkout only. */
+    private static Path buildClasspathFile() {
+        return Path.of(System.getProperty("kafka.server.classpath.file", "target/kafka-server-4.4.0.classpath"));
+    }
+
+    private static LocalKafkaCluster cluster(Path kafkaHome) {
+        if (kafkaHome == null && !Files.isRegularFile(buildClasspathFile())) {
+            // the release archive bundles the tool, not a Kafka to break
+            throw new UserInputException("demo needs an installed Kafka to run: --kafka-home DIR (or KAFKA_HOME), the"
+                    + " directory a Kafka release was unpacked into");
+        }
+        try {
+            ClusterBuilder builder = LocalKafkaCluster.builder().brokers(3);
+            return (kafkaHome == null ? builder : builder.kafkaHome(kafkaHome)).build();
+        } catch (LocalClusterException e) {
+            throw new UserInputException(e.getMessage(), e);
         }
     }
 

@@ -28,31 +28,26 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.ParentCommand;
 
 /**
- * Not for people: the run that {@code bin/kafka-unclean-recovery.sh} records its class-data archive from. It must
+ * Not a command: the main class the launcher ({@code bin/kafka-unclean-recovery.sh}) runs once to record its
+ * class-data archive (AppCDS), kept out of the command tree so no operator ever sees it. It must
  * load what real runs load — the plan, election, JSON and table code as well as kafka-clients' network stack — yet
  * touch no cluster. So it plans, writes, reads back and prints a made-up outage of a few partitions in a temporary
  * directory, writes a made-up result the same way, and then asks a closed loopback port for the cluster's status
  * (which fails at once, after loading the client). An archive recorded from {@code status} alone would hold only
  * the client's classes: a plan would still load and verify its own ones from the jar at every start.
  */
-@Command(name = "class-data-training", hidden = true,
-        description = "Loads the classes a real run needs, touching no cluster (for the class-data archive).")
-final class ClassDataTrainingCommand implements Callable<Integer> {
+public final class ClassDataTraining {
 
     private static final String TOPIC = "class-data-training";
 
-    @ParentCommand
-    RootCommand root;
+    private ClassDataTraining() {
+    }
 
-    @Override
-    public Integer call() throws Exception {
+    public static void main(String[] args) throws Exception {
         Path dir = Files.createTempDirectory("kafka-unclean-recovery-training");
         PrintWriter sink = new PrintWriter(Writer.nullWriter());
         try {
@@ -84,7 +79,9 @@ final class ClassDataTrainingCommand implements Callable<Integer> {
             PlanPrinter.print(plan, sink);
             ExecutionResult result = new ExecutionResult("training", planFile.toString(), now, Duration.ofMillis(1),
                     "training", outcomes);
-            ExecutionReport.print(result, dir.resolve("result.json"), root.global, sink);
+            GlobalOptions text = new GlobalOptions();
+            text.output = GlobalOptions.OutputFormat.text;
+            ExecutionReport.print(result, dir.resolve("result.json"), text, sink);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -94,6 +91,5 @@ final class ClassDataTrainingCommand implements Callable<Integer> {
         }
         // The network side: discovery against a port nothing listens on (it fails, as it should here).
         Main.run(sink, sink, "--bootstrap-server", "127.0.0.1:9", "status", "--admin-timeout-ms", "2000");
-        return ExitCode.OK;
     }
 }
