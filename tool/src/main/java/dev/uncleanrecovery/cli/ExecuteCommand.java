@@ -11,6 +11,7 @@ import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.ResultFile;
 import dev.uncleanrecovery.probe.ProbeMode;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import dev.uncleanrecovery.salvage.SalvageSource;
 import dev.uncleanrecovery.support.Durations;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Comparator;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
@@ -84,7 +86,7 @@ public class ExecuteCommand implements Callable<Integer> {
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
             return report(result, dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
-                    new Page(html, plan));
+                    new Page(html, plan), offsetRepair(execution, discovery, plan, !dryRun));
         }
     }
 
@@ -112,19 +114,37 @@ public class ExecuteCommand implements Callable<Integer> {
         }
     }
 
-    /** {@link #report(ExecutionResult, Path, GlobalOptions, PrintWriter, Page)} without a page. */
+    /** {@link #report(ExecutionResult, Path, GlobalOptions, PrintWriter, Page, Function)} without a page. */
     static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
-        return report(result, resultFile, global, out, new Page(null, null));
+        return report(result, resultFile, global, out, new Page(null, null), null);
+    }
+
+    /**
+     * The consumer offset repair of a run's result, when {@code --reset-consumer-offsets} asked for it; null otherwise.
+     *
+     * @param change set the offsets (a run that elects); otherwise only show them (a dry run)
+     */
+    static Function<ResultFile, ConsumerOffsetRepair.Repair> offsetRepair(ExecuteOptions execution,
+                                                                         ClusterDiscovery discovery, Plan plan,
+                                                                         boolean change) {
+        if (!execution.resetConsumerOffsets) {
+            return null;
+        }
+        return result -> ConsumerOffsetRepair.run(discovery.admin(), discovery.requestTimeout(), plan, result, change);
     }
 
     /**
      * Writes the result file and prints the summary; shared with {@code recover}.
      *
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
+     * @param offsetRepair sets consumer groups back to the divergence point of what was elected, before the result is
+     *                   written (it records them); null when not asked for
      */
-    static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
-            throws IOException {
-        ResultFile file = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
+    static int report(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page,
+                      Function<ResultFile, ConsumerOffsetRepair.Repair> offsetRepair) throws IOException {
+        ResultFile elected = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
+        ConsumerOffsetRepair.Repair repair = offsetRepair == null ? null : offsetRepair.apply(elected);
+        ResultFile file = repair == null ? elected : elected.withConsumerOffsetResets(repair.resets());
         // Written on a thread of its own while the outcomes are printed: with thousands of partitions both take a while.
         // The outcomes are shown even when the file cannot be written; that failure is raised right after them.
         CompletableFuture<Path> written = resultFile == null ? CompletableFuture.completedFuture(null)
@@ -157,6 +177,9 @@ public class ExecuteCommand implements Callable<Integer> {
             }
             printSalvaged(result, out);
             printTruncations(result, out);
+            if (repair != null) {
+                ConsumerOffsetTable.print(repair, resultFile != null, out);
+            }
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
                 Table.printWrapped(out, "Hanging transactions on the elected partitions: none"
@@ -175,7 +198,10 @@ public class ExecuteCommand implements Callable<Integer> {
         if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
             return ExitCode.FAILURE;
         }
-        return result.needsAttention() ? ExitCode.ATTENTION : ExitCode.OK;
+        if (result.needsAttention()) {
+            return ExitCode.ATTENTION;
+        }
+        return repair == null ? ExitCode.OK : ConsumerOffsetTable.exitCode(repair);
     }
 
     /** At most this many replicas' losses are printed; the result file has them all. */

@@ -61,6 +61,12 @@ class ExecuteOptions {
                     + " is down and no 'inspect' evidence or salvage says what it holds).")
     boolean acceptUnknownLoss;
 
+    @Option(names = "--reset-consumer-offsets",
+            description = "After electing, set each consumer group whose committed offset lies past the divergence"
+                    + " point of an elected partition back to it (see 'consumer-offsets'); with --dry-run only shown."
+                    + " A group with members is left as it is and named.")
+    boolean resetConsumerOffsets;
+
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {
         return options(probeMode, false);

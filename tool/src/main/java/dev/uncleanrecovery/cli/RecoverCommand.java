@@ -97,7 +97,8 @@ public class RecoverCommand implements Callable<Integer> {
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
             int executeCode = ExecuteCommand.report(result, execution.resultFile(planFile), root.global, out,
-                    new ExecuteCommand.Page(html, planned.plan()));
+                    new ExecuteCommand.Page(html, planned.plan()),
+                    ExecuteCommand.offsetRepair(execution, discovery, planned.plan(), true));
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

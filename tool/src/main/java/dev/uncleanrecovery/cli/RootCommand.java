@@ -22,6 +22,7 @@ import picocli.CommandLine.Mixin;
             RecoverCommand.class,
             InspectCommand.class,
             ReplayCommand.class,
+            ConsumerOffsetsCommand.class,
             RenderCommand.class,
             DemoCommand.class,
             ClassDataTrainingCommand.class,
