@@ -25,7 +25,7 @@ class CommandLineUsageTest {
         assertThat(run.exitCode()).isZero();
         // the names that open a line of the Commands section: the root's own description names plan and execute too
         assertThat(commandSection(run.out())).containsExactly("status", "plan", "execute", "recover", "inspect",
-                "replay", "render", "demo", "help");
+                "replay", "consumer-offsets", "render", "demo", "help");
         assertThat(run.out()).contains("--bootstrap-server", "--command-config");
     }
 
