@@ -131,7 +131,8 @@ class ConsumerGroupImpactClusterTest {
                 .containsPattern("live\\s+paid-0\\s+15\\s+10\\s+new log end\\s+ACTIVE_GROUP")
                 .contains("1 offset(s) set to the divergence point, 1 not changed.")
                 .doesNotContain("audit");
-        String resets = run.out().substring(run.out().indexOf("Consumer groups past the divergence point"));
+        String resets = run.out().substring(run.out().indexOf("Consumer groups past the divergence point"),
+                run.out().indexOf("not changed."));
         assertThat(resets.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
         ResultFile result = ResultFile.read(dir.resolve("paid-execute-result.json"));
         assertThat(result.consumerOffsetResets()).extracting(ConsumerOffsetReset::group, ConsumerOffsetReset::outcome)
