@@ -7,6 +7,7 @@ import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.probe.ProbeMode;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.recovery.RecoveryExecution;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -68,7 +69,8 @@ public class ExecuteCommand implements Callable<Integer> {
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
             return ExecutionReport.print(result, dryRun ? null : execution.resultFile(planFile.path), root.global,
-                    spec.commandLine().getOut(), new ExecutionReport.Page(html, plan));
+                    spec.commandLine().getOut(), new ExecutionReport.Page(html, plan),
+                    execution.offsetRepair(discovery, plan, !dryRun));
         }
     }
 }

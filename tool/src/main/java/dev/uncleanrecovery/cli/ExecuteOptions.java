@@ -2,6 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
+import java.util.function.Function;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.RunLock;
@@ -65,6 +70,24 @@ class ExecuteOptions {
             description = "After electing, abort the hanging transactions found on the elected partitions (as"
                     + " kafka-transactions.sh abort does, with its checks), so read_committed consumers read on.")
     boolean abortHangingTransactions;
+
+    @Option(names = "--reset-consumer-offsets",
+            description = "After electing, set each consumer group whose committed offset lies past the divergence"
+                    + " point of an elected partition back to it (see 'consumer-offsets'); with --dry-run only shown."
+                    + " A group with members is left as it is and named.")
+    boolean resetConsumerOffsets;
+
+    /**
+     * The consumer offset repair of a run's result, when {@code --reset-consumer-offsets} asked for it; null otherwise.
+     *
+     * @param change set the offsets (a run that elects); otherwise only show them (a dry run)
+     */
+    Function<ResultFile, ConsumerOffsetRepair.Repair> offsetRepair(ClusterDiscovery discovery, Plan plan, boolean change) {
+        if (!resetConsumerOffsets) {
+            return null;
+        }
+        return result -> ConsumerOffsetRepair.run(discovery.admin(), discovery.requestTimeout(), plan, result, change);
+    }
 
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     RecoveryExecution.Options options(ProbeMode probeMode) {

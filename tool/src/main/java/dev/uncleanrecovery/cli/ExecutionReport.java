@@ -8,6 +8,7 @@ import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.plan.Json;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.salvage.SalvageSource;
 import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.support.OnItsOwnThread;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -56,19 +58,23 @@ final class ExecutionReport {
         }
     }
 
-    /** {@link #print(ExecutionResult, Path, GlobalOptions, PrintWriter, Page)} without a page. */
+    /** {@link #print(ExecutionResult, Path, GlobalOptions, PrintWriter, Page, Function)} without a page. */
     static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
-        return print(result, resultFile, global, out, new Page(null, null));
+        return print(result, resultFile, global, out, new Page(null, null), null);
     }
 
     /**
      * Writes the result file and prints the summary.
      *
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
+     * @param offsetRepair sets consumer groups back to the divergence point of what was elected, before the result is
+     *                   written (it records them); null when not asked for
      */
-    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
-            throws IOException {
-        ResultFile file = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
+    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page,
+                     Function<ResultFile, ConsumerOffsetRepair.Repair> offsetRepair) throws IOException {
+        ResultFile elected = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
+        ConsumerOffsetRepair.Repair repair = offsetRepair == null ? null : offsetRepair.apply(elected);
+        ResultFile file = repair == null ? elected : elected.withConsumerOffsetResets(repair.resets());
         // Written on a thread of its own while the outcomes are printed: with thousands of partitions both take a while.
         // The outcomes are shown even when the file cannot be written; that failure is raised right after them.
         CompletableFuture<Path> written = resultFile == null ? CompletableFuture.completedFuture(null)
@@ -101,6 +107,9 @@ final class ExecutionReport {
             }
             printSalvaged(result, out);
             printTruncations(result, out);
+            if (repair != null) {
+                ConsumerOffsetTable.print(repair, resultFile != null, out);
+            }
             if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
                     && result.hanging().unreadable().isEmpty()) {
                 Table.printWrapped(out, "Hanging transactions on the elected partitions: none"
@@ -125,7 +134,10 @@ final class ExecutionReport {
         if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
             return ExitCode.FAILURE;
         }
-        return result.needsAttention() ? ExitCode.ATTENTION : ExitCode.OK;
+        if (result.needsAttention()) {
+            return ExitCode.ATTENTION;
+        }
+        return repair == null ? ExitCode.OK : ConsumerOffsetTable.exitCode(repair);
     }
 
     /** At most this many replicas' losses are printed; the result file has them all. */

@@ -97,7 +97,8 @@ public class RecoverCommand implements Callable<Integer> {
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
             int executeCode = ExecutionReport.print(result, execution.resultFile(planFile), root.global, out,
-                    new ExecutionReport.Page(html, planned.plan()));
+                    new ExecutionReport.Page(html, planned.plan()),
+                    execution.offsetRepair(discovery, planned.plan(), true));
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

@@ -33,8 +33,13 @@ import org.apache.kafka.common.utils.Utils;
  */
 public final class ConsumerGroupOffsets {
 
-    /** One group's committed offset on one partition. */
-    public record Committed(String group, TopicPartition topicPartition, long offset) {
+    /**
+     * One group's committed offset on one partition.
+     *
+     * @param leaderEpoch the leader epoch of the last record the group read, as its consumer committed it (KIP-320); -1
+     *                    when the commit carries none
+     */
+    public record Committed(String group, TopicPartition topicPartition, long offset, int leaderEpoch) {
     }
 
     /**
@@ -135,7 +140,8 @@ public final class ConsumerGroupOffsets {
                 offsets.entrySet().stream()
                         .filter(e -> e.getValue() != null && e.getValue().offset() >= 0)
                         .sorted(Map.Entry.comparingByKey((a, b) -> a.toString().compareTo(b.toString())))
-                        .forEach(e -> committed.add(new Committed(group, e.getKey(), e.getValue().offset())));
+                        .forEach(e -> committed.add(new Committed(group, e.getKey(), e.getValue().offset(),
+                                e.getValue().leaderEpoch().orElse(-1))));
             } catch (GroupAuthorizationException e) {
                 denied.add(group);
             } catch (RuntimeException e) {

@@ -25,13 +25,29 @@ import java.util.List;
 public record ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt,
                          long elapsedMs, String elector, Summary summary, List<Partition> partitions,
                          List<String> warnings, List<HangingTransaction> hangingTransactions, String salvageDir,
-                         String salvage, Long leadersShownMs) {
+                         String salvage, Long leadersShownMs,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) List<ConsumerOffsetReset> consumerOffsetResets) {
+
+    /** A result without consumer offset resets. */
+    public ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt, long elapsedMs,
+                      String elector, Summary summary, List<Partition> partitions, List<String> warnings,
+                      List<HangingTransaction> hangingTransactions, String salvageDir, String salvage,
+                      Long leadersShownMs) {
+        this(version, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions, warnings,
+                hangingTransactions, salvageDir, salvage, leadersShownMs, null);
+    }
+
+    /** The same result, at this version, with the consumer offset resets made (or shown) for it. */
+    public ResultFile withConsumerOffsetResets(List<ConsumerOffsetReset> resets) {
+        return new ResultFile(VERSION, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions,
+                warnings, hangingTransactions, salvageDir, salvage, leadersShownMs, List.copyOf(resets));
+    }
 
     /**
      * 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss; 5 each
-     * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs).
+     * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs); 7 the consumer offset resets.
      */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
 
     private static final StrictJsonFile<ResultFile> FORMAT = new StrictJsonFile<>(ResultFile.class, "result file", 1,
             VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);

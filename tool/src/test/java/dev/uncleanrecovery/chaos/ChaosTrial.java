@@ -72,6 +72,10 @@ final class ChaosTrial {
     private final Path dir;
     private final boolean shortRun;
     private final Consumer<String> log;
+    /** Per consumer group of the workload, the records it read before the outage ({@link Workload#readBy}). */
+    private final Map<String, Set<String>> groupsRead = new HashMap<>();
+    /** Per group, the records it read whose commit got no answer ({@link Workload#uncertainFor}): not judged. */
+    private final Map<String, Set<String>> groupsUncertain = new HashMap<>();
     private final Map<String, Map<Integer, List<Integer>>> assignments = new LinkedHashMap<>();
     private boolean oracleLogged;
 
@@ -102,7 +106,12 @@ final class ChaosTrial {
                 schedule.injectFaults(cluster, allPartitions(), log);
                 schedule.driveOffline(cluster, log);
                 workload.stopWriting();
+                workload.stopReading();
                 acked = workload.acknowledged();
+                Workload.GROUPS.forEach(g -> {
+                    groupsRead.put(g, workload.readBy(g));
+                    groupsUncertain.put(g, workload.uncertainFor(g));
+                });
                 log.accept("acknowledged writes: " + acked.size() + "; consumed " + Workload.GROUPS.stream()
                         .map(g -> g + " " + workload.consumedBy(g)).toList());
             }
@@ -212,6 +221,13 @@ final class ChaosTrial {
         Map<TopicPartition, PartitionView> afterTool = views(cluster);
         int elected = (int) offline.stream().filter(tp -> !afterTool.get(tp).isLeaderless()).count();
         log.accept("  the tool led " + elected + " of " + offline.size() + " offline partitions");
+        // the results the recovery wrote, listed first: consumer-offsets --execute writes the next free name
+        List<Path> results = plans.stream().flatMap(plan -> Stream.of(resultOf(plan), secondResultOf(plan)))
+                .filter(Files::exists).toList();
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committedBefore = committedOffsets(cluster, notes);
+        for (Path result : results) {
+            resetConsumerOffsets(bootstrap, result, violations);
+        }
         bringBackDead(cluster, schedule);
         Map<TopicPartition, Map<Long, String>> after = readAll(cluster, led(cluster));
 
@@ -262,7 +278,7 @@ final class ChaosTrial {
         for (Path plan : plans) {
             checkPlannedLoss(plan, oracle, afterTool, after, violations, notes);
         }
-        notes.addAll(groupPositions(cluster, after));
+        checkGroupPositions(cluster, after, committedBefore, violations, notes);
         return new Recovery(offline, elected, after, salvaged, replayed, violations, notes);
     }
 
@@ -380,26 +396,105 @@ final class ChaosTrial {
                 + " replicas' stated losses checked record for record");
     }
 
-    /** Where each group's committed position lies against the recovered log end: past it, the group skips records. */
-    private List<String> groupPositions(LocalKafkaCluster cluster, Map<TopicPartition, Map<Long, String>> after) {
-        List<String> notes = new ArrayList<>();
+    /** Each workload group's committed offsets as the cluster holds them now; empty for a group it cannot read. */
+    private static Map<String, Map<TopicPartition, OffsetAndMetadata>> committedOffsets(LocalKafkaCluster cluster,
+                                                                                     List<String> notes) {
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = new HashMap<>();
         try (Admin admin = cluster.createAdmin()) {
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            admin.listOffsets(allPartitions().stream().collect(java.util.stream.Collectors.toMap(tp -> tp,
-                    tp -> OffsetSpec.latest()))).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
             for (String group : Workload.GROUPS) {
-                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                        .partitionsToOffsetAndMetadata().get();
-                long ahead = committed.entrySet().stream().filter(e -> e.getValue() != null
-                        && ends.containsKey(e.getKey()) && e.getValue().offset() > ends.get(e.getKey())).count();
-                notes.add("group " + group + ": " + ahead + " partitions committed past the recovered log end");
+                committed.put(group, admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get());
             }
         } catch (ExecutionException | RuntimeException e) {
+            notes.add("group offsets before the reset not read: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return committed;
+    }
+
+    /**
+     * The runbook's last step: {@code consumer-offsets --execute} on a result. The workload's consumers are closed, but
+     * a coordinator that loaded their groups from the restored log keeps the members until their sessions time out:
+     * exit 3 (ACTIVE_GROUP) until then.
+     */
+    private void resetConsumerOffsets(String bootstrap, Path result, List<String> violations) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        CliRun run = CliRun.of("--bootstrap-server", bootstrap, "consumer-offsets", "--result-file", result.toString(),
+                "--execute");
+        while (run.exitCode() == 3 && System.nanoTime() < deadline) {
+            sleep(2_000);
+            run = CliRun.of("--bootstrap-server", bootstrap, "consumer-offsets", "--result-file", result.toString(),
+                    "--execute");
+        }
+        expectExit(violations, "consumer-offsets --execute " + result.getFileName(), run, 0);
+        run.out().lines().filter(l -> l.contains("RESET") || l.contains("offset(s) set"))
+                .limit(6).forEach(l -> log.accept("    " + l));
+    }
+
+    /**
+     * After the recovery and the consumer offset repair, each group's position makes it read no record twice and skip
+     * none of the new history: every record below its committed offset in the recovered log is one it read, and none
+     * at or past it is. A group that resets by {@code auto.offset.reset} instead would fail one or the other.
+     */
+    private void checkGroupPositions(LocalKafkaCluster cluster, Map<TopicPartition, Map<Long, String>> after,
+                                     Map<String, Map<TopicPartition, OffsetAndMetadata>> committedBefore,
+                                     List<String> violations, List<String> notes) {
+        try (Admin admin = cluster.createAdmin()) {
+            for (String group : Workload.GROUPS) {
+                Set<String> read = groupsRead.getOrDefault(group, Set.of());
+                Set<String> uncertain = groupsUncertain.getOrDefault(group, Set.of());
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get();
+                int checked = 0;
+                for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
+                    Map<Long, String> log = after.get(e.getKey());
+                    if (e.getValue() == null || log == null) {
+                        continue; // a partition still offline: nothing to read it against
+                    }
+                    long position = e.getValue().offset();
+                    // the history the group kept: what it read below the offset the recovered __consumer_offsets
+                    // holds; commits lost with an offsets partition's own cut make it read again, which no reset
+                    // can know of (noted, not judged)
+                    OffsetAndMetadata before = committedBefore.getOrDefault(group, Map.of()).get(e.getKey());
+                    long kept = before == null ? position : before.offset();
+                    long lostCommits = read.stream().filter(r -> r.startsWith(e.getKey() + "@")).mapToLong(r ->
+                            Long.parseLong(r.substring(r.indexOf('@') + 1, r.indexOf('=')))).filter(o -> o >= kept).count();
+                    if (lostCommits > 0) {
+                        notes.add("group " + group + " on " + e.getKey() + ": " + lostCommits + " record(s) read past"
+                                + " the offset " + kept + " its recovered commit holds");
+                    }
+                    List<Long> skipped = new ArrayList<>();
+                    List<Long> twice = new ArrayList<>();
+                    log.forEach((offset, value) -> {
+                        String record = Workload.readRecord(e.getKey(), offset, value);
+                        boolean wasRead = read.contains(record);
+                        if (uncertain.contains(record)) {
+                            return;
+                        }
+                        if (offset < position && !wasRead) {
+                            skipped.add(offset);
+                        } else if (offset >= position && offset < kept && wasRead) {
+                            twice.add(offset);
+                        }
+                    });
+                    if (!skipped.isEmpty()) {
+                        violations.add("group " + group + " at " + position + " on " + e.getKey() + " skips "
+                                + skipped.size() + " record(s) of the recovered log, from offset " + skipped.get(0));
+                    }
+                    if (!twice.isEmpty()) {
+                        violations.add("group " + group + " at " + position + " on " + e.getKey() + " reads "
+                                + twice.size() + " record(s) again, from offset " + twice.get(0));
+                    }
+                    checked++;
+                }
+                notes.add("group " + group + ": position checked on " + checked + " partitions");
+            }
+        } catch (ExecutionException | RuntimeException e) {
+            // a group whose __consumer_offsets partition the recovery left offline cannot be read, nor reset
             notes.add("group positions not read: " + e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return notes;
     }
 
     private void chooseAssignments() {

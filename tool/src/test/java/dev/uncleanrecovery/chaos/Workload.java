@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -51,6 +53,10 @@ final class Workload implements AutoCloseable {
     private final AtomicBoolean reading = new AtomicBoolean(true);
     private final Collection<AckedWrite> acked = new CopyOnWriteArrayList<>();
     private final Map<String, AtomicLong> consumed = new ConcurrentHashMap<>();
+    /** Per group, the records it read and committed past ({@link #readRecord}): the history it has read. */
+    private final Map<String, Set<String>> read = new ConcurrentHashMap<>();
+    /** Per group, records read whose commit got no answer: the offset may or may not have been committed past them. */
+    private final Map<String, Set<String>> uncertain = new ConcurrentHashMap<>();
     private final List<Thread> writers = new ArrayList<>();
     private final List<Thread> readers = new ArrayList<>();
 
@@ -68,6 +74,8 @@ final class Workload implements AutoCloseable {
         writers.add(thread("transactional", this::produceTransactions));
         for (String group : GROUPS) {
             consumed.put(group, new AtomicLong());
+            read.put(group, ConcurrentHashMap.newKeySet());
+            uncertain.put(group, ConcurrentHashMap.newKeySet());
             readers.add(thread(group, () -> consume(group)));
         }
     }
@@ -84,6 +92,29 @@ final class Workload implements AutoCloseable {
 
     long consumedBy(String group) {
         return consumed.get(group).get();
+    }
+
+    /** Stops the consumers; each group has left or will leave its group once its session times out. */
+    void stopReading() {
+        reading.set(false);
+        join(readers);
+    }
+
+    /** The records {@code group} read and committed an offset past, each as {@link #readRecord} names it. */
+    Set<String> readBy(String group) {
+        return Set.copyOf(read.get(group));
+    }
+
+    /** The records {@code group} read whose commit failed or got no answer: read past or not, nobody can tell. */
+    Set<String> uncertainFor(String group) {
+        Set<String> unknown = new java.util.HashSet<>(uncertain.get(group));
+        unknown.removeAll(read.get(group));
+        return unknown;
+    }
+
+    /** "orders-0@12=s7-acks1-40": a record at its offset, so that one written twice by a retry is told apart. */
+    static String readRecord(TopicPartition tp, long offset, String value) {
+        return tp + "@" + offset + "=" + value;
     }
 
     @Override
@@ -174,20 +205,27 @@ final class Workload implements AutoCloseable {
         transactionalPartitions.forEach(tp -> { if (!topics.contains(tp.topic())) topics.add(tp.topic()); });
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new StringDeserializer());
+        List<String> pending = new ArrayList<>();
         try {
             consumer.subscribe(topics);
             while (reading.get()) {
                 try {
-                    int count = consumer.poll(Duration.ofMillis(200)).count();
-                    if (count > 0) {
+                    ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(200));
+                    records.forEach(r -> pending.add(readRecord(new TopicPartition(r.topic(), r.partition()),
+                            r.offset(), r.value())));
+                    if (!records.isEmpty()) {
+                        // commitSync() commits each position with the epoch of the last record read (KIP-320)
                         consumer.commitSync(Duration.ofSeconds(3));
-                        consumed.get(group).addAndGet(count);
+                        consumed.get(group).addAndGet(records.count());
+                        read.get(group).addAll(pending);
+                        pending.clear();
                     }
                 } catch (RuntimeException e) {
                     pause(Duration.ofMillis(500)); // a coordinator gone: the next poll finds the new one
                 }
             }
         } finally {
+            uncertain.get(group).addAll(pending);
             // the outage has taken the group's coordinator: leaving the group would wait out the default 30 s
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(2)));
         }

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalClusterException;
@@ -10,18 +11,22 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.plan.ConsumerOffsetReset;
 import dev.uncleanrecovery.plan.Plan;
 import dev.uncleanrecovery.plan.PlanConsumerGroup;
 import dev.uncleanrecovery.plan.PlanFile;
 import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.plan.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -37,8 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Consumers read what the election destroys: paid-0 (replicas [1,2], min.insync.replicas=1) got 10 records on both
  * replicas, then 5 more on 1 alone once 2 had died (committed: with 1 the whole ISR its high watermark moved to 15).
- * Group billing read all 15 and committed 15, group audit committed 4. Then 1 died for good: 2, back with its 10
- * records, is the only replica left, and __consumer_offsets stays online on broker 3 — until, last, 3 dies too.
+ * Group billing read all 15 and committed 15, so did group live, group audit committed 4. Then 1 died for good: 2,
+ * back with its 10 records, is the only replica left, and __consumer_offsets stays online on broker 3 — until, last,
+ * 3 dies too. After the election billing and live are set back to 10, where 2's log parts from what they read.
  */
 @KafkaClusterTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -65,6 +71,7 @@ class ConsumerGroupImpactClusterTest {
         cluster.metadata().awaitPartition(PAID, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         RoundProducer.produce(cluster, List.of(PAID), 5, "all", "paid-only-on-1", Duration.ofSeconds(30));
         readAndCommit(cluster, "billing", 15);
+        readAndCommit(cluster, "live", 15);
 
         cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
@@ -84,7 +91,8 @@ class ConsumerGroupImpactClusterTest {
         PlannedElection planned = PlanFile.read(file).partitions().get(0);
         assertThat(planned.designatedLeader()).isEqualTo(SURVIVOR);
         // audit (4) is behind the new log end (10): it loses nothing it read
-        assertThat(planned.consumerGroupsAhead()).containsExactly(PlanConsumerGroup.of("billing", 15, 10));
+        assertThat(planned.consumerGroupsAhead()).containsExactly(PlanConsumerGroup.of("billing", 15, 10),
+                PlanConsumerGroup.of("live", 15, 10));
         // the only copy of offsets 10..15 was on dead broker 1: only the group tells that they were committed
         assertThat(planned.reason()).contains("an unknown amount on 1").endsWith("; consumer group billing had read 5"
                 + " committed records past the new log end (10..15): at least that many committed records are lost");
@@ -95,7 +103,7 @@ class ConsumerGroupImpactClusterTest {
 
     @Test
     @Order(2)
-    void after_the_election_the_broker_ends_the_log_where_the_plan_said_and_the_group_is_past_it(
+    void after_the_election_the_idle_group_is_set_back_to_the_divergence_point_and_the_active_one_is_named(
             LocalKafkaCluster cluster) throws Exception {
         Path file = dir.resolve("paid-execute.json");
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", PAID.topic(),
@@ -103,21 +111,78 @@ class ConsumerGroupImpactClusterTest {
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         PlanConsumerGroup billing = PlanFile.read(file).partitions().get(0).consumerGroupsAhead().get(0);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
+        CliRun run;
+        try (KafkaConsumer<String, String> live = memberOf(cluster, "live")) {
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+                    "--reset-consumer-offsets", "--plan", file.toString());
+        }
 
-        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        // live keeps 15: exit 3, the offset a group with members keeps needs attention
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
         cluster.metadata().awaitPartition(PAID, v -> v.leader() == SURVIVOR, STEP);
         try (Admin admin = cluster.createAdmin()) {
             long logEnd = admin.listOffsets(Map.of(PAID, OffsetSpec.latest())).partitionResult(PAID).get().offset();
-            long committed = admin.listConsumerGroupOffsets("billing").partitionsToOffsetAndMetadata().get()
-                    .get(PAID).offset();
-            assertThat(logEnd).isEqualTo(billing.newLogEnd());
-            assertThat(committed - logEnd).isEqualTo(billing.offsetsReadAndLost()).isEqualTo(5);
+            assertThat(logEnd).isEqualTo(billing.newLogEnd()).isEqualTo(10);
+            assertThat(committed(admin, "billing")).isEqualTo(10);
+            assertThat(committed(admin, "live")).isEqualTo(15);
+            assertThat(committed(admin, "audit")).isEqualTo(4);
         }
+        assertThat(run.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+RESET")
+                .containsPattern("live\\s+paid-0\\s+15\\s+10\\s+new log end\\s+ACTIVE_GROUP")
+                .contains("1 offset(s) set to the divergence point, 1 not changed.")
+                .doesNotContain("audit");
+        String resets = run.out().substring(run.out().indexOf("Consumer groups past the divergence point"),
+                run.out().indexOf("not changed."));
+        assertThat(resets.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
+        ResultFile result = ResultFile.read(dir.resolve("paid-execute-result.json"));
+        assertThat(result.consumerOffsetResets()).extracting(ConsumerOffsetReset::group, ConsumerOffsetReset::outcome)
+                .containsExactly(tuple("billing", ConsumerOffsetReset.Outcome.RESET),
+                        tuple("live", ConsumerOffsetReset.Outcome.ACTIVE_GROUP));
+        assertThat(result.consumerOffsetResets().get(1).detail()).startsWith("Kafka refused (")
+                .contains("1 member: live-member (");
     }
 
     @Test
     @Order(3)
+    void a_consumer_set_back_reads_the_new_leaders_records_from_the_divergence_point_none_missing_none_twice(
+            LocalKafkaCluster cluster) throws Exception {
+        // the new history: 2's own 10 records, then what producers write to it after the election
+        RoundProducer.produce(cluster, List.of(PAID), 5, "all", "paid-after-election", Duration.ofSeconds(30));
+        Path result = dir.resolve("paid-execute-result.json");
+
+        CliRun dryRun = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", result.toString());
+        assertThat(dryRun.exitCode()).as(dryRun.out() + dryRun.err()).isEqualTo(ExitCode.OK);
+        // live's 15 now lies inside the new log (15 records): left alone it would skip 10..14 of the new history
+        assertThat(dryRun.out()).containsPattern("live\\s+paid-0\\s+15\\s+10\\s+new log end\\s+WOULD_RESET")
+                .contains("Dry run: 1 offset(s) would be set").doesNotContain("billing");
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(committed(admin, "live")).isEqualTo(15);
+        }
+
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", result.toString(), "--execute");
+
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
+        assertThat(executed.out()).contains("Result written to " + dir.resolve("paid-execute-result-2.json"));
+        assertThat(ResultFile.read(dir.resolve("paid-execute-result-2.json")).consumerOffsetResets())
+                .extracting(ConsumerOffsetReset::group, ConsumerOffsetReset::outcome)
+                .containsExactly(tuple("live", ConsumerOffsetReset.Outcome.RESET));
+        List<ConsumerRecord<String, String>> served = readFrom(cluster, null, 0);
+        assertThat(served).hasSize(15);
+        List<String> newHistoryFromTen = served.stream().filter(r -> r.offset() >= 10)
+                .map(r -> r.offset() + " " + r.value()).toList();
+        assertThat(newHistoryFromTen).hasSize(5);
+        for (String group : List.of("billing", "live")) {
+            // auto.offset.reset=none: the consumer starts at the committed offset or fails
+            List<String> read = readFrom(cluster, group, 0).stream().map(r -> r.offset() + " " + r.value()).toList();
+            assertThat(read).as(group).isEqualTo(newHistoryFromTen);
+        }
+        assertThat(newHistoryFromTen).allSatisfy(r -> assertThat(r).contains("paid-after-election"));
+    }
+
+    @Test
+    @Order(4)
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
         // 2 freezes until the controller fences it and drops it from every ISR; then 3, the offsets' last leader, dies
@@ -147,6 +212,63 @@ class ConsumerGroupImpactClusterTest {
         assertThat(plan.notes()).first().asString().startsWith(Topic.GROUP_METADATA_TOPIC_NAME
                 + " has offline partitions [0, 1, 2]: consumer groups kept there can neither read nor commit offsets");
         assertThat(run.out()).startsWith("NOTE " + Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions");
+    }
+
+    private static long committed(Admin admin, String group) throws Exception {
+        return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(PAID).offset();
+    }
+
+    /** A real consumer in group {@code group}, a member of it once it has its assignment; commits nothing. */
+    private static KafkaConsumer<String, String> memberOf(LocalKafkaCluster cluster, String group) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, group + "-member");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer());
+        consumer.subscribe(List.of(PAID.topic()));
+        long deadline = System.nanoTime() + STEP.toNanos();
+        while (consumer.assignment().isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                consumer.close();
+                throw new LocalClusterException(group + " got no assignment within " + STEP);
+            }
+            consumer.poll(Duration.ofMillis(200));
+        }
+        return consumer;
+    }
+
+    /**
+     * What a real consumer reads of paid-0 up to its end: from its group's committed offset (with
+     * auto.offset.reset=none), or without a group from {@code from}, as the broker serves the log.
+     */
+    private static List<ConsumerRecord<String, String>> readFrom(LocalKafkaCluster cluster, String group, long from) {
+        Properties props = new Properties();
+        props.putAll(cluster.clientProperties());
+        if (group != null) {
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        }
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        List<ConsumerRecord<String, String>> read = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(List.of(PAID));
+            if (group == null) {
+                consumer.seek(PAID, from);
+            }
+            long end = consumer.endOffsets(List.of(PAID)).get(PAID);
+            long deadline = System.nanoTime() + STEP.toNanos();
+            while (consumer.position(PAID) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new LocalClusterException((group == null ? "a consumer" : group) + " read only up to "
+                            + consumer.position(PAID) + " of " + end + " on " + PAID);
+                }
+                consumer.poll(Duration.ofMillis(200)).records(PAID).forEach(read::add);
+            }
+        }
+        return read;
     }
 
     /** A real consumer of group {@code group} reads paid-0 up to {@code offset} and commits it. */

@@ -1,0 +1,52 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.plan.ConsumerOffsetReset;
+import dev.uncleanrecovery.plan.DivergencePoint;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
+import java.io.PrintWriter;
+
+/** The consumer offset resets as a table, for {@code consumer-offsets}, {@code execute} and {@code recover}. */
+final class ConsumerOffsetTable {
+
+    private ConsumerOffsetTable() {
+    }
+
+    /** Prints the resets and what was done; {@code execute} false is a dry run. */
+    static void print(ConsumerOffsetRepair.Repair repair, boolean execute, PrintWriter out) {
+        repair.notes().forEach(n -> Table.printWrapped(out, "NOTE " + n, 5));
+        if (repair.resets().isEmpty()) {
+            out.println("Consumer groups past the divergence point of the " + repair.elected()
+                    + " elected partition(s): none" + (execute ? "; no offset was changed." : "."));
+            return;
+        }
+        out.println("Consumer groups past the divergence point (the first offset where the new leader's log differs"
+                + " from what they read):");
+        Table table = new Table("GROUP", "PARTITION", "COMMITTED", "RESET TO", "DIVERGENCE FROM", "OUTCOME");
+        for (ConsumerOffsetReset r : repair.resets()) {
+            table.row(r.group(), PartitionRows.label(java.util.List.of(r.topicPartition())), r.committedOffset(), r.divergenceOffset(),
+                    r.basis() == DivergencePoint.Basis.REPLICA_CUT ? "cut of " + r.historyReplica() : "new log end",
+                    r.outcome());
+            if (r.detail() != null) {
+                table.note(r.detail());
+            }
+        }
+        table.print(out);
+        long notTouched = repair.count(ConsumerOffsetReset.Outcome.ACTIVE_GROUP)
+                + repair.count(ConsumerOffsetReset.Outcome.FAILED);
+        if (execute) {
+            out.printf("%d offset(s) set to the divergence point, %d not changed.%n",
+                    repair.count(ConsumerOffsetReset.Outcome.RESET), notTouched);
+        } else {
+            out.printf("Dry run: %d offset(s) would be set to the divergence point, %d would not. Nothing was"
+                    + " changed.%n", repair.count(ConsumerOffsetReset.Outcome.WOULD_RESET), notTouched);
+        }
+    }
+
+    /** Exit 3 when a group past its divergence point keeps its offset. */
+    static int exitCode(ConsumerOffsetRepair.Repair repair) {
+        return repair.count(ConsumerOffsetReset.Outcome.ACTIVE_GROUP) + repair.count(ConsumerOffsetReset.Outcome.FAILED)
+                > 0 ? ExitCode.ATTENTION : ExitCode.OK;
+    }
+}

@@ -1,0 +1,95 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.plan.Plan;
+import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+@Command(name = "consumer-offsets", mixinStandardHelpOptions = true, sortOptions = false,
+        header = "Set consumer groups back to the divergence point of the partitions a run elected (dry run unless"
+                + " --execute).",
+        description = {"For each consumer group and partition the run of --result-file elected: where the group's "
+                + "committed offset lies past the divergence point (the first offset where the new leader's log "
+                + "differs from the history the group read), set it to that point, so the group reads every record of "
+                + "the new history and none twice. Offsets at or before it are left alone. Kafka changes no offset of "
+                + "a group with members: such a group is named and left as it is; stop its consumers and run again.",
+            "Dry run unless --execute: shows what would be set. With --execute the result is written again with the "
+                + "resets, under the next free name (<result>-2.json, ...).",
+            "Exit 0 done or shown, 2 bad input, 3 a group past its divergence point keeps its offset."})
+public class ConsumerOffsetsCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    RootCommand root;
+
+    @Option(names = "--result-file", paramLabel = "FILE", required = true,
+            description = "The result file of the run that elected the partitions ('Result written to' at the end of"
+                    + " execute).")
+    Path resultFile;
+
+    @Option(names = "--plan", paramLabel = "FILE",
+            description = "The plan that run applied (default: the planFile the result names, or a file of that name"
+                    + " beside the result).")
+    Path planFile;
+
+    @Option(names = "--execute", description = "Set the offsets; without it nothing is changed.")
+    boolean execute;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Override
+    public Integer call() throws Exception {
+        ResultFile result = ResultFile.read(resultFile);
+        Plan plan = PlanFile.read(plan(result));
+        PrintWriter out = spec.commandLine().getOut();
+        try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery.admin(),
+                    discovery.requestTimeout(), plan, result, execute);
+            ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
+            Path written = execute ? ResultFile.write(resultFile, withResets) : null;
+            if (root.global.output == GlobalOptions.OutputFormat.json) {
+                out.println(Json.mapper().writeValueAsString(withResets));
+            } else {
+                ConsumerOffsetTable.print(repair, execute, out);
+                if (written != null) {
+                    out.println("Result written to " + written);
+                }
+            }
+            return ConsumerOffsetTable.exitCode(repair);
+        }
+    }
+
+    private Path plan(ResultFile result) {
+        if (planFile != null) {
+            return planFile;
+        }
+        Path named = Path.of(result.planFile());
+        if (Files.isRegularFile(named)) {
+            return named;
+        }
+        Path beside = resultFile.toAbsolutePath().resolveSibling(named.getFileName());
+        if (Files.isRegularFile(beside)) {
+            return beside;
+        }
+        throw new UserInputException(resultFile + " names the plan " + named + ", which is not there nor beside the"
+                + " result: pass it with --plan");
+    }
+}
