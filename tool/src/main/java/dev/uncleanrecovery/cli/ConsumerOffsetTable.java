@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.plan.ConsumerOffsetReset;
-import dev.uncleanrecovery.plan.DivergencePoint;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset;
+import dev.uncleanrecovery.formats.DivergencePoint;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.io.PrintWriter;
 

@@ -4,10 +4,10 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.cli;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.uncleanrecovery.logdir.LogDirReport;
 import dev.uncleanrecovery.logdir.PartitionFilter;
-import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.recovery.DiskSalvageFlow;
 import dev.uncleanrecovery.salvage.DiskSalvage;
 import dev.uncleanrecovery.salvage.DiskSalvage.Outcome;

@@ -4,11 +4,11 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
-import dev.uncleanrecovery.recovery.RecoveryExecution;
+import dev.uncleanrecovery.recovery.ExecuteFlow;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -61,10 +61,10 @@ public class ExecuteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        RecoveryExecution.Options options = execution.options(probeMode, dryRun);
+        ExecuteFlow.Options options = execution.options(probeMode, dryRun);
         Plan plan = PlanFile.read(planFile.path);
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             RecoveryExecution recovery = new RecoveryExecution(discovery)) {
+             ExecuteFlow recovery = new ExecuteFlow(discovery)) {
             ExecutionResult result = recovery.execute(plan, planFile.path.toString(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile

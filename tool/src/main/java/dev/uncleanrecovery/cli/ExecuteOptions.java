@@ -3,15 +3,15 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.util.function.Function;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.probe.ProbeMode;
-import dev.uncleanrecovery.recovery.RecoveryExecution;
+import dev.uncleanrecovery.recovery.ExecuteFlow;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.common.Uuid;
@@ -90,15 +90,15 @@ class ExecuteOptions {
     }
 
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
-    RecoveryExecution.Options options(ProbeMode probeMode) {
+    ExecuteFlow.Options options(ProbeMode probeMode) {
         return options(probeMode, false);
     }
 
-    RecoveryExecution.Options options(ProbeMode probeMode, boolean dryRun) {
-        return new RecoveryExecution.Options(allowUnprobedLeader,
+    ExecuteFlow.Options options(ProbeMode probeMode, boolean dryRun) {
+        return new ExecuteFlow.Options(allowUnprobedLeader,
                 PlanOptions.probeWithin("--reprobe-timeout-ms", reprobeTimeoutMs),
                 verifyWithin(verifyTimeoutMs), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
-                salvageDir, noSalvage, new RecoveryExecution.Locking(withoutLock, lockId()), acceptUnknownLoss,
+                salvageDir, noSalvage, new ExecuteFlow.Locking(withoutLock, lockId()), acceptUnknownLoss,
                 abortHangingTransactions);
     }
 

@@ -9,7 +9,7 @@ import dev.uncleanrecovery.logdir.LogDirSummary;
 import dev.uncleanrecovery.logdir.PartitionFilter;
 import dev.uncleanrecovery.logdir.PartitionLogSummary;
 import dev.uncleanrecovery.logdir.SkippedDirectory;
-import dev.uncleanrecovery.plan.EvidenceFile;
+import dev.uncleanrecovery.formats.EvidenceFile;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.ZoneOffset;

@@ -4,11 +4,11 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
-import dev.uncleanrecovery.plan.PlanConsumerGroup;
-import dev.uncleanrecovery.plan.PlanEvidence;
-import dev.uncleanrecovery.plan.PlanTruncation;
-import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.PlanConsumerGroup;
+import dev.uncleanrecovery.formats.PlanEvidence;
+import dev.uncleanrecovery.formats.PlanTruncation;
+import dev.uncleanrecovery.formats.PlannedElection;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,9 +5,9 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.recovery.KafkaToolsSteps;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.connect.BrokerState;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.recovery.PlanFlow;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -62,11 +62,11 @@ public class PlanCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RecoveryPlanning.Options options = planning.planning(select);
-        RecoveryPlanning.Result result;
+        PlanFlow.Options options = planning.planning(select);
+        PlanFlow.Result result;
         Json.prepareInBackground(Plan.class);
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
-            result = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
+            result = new PlanFlow(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
         }
         Path planFile = planning.outputFile(result.plan().createdAt());
         int code = PlanReport.print(result, planFile, root.global, out, err);

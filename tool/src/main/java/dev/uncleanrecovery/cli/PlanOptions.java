@@ -8,7 +8,7 @@ import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.recovery.PlanFlow;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -79,11 +79,11 @@ class PlanOptions {
     Path outputFile;
 
     /** The options {@code plan} and {@code recover} plan with. */
-    RecoveryPlanning.Options planning(SelectionOptions select) throws java.io.IOException {
+    PlanFlow.Options planning(SelectionOptions select) throws java.io.IOException {
         if (acceptUnidentifiedEvidence && (evidenceFiles == null || evidenceFiles.isEmpty())) {
             throw new UserInputException("--accept-unidentified-evidence needs --evidence");
         }
-        return new RecoveryPlanning.Options(select.selection(), election(), probe(), probeMode, diskEvidence(),
+        return new PlanFlow.Options(select.selection(), election(), probe(), probeMode, diskEvidence(),
                 unlistedBrokers(), acceptUnidentifiedEvidence);
     }
 
@@ -156,11 +156,11 @@ class PlanOptions {
         return probeMode;
     }
 
-    List<dev.uncleanrecovery.plan.EvidenceFile> diskEvidence() throws java.io.IOException {
-        List<dev.uncleanrecovery.plan.EvidenceFile> files = new java.util.ArrayList<>();
+    List<dev.uncleanrecovery.formats.EvidenceFile> diskEvidence() throws java.io.IOException {
+        List<dev.uncleanrecovery.formats.EvidenceFile> files = new java.util.ArrayList<>();
         if (evidenceFiles != null) {
             for (Path file : evidenceFiles) {
-                files.add(dev.uncleanrecovery.plan.EvidenceFile.read(file));
+                files.add(dev.uncleanrecovery.formats.EvidenceFile.read(file));
             }
         }
         return files;

@@ -3,13 +3,13 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.evidence.EvidenceStatus;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanConsumerGroup;
-import dev.uncleanrecovery.plan.PlanEvidence;
-import dev.uncleanrecovery.plan.PlanTruncation;
-import dev.uncleanrecovery.plan.PlanUnansweredBroker;
-import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.plan.SkippedPartition;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanConsumerGroup;
+import dev.uncleanrecovery.formats.PlanEvidence;
+import dev.uncleanrecovery.formats.PlanTruncation;
+import dev.uncleanrecovery.formats.PlanUnansweredBroker;
+import dev.uncleanrecovery.formats.PlannedElection;
+import dev.uncleanrecovery.formats.SkippedPartition;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,10 +3,10 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.recovery.PlanFlow;
 import dev.uncleanrecovery.support.Durations;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -41,7 +41,7 @@ final class PlanReport {
     }
 
     /** Writes the plan file and prints it. */
-    static int print(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
+    static int print(PlanFlow.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
             throws java.io.IOException {
         return print(result, file, global, out, err, () -> { }, false);
     }
@@ -50,7 +50,7 @@ final class PlanReport {
      * @param written  runs once the plan file is on disk, before the plan is printed
      * @param applying the plan is applied right after (recover --automated-recovery): say so, not "review it"
      */
-    static int print(RecoveryPlanning.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
+    static int print(PlanFlow.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
                       Runnable written, boolean applying) throws java.io.IOException {
         var plan = result.plan();
         var unreadable = result.snapshot().unreadableTopics();
@@ -92,7 +92,7 @@ final class PlanReport {
      * Which brokers answered how: {@code native GetReplicaLogInfo from broker 2 (broker epoch 27), broker 3
      * (broker epoch 29); stock RPCs from broker 1}. Only brokers that answered count.
      */
-    static String evidenceSources(RecoveryPlanning.Result result) {
+    static String evidenceSources(PlanFlow.Result result) {
         Map<Integer, Long> nativeEpochs = result.answered().nativeBrokerEpochs();
         Set<Integer> stock = result.answered().stock();
         List<String> parts = new ArrayList<>();

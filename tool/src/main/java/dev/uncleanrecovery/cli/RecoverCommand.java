@@ -4,11 +4,11 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.ResultFile;
-import dev.uncleanrecovery.recovery.RecoveryExecution;
-import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.recovery.ExecuteFlow;
+import dev.uncleanrecovery.recovery.PlanFlow;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -59,19 +59,19 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Json.prepareInBackground(Plan.class, ResultFile.class);
-        RecoveryPlanning.Options options = planning.planning(select);
+        PlanFlow.Options options = planning.planning(select);
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             RecoveryExecution recovery = new RecoveryExecution(discovery)) {
+             ExecuteFlow recovery = new ExecuteFlow(discovery)) {
             if (automatedRecovery) {
                 // One run at a time from here on; a recover killed midway left its reorders recorded beside its own
                 // plan: put them back before this plan reads the partitions (it would take the best-first order for
                 // the assignment).
-                RecoveryExecution.Options executing = execution.options(planning.probeMode());
+                ExecuteFlow.Options executing = execution.options(planning.probeMode());
                 recovery.lock(executing.locking(), ProgressLine.steps(err));
                 recovery.restoreInterrupted(planning.outputFile(Instant.now()), discovery.clusterId(), false,
                         ProgressLine.steps(err));
             }
-            RecoveryPlanning.Result planned = new RecoveryPlanning(discovery, Clock.systemUTC(), ToolVersion.describe())
+            PlanFlow.Result planned = new PlanFlow(discovery, Clock.systemUTC(), ToolVersion.describe())
                     .plan(options, new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
@@ -87,7 +87,7 @@ public class RecoverCommand implements Callable<Integer> {
                 }
                 return planCode;
             }
-            RecoveryExecution.Recovered recovered = recovery.executeWhileReporting(planned,
+            ExecuteFlow.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
                         int code = PlanReport.print(planned, planFile, root.global, out, err, written, true);
                         out.println();

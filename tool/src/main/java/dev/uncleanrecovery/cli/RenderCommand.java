@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

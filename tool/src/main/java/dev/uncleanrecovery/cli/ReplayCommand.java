@@ -3,8 +3,8 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.salvage.EarlierReplays;
 import dev.uncleanrecovery.salvage.SalvageChain;
 import dev.uncleanrecovery.salvage.SalvageDirectory;

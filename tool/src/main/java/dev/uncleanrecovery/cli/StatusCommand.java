@@ -8,7 +8,7 @@ import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.cluster.UnreadableTopic;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.connect.BrokerState;
-import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.formats.Json;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

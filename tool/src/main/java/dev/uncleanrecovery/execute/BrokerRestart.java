@@ -3,8 +3,8 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.PlanEvidence;
-import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.formats.PlanEvidence;
+import dev.uncleanrecovery.formats.PlannedElection;
 import java.util.Optional;
 
 /**

@@ -137,15 +137,15 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
         return warnings;
     }
 
-    public dev.uncleanrecovery.plan.ResultFile toResultFile(String tool, String bootstrapServer) {
-        return new dev.uncleanrecovery.plan.ResultFile(dev.uncleanrecovery.plan.ResultFile.VERSION, clusterId, planFile, tool,
+    public dev.uncleanrecovery.formats.ResultFile toResultFile(String tool, String bootstrapServer) {
+        return new dev.uncleanrecovery.formats.ResultFile(dev.uncleanrecovery.formats.ResultFile.VERSION, clusterId, planFile, tool,
                 startedAt, elapsed.toMillis(), elector,
-                new dev.uncleanrecovery.plan.ResultFile.Summary(count(Outcome.ELECTED), count(Outcome.ALREADY_RECOVERED),
+                new dev.uncleanrecovery.formats.ResultFile.Summary(count(Outcome.ELECTED), count(Outcome.ALREADY_RECOVERED),
                         count(Outcome.REFUSED), count(Outcome.ELECTED_OTHER), count(Outcome.FAILED),
                         count(Outcome.WOULD_ELECT)),
                 resultPartitions(),
                 warnings(bootstrapServer),
-                hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.plan.ResultFile.HangingTransaction(
+                hanging == null ? null : hanging.hanging().stream().map(h -> new dev.uncleanrecovery.formats.ResultFile.HangingTransaction(
                         h.topicPartition().topic(), h.topicPartition().partition(), h.producerId(), h.producerEpoch(),
                         h.startOffset(), h.why(), h.abortCommand(bootstrapServer),
                         hanging.abortOf(h).map(HangingTransactions.Abort::aborted).orElse(null),
@@ -157,10 +157,10 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
      * The result file's entries as a view of the outcomes: each is made when it is read, so writing the file goes
      * through them one at a time and nothing holds them all (with 100,000 partitions, the outcomes already are).
      */
-    private List<dev.uncleanrecovery.plan.ResultFile.Partition> resultPartitions() {
+    private List<dev.uncleanrecovery.formats.ResultFile.Partition> resultPartitions() {
         return new java.util.AbstractList<>() {
             @Override
-            public dev.uncleanrecovery.plan.ResultFile.Partition get(int index) {
+            public dev.uncleanrecovery.formats.ResultFile.Partition get(int index) {
                 return resultPartition(partitions.get(index));
             }
 
@@ -171,12 +171,12 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
         };
     }
 
-    private dev.uncleanrecovery.plan.ResultFile.Partition resultPartition(PartitionOutcome p) {
-        return new dev.uncleanrecovery.plan.ResultFile.Partition(p.topicPartition().topic(),
+    private dev.uncleanrecovery.formats.ResultFile.Partition resultPartition(PartitionOutcome p) {
+        return new dev.uncleanrecovery.formats.ResultFile.Partition(p.topicPartition().topic(),
                 p.topicPartition().partition(), p.designatedLeader(), p.outcome().name(), p.detail(),
                 state(p.before()), state(p.after()),
                 truncations.containsKey(p.topicPartition()) ? truncations.get(p.topicPartition()).stream()
-                        .map(t -> new dev.uncleanrecovery.plan.ResultFile.Truncation(t.broker(),
+                        .map(t -> new dev.uncleanrecovery.formats.ResultFile.Truncation(t.broker(),
                                 t.plannedFrom() < 0 ? null : t.plannedFrom(),
                                 t.isMeasured() ? t.measuredFrom() : null, t.logEnd()))
                         .toList() : null,
@@ -186,14 +186,14 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                         ? unknownLoss.get(p.topicPartition()).keySet().stream().sorted().toList() : null);
     }
 
-    private static dev.uncleanrecovery.plan.ResultFile.Salvaged salvaged(SalvagedFile f) {
-        return new dev.uncleanrecovery.plan.ResultFile.Salvaged(f.range().broker(), f.range().fromOffset(),
+    private static dev.uncleanrecovery.formats.ResultFile.Salvaged salvaged(SalvagedFile f) {
+        return new dev.uncleanrecovery.formats.ResultFile.Salvaged(f.range().broker(), f.range().fromOffset(),
                 f.range().toOffset(), f.records(), f.batches(), f.bytes(), f.sources().stream().map(Enum::name).toList(),
                 f.segment().toString(), f.manifest().toString(), f.manifestSha256());
     }
 
-    private static dev.uncleanrecovery.plan.ResultFile.State state(dev.uncleanrecovery.cluster.TopicPartitionState s) {
-        return s == null ? null : new dev.uncleanrecovery.plan.ResultFile.State(s.leader(), s.leaderEpoch(), s.replicas(),
+    private static dev.uncleanrecovery.formats.ResultFile.State state(dev.uncleanrecovery.cluster.TopicPartitionState s) {
+        return s == null ? null : new dev.uncleanrecovery.formats.ResultFile.State(s.leader(), s.leaderEpoch(), s.replicas(),
                 s.isr(), s.eligibleLeaderReplicas(), s.lastKnownElr());
     }
 

@@ -6,7 +6,7 @@ import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.formats.PlannedElection;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.execute;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.formats.PlannedElection;
 import java.util.List;
 
 /**

@@ -4,7 +4,7 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.formats.ReorderJournal;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -43,13 +43,13 @@ public final class StockElector implements DesignatedElector {
     private final Duration verifyTimeout;
     private final Consumer<String> progress;
     private final String whyStock;
-    private final ReorderJournalFile journal;
+    private final PendingReorders journal;
     private final ReplicaOrderRestore restore;
     private volatile Duration leadersShownAfter;
 
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
                         Consumer<String> progress) {
-        this(controller, reader, verifyTimeout, progress, null, ReorderJournalFile.none());
+        this(controller, reader, verifyTimeout, progress, null, PendingReorders.none());
     }
 
     /**
@@ -57,7 +57,7 @@ public final class StockElector implements DesignatedElector {
      * @param journal  where the reorders are recorded before the first one, so that a killed run is put right by the next
      */
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
-                        Consumer<String> progress, String whyStock, ReorderJournalFile journal) {
+                        Consumer<String> progress, String whyStock, PendingReorders journal) {
         this.controller = controller;
         this.reader = reader;
         this.verifyTimeout = verifyTimeout;

@@ -4,11 +4,11 @@ package dev.uncleanrecovery.recovery;
 
 import dev.uncleanrecovery.cluster.ConsumerGroupOffsets;
 import dev.uncleanrecovery.cluster.ConsumerGroupResets;
-import dev.uncleanrecovery.plan.ConsumerOffsetReset;
-import dev.uncleanrecovery.plan.DivergencePoint;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset;
+import dev.uncleanrecovery.formats.DivergencePoint;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlannedElection;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

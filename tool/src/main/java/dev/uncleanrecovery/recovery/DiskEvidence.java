@@ -8,7 +8,7 @@ import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.EvidenceFile;
+import dev.uncleanrecovery.formats.EvidenceFile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
-import dev.uncleanrecovery.plan.Checks;
+import dev.uncleanrecovery.formats.Checks;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 

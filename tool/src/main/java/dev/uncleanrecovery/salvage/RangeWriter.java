@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
-import dev.uncleanrecovery.plan.SalvageManifest;
-import dev.uncleanrecovery.plan.SalvageManifest.SegmentFile;
+import dev.uncleanrecovery.formats.SalvageManifest;
+import dev.uncleanrecovery.formats.SalvageManifest.SegmentFile;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -3,8 +3,8 @@
 package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.ResultFile;
-import dev.uncleanrecovery.plan.SalvageManifest;
+import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.formats.SalvageManifest;
 import dev.uncleanrecovery.salvage.SalvageDirectory.SalvagedRange;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@
 package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.SalvageManifest;
+import dev.uncleanrecovery.formats.SalvageManifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

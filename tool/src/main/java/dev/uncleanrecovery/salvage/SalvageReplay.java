@@ -3,7 +3,7 @@
 package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.ReplayJournal;
+import dev.uncleanrecovery.formats.ReplayJournal;
 import dev.uncleanrecovery.salvage.SalvageDirectory.SalvagedRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -3,8 +3,8 @@
 package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.SalvageManifest;
-import dev.uncleanrecovery.plan.SalvageManifest.SegmentFile;
+import dev.uncleanrecovery.formats.SalvageManifest;
+import dev.uncleanrecovery.formats.SalvageManifest.SegmentFile;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.io.InputStream;

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -12,15 +12,15 @@ import dev.uncleanrecovery.election.LeaderChoice;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanBuilder;
-import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanBuilder;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.StockLogInfoSource;
-import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.recovery.PlanFlow;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -156,15 +156,15 @@ public final class SimulatedProbeDriver {
     }
 
     /**
-     * @param kept    what RecoveryPlanning hands the commands: the plan, and what it keeps beside it
+     * @param kept    what PlanFlow hands the commands: the plan, and what it keeps beside it
      * @param writeMs from the last decision to the file on disk
      */
-    private record PlanMade(RecoveryPlanning.Result kept, long writeMs) {
+    private record PlanMade(PlanFlow.Result kept, long writeMs) {
     }
 
     /**
      * Every partition decided by the tool's policy from the probe's answers and the plan file written, as
-     * RecoveryPlanning does it (without the look-ups of exact truncation points and the consumer groups, which ask
+     * PlanFlow does it (without the look-ups of exact truncation points and the consumer groups, which ask
      * the cluster again).
      */
     private static PlanMade planAndWrite(SimulatedLayout layout, ProbeResult probed, Path file) throws Exception {
@@ -189,7 +189,7 @@ public final class SimulatedProbeDriver {
         Plan built = plan.build();
         PlanFile.write(file, built);
         long writeMs = (System.nanoTime() - decided) / 1_000_000;
-        return new PlanMade(new RecoveryPlanning.Result(built, null, RecoveryPlanning.Answered.by(probed.evidence()),
+        return new PlanMade(new PlanFlow.Result(built, null, PlanFlow.Answered.by(probed.evidence()),
                 Map.of(), probed.requests(), probed.elapsed()), writeMs);
     }
 

@@ -7,7 +7,7 @@ import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.StopMode;
-import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.salvage.SalvageDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -78,8 +78,8 @@ class CommandLineUsageTest {
         assertThat(run.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
         assertThat(run.exitValue()).isZero();
-        assertThat(loaded).contains(" dev.uncleanrecovery.election.LeaderChoice ", " dev.uncleanrecovery.plan.PlanFile ",
-                " dev.uncleanrecovery.plan.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
+        assertThat(loaded).contains(" dev.uncleanrecovery.election.LeaderChoice ", " dev.uncleanrecovery.formats.PlanFile ",
+                " dev.uncleanrecovery.formats.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
                 " com.fasterxml.jackson.databind.ObjectMapper ", " org.apache.kafka.clients.NetworkClient ",
                 " dev.uncleanrecovery.cluster.ClusterDiscovery ");
     }

@@ -11,7 +11,7 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
-import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.formats.ReorderJournal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

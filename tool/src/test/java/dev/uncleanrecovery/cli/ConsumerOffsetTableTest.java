@@ -4,9 +4,9 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.plan.ConsumerOffsetReset;
-import dev.uncleanrecovery.plan.ConsumerOffsetReset.Outcome;
-import dev.uncleanrecovery.plan.DivergencePoint.Basis;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset.Outcome;
+import dev.uncleanrecovery.formats.DivergencePoint.Basis;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -11,7 +11,7 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
-import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.formats.Json;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -12,7 +12,7 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RecordCount;
 import dev.uncleanrecovery.localcluster.StopMode;
-import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.formats.ReorderJournal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.uncleanrecovery.localcluster.LocalClusterException;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.logdir.LogDirFixture;
-import dev.uncleanrecovery.plan.EvidenceFile;
+import dev.uncleanrecovery.formats.EvidenceFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.uncleanrecovery.logdir.LogDirFixture;
-import dev.uncleanrecovery.plan.EvidenceFile;
+import dev.uncleanrecovery.formats.EvidenceFile;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;

@@ -19,10 +19,10 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.evidence.EvidenceSource;
-import dev.uncleanrecovery.plan.EvidenceFile;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.EvidenceFile;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -49,8 +49,8 @@ class JsonSchemaDocsTest {
         formats.put("result.schema.json", ResultFile.class);
         formats.put("evidence.schema.json", EvidenceFile.class);
         formats.put("status.schema.json", StatusCommand.StatusReport.class);
-        formats.put("salvage-manifest.schema.json", dev.uncleanrecovery.plan.SalvageManifest.class);
-        formats.put("replay-journal.schema.json", dev.uncleanrecovery.plan.ReplayJournal.class);
+        formats.put("salvage-manifest.schema.json", dev.uncleanrecovery.formats.SalvageManifest.class);
+        formats.put("replay-journal.schema.json", dev.uncleanrecovery.formats.ReplayJournal.class);
         return formats;
     }
 
@@ -108,7 +108,7 @@ class JsonSchemaDocsTest {
             Set<ValidationMessage> problems = schema.validate(Json.mapper().readTree(Path.of(example).toFile()));
             assertThat(problems).as(example).isEmpty();
         }
-        Set<ValidationMessage> written = schema.validate(Json.mapper().valueToTree(dev.uncleanrecovery.plan.PlanFile
+        Set<ValidationMessage> written = schema.validate(Json.mapper().valueToTree(dev.uncleanrecovery.formats.PlanFile
                 .read(Path.of("examples/plan.json"))));
         assertThat(written).isEmpty();
         // and the schema does refuse what the tool refuses

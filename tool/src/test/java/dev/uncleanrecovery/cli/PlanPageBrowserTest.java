@@ -4,9 +4,9 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlannedElection;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlannedElection;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.recovery.KafkaToolsSteps;
-import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.salvage.SalvageFixture;
 import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.salvage.SalvagedFile;

@@ -260,7 +260,7 @@ class ReplayClusterTest {
 
         // then: what the killed run wrote is skipped as already replayed, the rest produced, each record once
         assertThat(again.exitCode()).as(again.err()).isEqualTo(ExitCode.OK);
-        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(again.out());
+        var report = dev.uncleanrecovery.formats.Json.mapper().readTree(again.out());
         long already = report.get("alreadyReplayed").asLong();
         assertThat(already).isPositive();
         assertThat(report.get("ranges").get(0).get("alreadyReplayed").asLong()).isEqualTo(already);

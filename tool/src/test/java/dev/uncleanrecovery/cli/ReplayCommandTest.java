@@ -4,7 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.salvage.SalvageDirectory;
 import dev.uncleanrecovery.salvage.SalvageFixture;
 import dev.uncleanrecovery.salvage.SalvageStore;
@@ -52,7 +52,7 @@ class ReplayCommandTest {
                 "--output", "json");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
-        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(run.out());
+        var report = dev.uncleanrecovery.formats.Json.mapper().readTree(run.out());
         assertThat(report.get("executed").asBoolean()).isFalse();
         assertThat(report.get("partitionMap").asText()).isEqualTo("same");
         assertThat(report.get("ranges").toString()).isEqualTo("[{\"topic\":\"orders\",\"partition\":2,\"broker\":3,"
@@ -111,7 +111,7 @@ class ReplayCommandTest {
 
         assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
         assertThat(text.out()).contains("Checked against " + result).doesNotContain("WARNING");
-        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(json.out());
+        var report = dev.uncleanrecovery.formats.Json.mapper().readTree(json.out());
         assertThat(report.get("checkedAgainst").toString()).isEqualTo("[\"" + result + "\"]");
         assertThat(report.get("warnings").toString()).isEqualTo("[]");
         assertThat(report.get("alreadyReplayed").asLong()).isZero();
@@ -158,7 +158,7 @@ class ReplayCommandTest {
         assertThat(left.out().replaceAll("\\s+", " ")).contains("orders-2 broker 2 [1, 13): not cut: no run named"
                 + " elected orders-2 (" + refused + " REFUSED); its copy stays in the directory");
         assertThat(left.out().lines()).noneMatch(l -> l.matches("orders-2 {2,}.*")).allMatch(l -> l.length() <= 120);
-        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(json.out());
+        var report = dev.uncleanrecovery.formats.Json.mapper().readTree(json.out());
         assertThat(report.get("ranges").toString()).isEqualTo("[]");
         assertThat(report.get("diskCopies").get(0).get("replayed").asBoolean()).isFalse();
         // a second run of the plan that elected orders-2: broker 2 cuts those records when it rejoins

@@ -26,14 +26,14 @@ import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanEvidence;
-import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanEvidence;
+import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.recovery.RecoveryPlanning;
+import dev.uncleanrecovery.recovery.PlanFlow;
 import dev.uncleanrecovery.salvage.SalvageFixture;
 import dev.uncleanrecovery.salvage.SalvageStore;
 import java.nio.file.Files;
@@ -171,10 +171,10 @@ class SecuredClusterTest {
         Path file = dir.resolve("describer-plan.json");
         Path describer = Path.of(commandConfig(cluster, DESCRIBER));
 
-        RecoveryPlanning.Result planned;
+        PlanFlow.Result planned;
         try (ClusterDiscovery discovery = new ClusterDiscovery(
                 ClientProperties.load(cluster.bootstrapServers(), describer, 30_000), 30_000)) {
-            planned = new RecoveryPlanning(discovery, Clock.systemUTC(), "test").plan(new RecoveryPlanning.Options(
+            planned = new PlanFlow(discovery, Clock.systemUTC(), "test").plan(new PlanFlow.Options(
                     new PartitionSelection.OneTopic(TOPIC, List.of()), ElectionOptions.defaults().withStrategy(Strategy.PROACTIVE),
                     ProbeSettings.defaults().withTimeout(Duration.ofSeconds(10)), ProbeMode.STOCK), p -> { });
         }

@@ -9,7 +9,7 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
-import dev.uncleanrecovery.plan.Json;
+import dev.uncleanrecovery.formats.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

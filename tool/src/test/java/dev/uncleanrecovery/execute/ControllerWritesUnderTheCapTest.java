@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.formats.ReorderJournal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +63,7 @@ class ControllerWritesUnderTheCapTest {
     void the_stock_elector_reorders_elects_and_restores_in_requests_of_at_most_9999() {
         List<ElectionTarget> targets = offline();
         StockElector elector = new StockElector(controller.calls(), controller.reader(), Duration.ofSeconds(5), s -> { },
-                null, new ReorderJournalFile(null, "cluster", "plan.json"));
+                null, new PendingReorders(null, "cluster", "plan.json"));
 
         List<PartitionOutcome> outcomes = elector.elect(targets, validated(targets));
 
@@ -89,7 +89,7 @@ class ControllerWritesUnderTheCapTest {
         controller.failWhen(w -> w.api().equals("AlterPartitionReassignments")
                 && controller.writes("AlterPartitionReassignments").size() == 2);
         StockElector elector = new StockElector(controller.calls(), controller.reader(), Duration.ofSeconds(5), s -> { },
-                null, new ReorderJournalFile(null, "cluster", "plan.json"));
+                null, new PendingReorders(null, "cluster", "plan.json"));
 
         List<PartitionOutcome> outcomes = elector.elect(targets, validated(targets));
 

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.PlanEvidence;
-import dev.uncleanrecovery.plan.PlannedElection;
+import dev.uncleanrecovery.formats.PlanEvidence;
+import dev.uncleanrecovery.formats.PlannedElection;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.plan.PlanTruncation;
+import dev.uncleanrecovery.formats.PlanTruncation;
 import dev.uncleanrecovery.salvage.DoomedRange;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,7 +5,7 @@ package dev.uncleanrecovery.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

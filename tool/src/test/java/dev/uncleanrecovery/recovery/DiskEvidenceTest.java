@@ -13,7 +13,7 @@ import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.logdir.LogDirReport;
 import dev.uncleanrecovery.logdir.LogDirSummary;
 import dev.uncleanrecovery.logdir.PartitionLogSummary;
-import dev.uncleanrecovery.plan.EvidenceFile;
+import dev.uncleanrecovery.formats.EvidenceFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

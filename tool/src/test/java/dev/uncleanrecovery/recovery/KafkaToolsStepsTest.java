@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.Json;
-import dev.uncleanrecovery.plan.Plan;
-import dev.uncleanrecovery.plan.PlanFile;
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

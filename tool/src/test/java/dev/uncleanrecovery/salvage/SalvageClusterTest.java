@@ -19,8 +19,8 @@ import dev.uncleanrecovery.harness.KafkaToolProcess;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.StopMode;
-import dev.uncleanrecovery.plan.PlanFile;
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.versions.EveryIsrMemberKilled;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -157,7 +157,7 @@ class SalvageClusterTest {
                 "--salvage-dir", salvageDir.toString(), "--to-topic", "diverge-replayed", "--result",
                 dir.resolve("salvage-result.json").toString(), "--execute");
         assertThat(replay.exitCode()).as(replay.err()).isEqualTo(ExitCode.OK);
-        var report = dev.uncleanrecovery.plan.Json.mapper().readTree(replay.out());
+        var report = dev.uncleanrecovery.formats.Json.mapper().readTree(replay.out());
         assertThat(report.get("checkedAgainst").get(0).asText()).isEqualTo(dir.resolve("salvage-result.json").toString());
         assertThat(report.get("warnings")).isEmpty();
         assertThat(report.get("ranges").get(0).get("replayed").asLong()).isEqualTo(LOG_END_ON_3 - CUT);

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
-import dev.uncleanrecovery.plan.ResultFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.plan.SalvageManifest;
+import dev.uncleanrecovery.formats.SalvageManifest;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.support;
 
-import dev.uncleanrecovery.plan.ReorderJournal;
+import dev.uncleanrecovery.formats.ReorderJournal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,0 +1,52 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.formats;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Reads and writes plan files. Writing is atomic (a temporary file in the same directory, then a rename or a hard
+ * link) and never replaces an existing plan unless asked: a plan under review must not change under the reviewer's
+ * eyes. Reading checks everything a hand edit can break and says, in one line, where and what to fix:
+ * {@code plan.json: partitions[2].partition must be an integer, found "3"}.
+ */
+public final class PlanFile {
+
+    private static final StrictJsonFile<Plan> FORMAT = new StrictJsonFile<>(Plan.class, "plan", Plan.OLDEST_READ, Plan.VERSION,
+            "'kafka-unclean-recovery plan'", PlanFormatException::new);
+
+    private PlanFile() {
+    }
+
+    /**
+     * Writes a new plan file.
+     *
+     * @throws dev.uncleanrecovery.UserInputException if {@code file} exists or its directory does not
+     */
+    public static void write(Path file, Plan plan) throws IOException {
+        FORMAT.write(file, plan, false);
+    }
+
+    /** Writes the plan file, atomically replacing an existing one. */
+    public static void overwrite(Path file, Plan plan) throws IOException {
+        FORMAT.write(file, plan, true);
+    }
+
+    /**
+     * @throws PlanFormatException with the file, the JSON path and what to fix
+     * @throws dev.uncleanrecovery.UserInputException if the file does not exist or cannot be read
+     */
+    public static Plan read(Path file) throws IOException {
+        return FORMAT.read(file);
+    }
+
+    /**
+     * Parses a plan held in memory.
+     *
+     * @param source how to name the plan in messages, usually its path
+     */
+    public static Plan parse(String source, byte[] json) {
+        return FORMAT.parse(source, json);
+    }
+}
