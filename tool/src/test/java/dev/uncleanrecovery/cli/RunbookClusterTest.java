@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 @KafkaClusterTest
 class RunbookClusterTest {
 
-    private static final Pattern SH_BLOCK = Pattern.compile("```sh\\n(.*?)```", Pattern.DOTALL);
+    // The steps are the blocks at the start of a line; an indented block belongs to a note under a step (aftermath)
+    private static final Pattern SH_BLOCK = Pattern.compile("^```sh\\n(.*?)^```", Pattern.DOTALL | Pattern.MULTILINE);
 
     static List<String> commands() throws Exception {
         Matcher block = SH_BLOCK.matcher(Files.readString(Path.of("docs", "runbook.md")));
