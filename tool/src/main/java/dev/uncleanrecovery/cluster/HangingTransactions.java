@@ -126,22 +126,27 @@ public final class HangingTransactions {
      * transaction that closed meanwhile or changed hands is left alone and said why.
      */
     public static List<Abort> abort(Admin admin, List<Hanging> hanging, Duration timeout) {
+        Map<TopicPartition, PartitionProducerState> states = new HashMap<>();
+        String unread = null;
+        try {
+            // one DescribeProducers for every partition, as find asked them
+            states.putAll(AdminCalls.get(admin.describeProducers(hanging.stream().map(Hanging::topicPartition)
+                    .distinct().toList(), new DescribeProducersOptions().timeoutMs(AdminCalls.millis(timeout))).all(),
+                    timeout));
+        } catch (RuntimeException e) {
+            unread = "its producer state could not be read: " + AdminCalls.message(e);
+        }
         List<Abort> done = new ArrayList<>();
         for (Hanging h : hanging) {
-            done.add(abortOne(admin, h, timeout));
+            PartitionProducerState state = states.get(h.topicPartition());
+            done.add(state == null ? new Abort(h, false, unread == null ? "its producer state was not answered" : unread)
+                    : abortOne(admin, h, state, timeout));
         }
         return done;
     }
 
-    private static Abort abortOne(Admin admin, Hanging h, Duration timeout) {
+    private static Abort abortOne(Admin admin, Hanging h, PartitionProducerState state, Duration timeout) {
         TopicPartition tp = h.topicPartition();
-        PartitionProducerState state;
-        try {
-            state = AdminCalls.get(admin.describeProducers(List.of(tp), new DescribeProducersOptions()
-                    .timeoutMs(AdminCalls.millis(timeout))).partitionResult(tp), timeout);
-        } catch (RuntimeException e) {
-            return new Abort(h, false, "its producer state could not be read: " + AdminCalls.message(e));
-        }
         Optional<ProducerState> open = state.activeProducers().stream()
                 .filter(p -> p.currentTransactionStartOffset().orElse(-1) == h.startOffset())
                 .findFirst();
