@@ -6,6 +6,7 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
@@ -68,9 +69,10 @@ public class ExecuteCommand implements Callable<Integer> {
             ExecutionResult result = recovery.execute(plan, planFile.path.toString(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
-            return ExecutionReport.print(result, dryRun ? null : execution.resultFile(planFile.path), root.global,
-                    spec.commandLine().getOut(), new ExecutionReport.Page(html, plan),
-                    execution.offsetRepair(discovery, plan, !dryRun));
+            ResultFile elected = ExecutionReport.resultFile(result, root.global);
+            return ExecutionReport.print(result, elected, execution.resetConsumerOffsets(discovery, plan, elected, !dryRun),
+                    dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
+                    new ExecutionReport.Page(html, plan));
         }
     }
 }

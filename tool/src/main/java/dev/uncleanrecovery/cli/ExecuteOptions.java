@@ -6,7 +6,6 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
-import java.util.function.Function;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.RunLock;
@@ -78,15 +77,15 @@ class ExecuteOptions {
     boolean resetConsumerOffsets;
 
     /**
-     * The consumer offset repair of a run's result, when {@code --reset-consumer-offsets} asked for it; null otherwise.
+     * {@code --reset-consumer-offsets}: the consumer groups of the run's result set back to the divergence point of
+     * what it elected; null when not asked for.
      *
      * @param change set the offsets (a run that elects); otherwise only show them (a dry run)
      */
-    Function<ResultFile, ConsumerOffsetRepair.Repair> offsetRepair(ClusterDiscovery discovery, Plan plan, boolean change) {
-        if (!resetConsumerOffsets) {
-            return null;
-        }
-        return result -> ConsumerOffsetRepair.run(discovery.admin(), discovery.requestTimeout(), plan, result, change);
+    ConsumerOffsetRepair.Repair resetConsumerOffsets(ClusterDiscovery discovery, Plan plan, ResultFile elected,
+                                                     boolean change) {
+        return resetConsumerOffsets
+                ? ConsumerOffsetRepair.run(discovery.admin(), discovery.requestTimeout(), plan, elected, change) : null;
     }
 
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -58,22 +57,32 @@ final class ExecutionReport {
         }
     }
 
-    /** {@link #print(ExecutionResult, Path, GlobalOptions, PrintWriter, Page, Function)} without a page. */
+    /** {@link #print(ExecutionResult, ResultFile, ConsumerOffsetRepair.Repair, Path, GlobalOptions, PrintWriter, Page)}
+     * without a page or an offset repair. */
     static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
-        return print(result, resultFile, global, out, new Page(null, null), null);
+        return print(result, resultFile, global, out, new Page(null, null));
+    }
+
+    /** Without an offset repair. */
+    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
+            throws IOException {
+        return print(result, resultFile(result, global), null, resultFile, global, out, page);
+    }
+
+    /** The result file's content of {@code result}, as {@link #print} writes it (before any offset repair). */
+    static ResultFile resultFile(ExecutionResult result, GlobalOptions global) {
+        return result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
     }
 
     /**
      * Writes the result file and prints the summary.
      *
+     * @param elected    {@code result} as the result file holds it ({@link #resultFile})
+     * @param repair     what {@code --reset-consumer-offsets} did, recorded in the file; null when not asked for
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
-     * @param offsetRepair sets consumer groups back to the divergence point of what was elected, before the result is
-     *                   written (it records them); null when not asked for
      */
-    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page,
-                     Function<ResultFile, ConsumerOffsetRepair.Repair> offsetRepair) throws IOException {
-        ResultFile elected = result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
-        ConsumerOffsetRepair.Repair repair = offsetRepair == null ? null : offsetRepair.apply(elected);
+    static int print(ExecutionResult result, ResultFile elected, ConsumerOffsetRepair.Repair repair, Path resultFile,
+                     GlobalOptions global, PrintWriter out, Page page) throws IOException {
         ResultFile file = repair == null ? elected : elected.withConsumerOffsetResets(repair.resets());
         // Written on a thread of its own while the outcomes are printed: with thousands of partitions both take a while.
         // The outcomes are shown even when the file cannot be written; that failure is raised right after them.

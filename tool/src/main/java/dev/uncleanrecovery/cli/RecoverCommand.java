@@ -96,9 +96,10 @@ public class RecoverCommand implements Callable<Integer> {
                     }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
-            int executeCode = ExecutionReport.print(result, execution.resultFile(planFile), root.global, out,
-                    new ExecutionReport.Page(html, planned.plan()),
-                    execution.offsetRepair(discovery, planned.plan(), true));
+            ResultFile elected = ExecutionReport.resultFile(result, root.global);
+            int executeCode = ExecutionReport.print(result, elected,
+                    execution.resetConsumerOffsets(discovery, planned.plan(), elected, true),
+                    execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()));
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

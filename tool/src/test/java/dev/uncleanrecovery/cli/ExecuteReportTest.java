@@ -75,7 +75,7 @@ class ExecuteReportTest {
         StringWriter printed = new StringWriter();
 
         ExecutionReport.print(elected(), dir.resolve("result.json"), text(), new PrintWriter(printed, true),
-                new ExecutionReport.Page(page, plan), null);
+                new ExecutionReport.Page(page, plan));
 
         assertThat(printed.toString()).contains("Page written to " + page.toAbsolutePath());
         assertThat(Files.readString(page)).contains("<h1>Recovery result</h1>", "plan.json \u2192 result.json",
@@ -85,7 +85,7 @@ class ExecuteReportTest {
         json.output = GlobalOptions.OutputFormat.json;
         StringWriter jsonPrinted = new StringWriter();
         ExecutionReport.print(elected(), dir.resolve("result.json"), json, new PrintWriter(jsonPrinted, true),
-                new ExecutionReport.Page(dir.resolve("json.html"), plan), null);
+                new ExecutionReport.Page(dir.resolve("json.html"), plan));
 
         assertThat(Json.mapper().readTree(jsonPrinted.toString()).get("partitions")).hasSize(1);
         assertThat(Files.readString(dir.resolve("json.html"))).contains("result-2.json");
