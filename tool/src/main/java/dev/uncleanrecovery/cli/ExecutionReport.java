@@ -130,9 +130,7 @@ final class ExecutionReport {
                                 + " (producer id " + h.producerId() + ", epoch " + h.producerEpoch() + ", from offset "
                                 + h.startOffset() + "): read_committed consumers read on", 4));
             }
-            for (String warning : file.warnings()) {
-                out.println("WARNING: " + warning);
-            }
+            file.warnings().forEach(warning -> printWarning(warning, out));
             out.flush();
             Path where = awaitWritten(written);
             if (where != null) {
@@ -150,6 +148,29 @@ final class ExecutionReport {
     }
 
     /** At most this many replicas' losses are printed; the result file has them all. */
+    /** Where a warning's command to paste begins: every one the tool suggests is one of Kafka's own tools. */
+    private static final String COMMAND_START = "with: kafka-";
+
+    /**
+     * A warning wrapped to the terminal, the command in it (an abort, a find-hanging) on lines of its own, whole or
+     * with shell continuations, so it can be pasted; what follows the command in brackets is wrapped again.
+     */
+    static void printWarning(String warning, PrintWriter out) {
+        int at = warning.indexOf(COMMAND_START);
+        if (at < 0) {
+            Table.printWrapped(out, "WARNING: " + warning, 4);
+            return;
+        }
+        int commandAt = at + COMMAND_START.length() - "kafka-".length();
+        int after = warning.indexOf(" (", commandAt);
+        String command = after < 0 ? warning.substring(commandAt) : warning.substring(commandAt, after);
+        Table.printWrapped(out, "WARNING: " + warning.substring(0, commandAt).trim(), 4);
+        Table.printCommand(out, command, 4);
+        if (after >= 0) {
+            Table.printWrapped(out, "    " + warning.substring(after + 1), 4);
+        }
+    }
+
     private static final int TRUNCATIONS_SHOWN = 20;
 
     /**

@@ -81,8 +81,8 @@ final class PlanReport {
                         + " DIR writes the steps to do it with Kafka's tools, where they can).", 4);
                 // the command on a line of its own, whole, to be pasted
                 out.println("Review it, then apply it with:");
-                out.println("  kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer + " execute --plan "
-                        + file);
+                Table.printCommand(out, "kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer
+                        + " execute --plan " + file, 2);
             }
         }
         return ExitCode.withUnreadableTopics(plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION, unreadable);

@@ -115,6 +115,44 @@ public final class Table {
     }
 
     /**
+     * A command for people to paste, indented by {@code indent}: whole on one line when it fits {@link #MAX_WIDTH},
+     * else broken before an option (or between words) with shell continuations ({@code " \\"}), the later lines indented four more, so a
+     * paste of every line still runs the same command. A word longer than a line stays whole.
+     */
+    public static void printCommand(PrintWriter out, String command, int indent) {
+        String first = " ".repeat(indent);
+        String next = " ".repeat(indent + 4);
+        StringBuilder line = new StringBuilder(first);
+        boolean empty = true;
+        for (String word : optionsWithValues(command.trim().split(" +"))) {
+            // room for " " + word, and for the " \\" this line ends with if another follows
+            if (!empty && line.length() + 1 + word.length() + 2 > MAX_WIDTH) {
+                out.println(line.append(" \\"));
+                line = new StringBuilder(next);
+                empty = true;
+            }
+            line.append(empty ? "" : " ").append(word);
+            empty = false;
+        }
+        out.println(line);
+    }
+
+    /** The words of a command, an option and its value as one ({@code --plan p.json}): broken before options. */
+    private static List<String> optionsWithValues(String[] words) {
+        List<String> grouped = new ArrayList<>();
+        for (String word : words) {
+            int last = grouped.size() - 1;
+            if (last >= 0 && !word.startsWith("-") && grouped.get(last).startsWith("--")
+                    && !grouped.get(last).contains(" ")) {
+                grouped.set(last, grouped.get(last) + " " + word);
+            } else {
+                grouped.add(word);
+            }
+        }
+        return grouped;
+    }
+
+    /**
      * A line of text that may be long (a reason, a broker's error) in lines of at most {@link #MAX_WIDTH}, the
      * continuation lines indented by {@code indent} spaces.
      */

@@ -155,4 +155,39 @@ class ExecuteReportTest {
             assertThat(s.segment()).isEqualTo(segment.toString());
         });
     }
+
+    @Test
+    void a_warnings_command_is_printed_whole_or_with_shell_continuations_and_every_line_fits_120_columns() {
+        String bootstrap = "kafka-1.prod.example.com:9093,kafka-2.prod.example.com:9093,kafka-3.prod.example.com:9093";
+        String command = "kafka-transactions.sh --bootstrap-server " + bootstrap + " abort --topic orders --partition 0"
+                + " --start-offset 1042";
+        StringWriter printed = new StringWriter();
+        try (PrintWriter out = new PrintWriter(printed)) {
+            ExecutionReport.printWarning("Hanging transaction on orders-0 (producer id 7, epoch 0, from offset 1042):"
+                    + " its commit marker was cut; read_committed consumers stop at offset 1042. Abort it with: "
+                    + command + " (--abort-hanging-transactions did not: the coordinator did not answer)", out);
+        }
+        List<String> lines = printed.toString().lines().toList();
+        assertThat(lines).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
+        assertThat(lines.get(0)).startsWith("WARNING: Hanging transaction on orders-0");
+        // the command's lines, pasted, are the command: each but the last ends with a continuation
+        List<String> commandLines = lines.stream().dropWhile(l -> !l.trim().startsWith("kafka-transactions.sh"))
+                .takeWhile(l -> !l.trim().startsWith("(")).toList();
+        assertThat(commandLines).hasSizeGreaterThan(1);
+        commandLines.subList(0, commandLines.size() - 1).forEach(l -> assertThat(l).endsWith(" \\"));
+        assertThat(String.join(" ", commandLines.stream().map(l -> l.replaceAll(" \\\\$", "").trim()).toList()))
+                .isEqualTo(command);
+        assertThat(lines.get(lines.size() - 1).trim()).isEqualTo("(--abort-hanging-transactions did not: the"
+                + " coordinator did not answer)");
+    }
+
+    @Test
+    void a_short_command_stays_on_one_line() {
+        StringWriter printed = new StringWriter();
+        try (PrintWriter out = new PrintWriter(printed)) {
+            Table.printCommand(out, "kafka-unclean-recovery.sh --bootstrap-server h:9092 execute --plan p.json", 2);
+        }
+        assertThat(printed.toString().lines().toList())
+                .containsExactly("  kafka-unclean-recovery.sh --bootstrap-server h:9092 execute --plan p.json");
+    }
 }
