@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * Where replicas of one partition truncate under a given leader, as their brokers answered the follower's look-ups
- * (see {@code probe.TruncationPoints}): offset by follower, by leader. A pair without an answer keeps the estimate
+ * Where replicas of one partition start to lose records under a given leader, as their brokers answered the
+ * follower's look-ups and showed their batches there (see {@code probe.TruncationPoints#lossFrom}): offset by
+ * follower, by leader. A pair without an answer keeps the estimate
  * from epochs and log ends.
  */
 public record KnownCuts(Map<Integer, Map<Integer, Long>> byLeader) {

@@ -20,7 +20,10 @@ public interface CutLookUp {
     record Ask(TopicPartitionState partition, ReplicaEvidence leader, List<ReplicaEvidence> followers) {
     }
 
-    /** @return per partition, per follower broker, the offset it truncates to; a look-up not answered is left out */
+    /**
+     * @return per partition, per follower broker, the first offset whose record it loses: where it truncates, past the
+     *         batches there that the leader holds alike (a producer's retried batch); a look-up not answered is left out
+     */
     Map<TopicPartition, Map<Integer, Long>> cuts(Map<TopicPartition, Ask> asks);
 
     /** Asks nothing: every cut stays a bound (tests that need no network). */

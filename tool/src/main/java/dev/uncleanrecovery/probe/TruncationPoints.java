@@ -48,19 +48,46 @@ public final class TruncationPoints {
         CompletableFuture<Optional<EpochEnd>> endOffsetFor(int broker, int epoch);
     }
 
+    /**
+     * A record batch as its header gives it: where it lies, and the CRC of everything in it but its offset and leader
+     * epoch (producer id, sequence, timestamps, records).
+     */
+    public record BatchHead(long baseOffset, long lastOffset, long crc) {
+    }
+
+    /** The batches of one replica's log from the one holding {@code offset}, as far as one small read returns them. */
+    @FunctionalInterface
+    public interface BatchHeads {
+        CompletableFuture<List<BatchHead>> from(int broker, long offset);
+
+        /** Reads nothing: every loss starts where its replica truncates. */
+        BatchHeads NONE = (broker, offset) -> CompletableFuture.completedFuture(List.of());
+    }
+
     private final EpochEnds brokers;
     private final EpochEnds unremembered;
     private final Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked;
+    private final BatchHeads heads;
+    private final BatchHeads unrememberedHeads;
+    private final Map<List<Long>, CompletableFuture<List<BatchHead>>> read;
 
     public TruncationPoints(EpochEnds brokers) {
-        this(brokers, brokers, null);
+        this(brokers, BatchHeads.NONE);
+    }
+
+    public TruncationPoints(EpochEnds brokers, BatchHeads heads) {
+        this(brokers, brokers, null, heads, heads, null);
     }
 
     private TruncationPoints(EpochEnds brokers, EpochEnds unremembered,
-                             Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked) {
+                             Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked, BatchHeads heads,
+                             BatchHeads unrememberedHeads, Map<List<Long>, CompletableFuture<List<BatchHead>>> read) {
         this.brokers = brokers;
         this.unremembered = unremembered;
         this.asked = asked;
+        this.heads = heads;
+        this.unrememberedHeads = unrememberedHeads;
+        this.read = read;
     }
 
     /**
@@ -71,7 +98,10 @@ public final class TruncationPoints {
                                         Duration requestTimeout) {
         Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked = new ConcurrentHashMap<>();
         EpochEnds ask = (broker, epoch) -> ask(connections, partition, broker, epoch, requestTimeout);
-        return new TruncationPoints(remembering(asked, ask), ask, asked);
+        Map<List<Long>, CompletableFuture<List<BatchHead>>> read = new ConcurrentHashMap<>();
+        BatchHeads heads = (broker, offset) -> LeadingBatches.read(connections, partition, broker, offset,
+                requestTimeout);
+        return new TruncationPoints(remembering(asked, ask), ask, asked, remembering(read, heads), heads, read);
     }
 
     /**
@@ -89,7 +119,23 @@ public final class TruncationPoints {
                 fresh.put(key, answer);
             }
         });
-        return new TruncationPoints(remembering(fresh, unremembered), unremembered, fresh);
+        Map<List<Long>, CompletableFuture<List<BatchHead>>> freshRead = new ConcurrentHashMap<>();
+        read.forEach((key, batches) -> {
+            if (key.get(0) != leader) {
+                freshRead.put(key, batches);
+            }
+        });
+        // a follower read now may already hold the leader's batches where its own were: only what was read before
+        // the election compares
+        BatchHeads leaderOnly = (broker, offset) -> broker == leader ? unrememberedHeads.from(broker, offset)
+                : CompletableFuture.failedFuture(new IllegalStateException("broker " + broker + "'s batches at "
+                        + offset + " were not read before the election"));
+        return new TruncationPoints(remembering(fresh, unremembered), unremembered, fresh,
+                remembering(freshRead, leaderOnly), unrememberedHeads, freshRead);
+    }
+
+    private static BatchHeads remembering(Map<List<Long>, CompletableFuture<List<BatchHead>>> read, BatchHeads heads) {
+        return (broker, offset) -> read.computeIfAbsent(List.of((long) broker, offset), k -> heads.from(broker, offset));
     }
 
     private static EpochEnds remembering(Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked,
@@ -107,6 +153,41 @@ public final class TruncationPoints {
         }
         return round(leader, follower, follower.lastWrittenLeaderEpoch(), follower.logEndOffset(), 0)
                 .exceptionally(failure -> OptionalLong.empty());
+    }
+
+    /**
+     * The first offset whose record {@code follower} loses under {@code leader}: where it truncates, past the leading
+     * batches there that the leader holds at the same offsets with the same CRC. A producer's batch that its old
+     * leader appended but did not acknowledge before failing is sent again to the new leader, which appends it where
+     * the old leader had it, in its newer epoch: the old leader's replica truncates its copy and fetches the same batch
+     * back, and no record of it is lost. Its log end when it loses nothing; empty as for {@link #truncateTo}.
+     */
+    public CompletableFuture<OptionalLong> lossFrom(ReplicaEvidence leader, ReplicaEvidence follower) {
+        return truncateTo(leader, follower).thenCompose(cut -> {
+            // a replica read off a stopped broker's disk cannot be read here: its loss starts where it truncates
+            if (cut.isEmpty() || cut.getAsLong() >= follower.logEndOffset() || follower.epochCache() != null
+                    || leader.epochCache() != null) {
+                return CompletableFuture.completedFuture(cut);
+            }
+            long from = cut.getAsLong();
+            return heads.from(follower.broker(), from)
+                    .thenCombine(heads.from(leader.broker(), from), (own, leaders) -> OptionalLong.of(
+                            Math.min(sameBatchesEnd(from, own, leaders), follower.logEndOffset())))
+                    .exceptionally(failure -> cut);
+        });
+    }
+
+    /** The end of the batches from {@code from} on that both logs hold alike, batch for batch: {@code from} if none. */
+    static long sameBatchesEnd(long from, List<BatchHead> follower, List<BatchHead> leader) {
+        long next = from;
+        for (int i = 0; i < follower.size() && i < leader.size(); i++) {
+            BatchHead own = follower.get(i);
+            if (own.baseOffset() != next || !own.equals(leader.get(i))) {
+                break;
+            }
+            next = own.lastOffset() + 1;
+        }
+        return next;
     }
 
     /** One fetch of the follower, which holds epochs up to {@code latest} and ends at {@code logEnd} by now. */

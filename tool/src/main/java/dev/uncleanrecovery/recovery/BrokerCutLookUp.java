@@ -41,7 +41,7 @@ final class BrokerCutLookUp implements CutLookUp {
                     settings.requestTimeout());
             lookUps.put(tp, points);
             for (ReplicaEvidence follower : ask.followers()) {
-                asked.add(points.truncateTo(ask.leader(), follower).thenAccept(cut -> cut.ifPresent(offset ->
+                asked.add(points.lossFrom(ask.leader(), follower).thenAccept(cut -> cut.ifPresent(offset ->
                         cuts.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(follower.broker(), offset))));
             }
         });

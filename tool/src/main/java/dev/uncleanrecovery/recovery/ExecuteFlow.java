@@ -44,6 +44,7 @@ import dev.uncleanrecovery.salvage.SalvageStore;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -297,7 +298,12 @@ public final class ExecuteFlow implements AutoCloseable {
                     points = before.containsKey(tp) ? before.get(tp).withFreshAnswersFrom(after.leader())
                             : TruncationPoints.over(discovery.connections(), after, settings.requestTimeout());
                 }
-                asks.computeIfAbsent(tp, k -> new ArrayList<>()).add(points.truncateTo(leader, follower.toReplicaEvidence(tp))
+                // where its loss starts needs its batches as they were before it followed the leader: only the
+                // look-ups made before the election read them
+                ReplicaEvidence followerLog = follower.toReplicaEvidence(tp);
+                CompletableFuture<OptionalLong> from = before.containsKey(tp) ? points.lossFrom(leader, followerLog)
+                        : points.truncateTo(leader, followerLog);
+                asks.computeIfAbsent(tp, k -> new ArrayList<>()).add(from
                         .thenApply(cut -> new MeasuredTruncation(broker, plannedFrom,
                                 cut.isPresent() ? Math.min(cut.getAsLong(), logEnd) : -1L, logEnd)));
             }

@@ -353,7 +353,7 @@ public final class PlanFlow {
                         // one per partition: the look-ups are the same whoever leads, and each is asked once
                         asked = TruncationPoints.over(connections, states.apply(tp), settings.requestTimeout());
                     }
-                    asks.add(asked.truncateTo(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
+                    asks.add(asked.lossFrom(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
                             points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
                                     .computeIfAbsent(under.getKey(), k -> new ConcurrentHashMap<>())
                                     .put(truncation.broker(), offset))));

@@ -157,4 +157,76 @@ class TruncationPointsTest {
         assertThat(TruncationPoints.endOffsetFor(cache, 7)).isEmpty();
         assertThat(TruncationPoints.endOffsetFor(cache, 9)).isEmpty();
     }
+
+    /** A leader's epoch 5 starts at 100; the follower's epoch 3 runs to 106 over three batches. */
+    private OptionalLong lossFrom(List<TruncationPoints.BatchHead> followerBatches,
+                                  List<TruncationPoints.BatchHead> leaderBatches) {
+        Log leader = Log.of(120, 3, 0, 5, 100);
+        Log follower = Log.of(106, 3, 0);
+        List<String> read = new ArrayList<>();
+        TruncationPoints points = new TruncationPoints(
+                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
+                        .endOffsetFor(epoch)),
+                (broker, offset) -> {
+                    read.add(broker + "@" + offset);
+                    return CompletableFuture.completedFuture(broker == LEADER ? leaderBatches : followerBatches);
+                });
+        OptionalLong from = points.lossFrom(leader.asProbed(LEADER), follower.asProbed(FOLLOWER)).join();
+        assertThat(read).containsExactlyInAnyOrder(FOLLOWER + "@100", LEADER + "@100");
+        return from;
+    }
+
+    private static TruncationPoints.BatchHead batch(long base, long last, long crc) {
+        return new TruncationPoints.BatchHead(base, last, crc);
+    }
+
+    @Test
+    void a_batch_the_leader_holds_alike_at_the_same_offsets_is_not_lost_though_the_replica_truncates_it() {
+        // the producer's two batches at [100, 104) that the old leader appended were sent again to the new leader
+        List<TruncationPoints.BatchHead> retried = List.of(batch(100, 101, 11), batch(102, 103, 12));
+        OptionalLong from = lossFrom(List.of(retried.get(0), retried.get(1), batch(104, 105, 13)),
+                List.of(retried.get(0), retried.get(1), batch(104, 110, 99)));
+        assertThat(from).hasValue(104);
+    }
+
+    @Test
+    void every_batch_alike_loses_nothing() {
+        List<TruncationPoints.BatchHead> same = List.of(batch(100, 102, 7), batch(103, 105, 8));
+        assertThat(lossFrom(same, same)).hasValue(106);
+    }
+
+    @Test
+    void the_loss_starts_at_the_first_batch_that_differs_in_crc_or_offsets() {
+        assertThat(lossFrom(List.of(batch(100, 101, 11), batch(102, 105, 12)),
+                List.of(batch(100, 101, 12), batch(102, 105, 12)))).hasValue(100);
+        assertThat(lossFrom(List.of(batch(100, 101, 11), batch(102, 105, 12)),
+                List.of(batch(100, 102, 11)))).hasValue(100);
+        // a later batch alike after one that differs is not enough: the log from the first difference on is cut
+        assertThat(lossFrom(List.of(batch(100, 101, 11), batch(102, 105, 12)),
+                List.of(batch(100, 101, 10), batch(102, 105, 12)))).hasValue(100);
+    }
+
+    @Test
+    void batches_that_cannot_be_read_leave_the_loss_where_the_replica_truncates() {
+        Log leader = Log.of(120, 3, 0, 5, 100);
+        Log follower = Log.of(106, 3, 0);
+        TruncationPoints points = new TruncationPoints(
+                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
+                        .endOffsetFor(epoch)),
+                (broker, offset) -> CompletableFuture.failedFuture(new IllegalStateException("no answer")));
+        assertThat(points.lossFrom(leader.asProbed(LEADER), follower.asProbed(FOLLOWER)).join()).hasValue(100);
+    }
+
+    @Test
+    void a_replica_read_off_a_disk_is_not_read_again_its_loss_starts_where_it_truncates() {
+        Log leader = Log.of(120, 3, 0, 5, 100);
+        Log follower = Log.of(106, 3, 0);
+        TruncationPoints points = new TruncationPoints(
+                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
+                        .endOffsetFor(epoch)),
+                (broker, offset) -> {
+                    throw new AssertionError("a stopped broker's replica was read over the network");
+                });
+        assertThat(points.lossFrom(leader.asProbed(LEADER), follower.asReadOffDisk(FOLLOWER)).join()).hasValue(100);
+    }
 }
