@@ -78,6 +78,11 @@ final class ChaosTrial {
     private final Map<String, Set<String>> groupsUncertain = new HashMap<>();
     private final Map<String, Map<Integer, List<Integer>>> assignments = new LinkedHashMap<>();
     private boolean oracleLogged;
+    /**
+     * The leader of each partition that had one once the broken state was started again: Kafka had already failed
+     * those over, and their other replicas truncate to it whatever the recovery does.
+     */
+    private final Map<TopicPartition, Integer> ledAtRestore = new HashMap<>();
 
     ChaosTrial(long seed, Path dir, boolean shortRun, Consumer<String> log) {
         this.seed = seed;
@@ -137,7 +142,7 @@ final class ChaosTrial {
                 return TrialOutcome.notATrial(seed, oracle, "no partition of the test topics was offline");
             }
             Recovery kafka = recoverWithKafka(cluster, schedule, snapshot, oracle);
-            return TrialOutcome.judge(seed, toolPath(seed), schedule, oracle, tool, kafka);
+            return TrialOutcome.judge(seed, toolPath(seed), schedule, oracle, Map.copyOf(ledAtRestore), tool, kafka);
         }
     }
 
@@ -326,6 +331,12 @@ final class ChaosTrial {
         }
         for (TopicPartition tp : offline) {
             log.accept("  offline: " + describe(cluster, tp));
+        }
+        for (TopicPartition tp : allPartitions()) {
+            PartitionView view = describe(cluster, tp);
+            if (!view.isLeaderless()) {
+                ledAtRestore.put(tp, view.leader());
+            }
         }
         return offline;
     }

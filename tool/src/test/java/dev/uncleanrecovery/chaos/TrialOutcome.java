@@ -46,10 +46,15 @@ record TrialOutcome(long seed, ChaosTrial.ToolPath path, boolean trial, int offl
     /**
      * The checks of one trial. A write counts when some replica held it and that replica's disk is not lost: the
      * tool must keep it in the partition or in the salvage, and have it in the partition or the replay target after
-     * the replay.
+     * the replay. On a partition Kafka had failed over to a leader that lacks it (an acks=1 write its old leader took
+     * alone), a write was lost before any recovery, like one no replica holds: the tool is not asked to touch a
+     * partition that has a leader, and the replicas that still hold the write truncate to that leader.
+     *
+     * @param ledAtRestore the leader of each partition that had one when the broken state was started again
      */
     static TrialOutcome judge(long seed, ChaosTrial.ToolPath path, FaultSchedule schedule, Oracle oracle,
-                              ChaosTrial.Recovery tool, ChaosTrial.Recovery kafka) {
+                              Map<TopicPartition, Integer> ledAtRestore, ChaosTrial.Recovery tool,
+                              ChaosTrial.Recovery kafka) {
         List<String> violations = new ArrayList<>(tool.violations());
         List<String> notes = new ArrayList<>(tool.notes());
         notes.addAll(kafka.notes());
@@ -61,7 +66,9 @@ record TrialOutcome(long seed, ChaosTrial.ToolPath path, boolean trial, int offl
         Map<Workload.Acks, Counts> counts = new EnumMap<>(Workload.Acks.class);
         int dead = schedule.deadBroker();
         for (Workload.AckedWrite write : oracle.acked()) {
-            Set<Integer> holders = oracle.holders(write);
+            Integer leader = ledAtRestore.get(write.partition());
+            Set<Integer> holders = leader == null || oracle.holders(write).contains(leader) ? oracle.holders(write)
+                    : Set.of();
             boolean counted = holders.stream().anyMatch(b -> b != dead || !schedule.deadDiskLost());
             boolean onLostDiskOnly = !holders.isEmpty() && !counted;
             boolean inTool = afterTool.getOrDefault(write.partition(), Set.of()).contains(write.value());
