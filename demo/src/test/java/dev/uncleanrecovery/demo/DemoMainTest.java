@@ -35,7 +35,7 @@ class DemoMainTest {
         assertThat(lines.subList(lines.indexOf("Commands:") + 1, lines.size()).stream()
                 .takeWhile(line -> !line.isBlank()).filter(line -> line.matches("  \\S.*"))
                 .map(line -> line.strip().split("\\s+")[0]))
-                .containsExactly("status", "plan", "execute", "recover", "inspect", "replay", "consumer-offsets", "render", "demo", "help");
+                .containsExactly("status", "plan", "execute", "recover", "inspect", "replay", "consumer-offsets", "hanging-transactions", "render", "demo", "help");
         assertThat(run("help", "demo").out()).isEqualTo(run("demo", "--help").out()).contains("--kafka-home=DIR");
     }
 

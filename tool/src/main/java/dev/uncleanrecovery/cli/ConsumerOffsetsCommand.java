@@ -39,10 +39,8 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
     @ParentCommand
     RootCommand root;
 
-    @Option(names = "--result-file", paramLabel = "FILE", required = true,
-            description = "The result file of the run that elected the partitions ('Result written to' at the end of"
-                    + " execute).")
-    Path resultFile;
+    @Mixin
+    ResultFileOption resultFile;
 
     @Option(names = "--plan", paramLabel = "FILE",
             description = "The plan that run applied (default: the planFile the result names, or a file of that name"
@@ -57,14 +55,14 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ResultFile result = ResultFile.read(resultFile);
+        ResultFile result = ResultFile.read(resultFile.path);
         Plan plan = PlanFile.read(plan(result));
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery.admin(),
                     discovery.requestTimeout(), plan, result, execute);
             ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
-            Path written = execute ? ResultFile.write(resultFile, withResets) : null;
+            Path written = execute ? ResultFile.write(resultFile.path, withResets) : null;
             if (root.global.output == GlobalOptions.OutputFormat.json) {
                 out.println(Json.mapper().writeValueAsString(withResets));
             } else {
@@ -85,11 +83,11 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
         if (Files.isRegularFile(named)) {
             return named;
         }
-        Path beside = resultFile.toAbsolutePath().resolveSibling(named.getFileName());
+        Path beside = resultFile.path.toAbsolutePath().resolveSibling(named.getFileName());
         if (Files.isRegularFile(beside)) {
             return beside;
         }
-        throw new UserInputException(resultFile + " names the plan " + named + ", which is not there nor beside the"
+        throw new UserInputException(resultFile.path + " names the plan " + named + ", which is not there nor beside the"
                 + " result: pass it with --plan");
     }
 }

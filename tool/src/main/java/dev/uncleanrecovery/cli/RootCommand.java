@@ -23,6 +23,7 @@ import picocli.CommandLine.Mixin;
             InspectCommand.class,
             ReplayCommand.class,
             ConsumerOffsetsCommand.class,
+            HangingTransactionsCommand.class,
             RenderCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})

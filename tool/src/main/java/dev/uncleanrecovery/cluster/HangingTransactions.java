@@ -126,6 +126,14 @@ public final class HangingTransactions {
      * transaction that closed meanwhile or changed hands is left alone and said why.
      */
     public static List<Abort> abort(Admin admin, List<Hanging> hanging, Duration timeout) {
+        return abort(admin, hanging, timeout, true);
+    }
+
+    /**
+     * {@link #abort}, or with {@code execute} false the same checks alone: each transaction still open as found is
+     * said to be, and nothing is written.
+     */
+    public static List<Abort> abort(Admin admin, List<Hanging> hanging, Duration timeout, boolean execute) {
         Map<TopicPartition, PartitionProducerState> states = new HashMap<>();
         String unread = null;
         try {
@@ -140,12 +148,16 @@ public final class HangingTransactions {
         for (Hanging h : hanging) {
             PartitionProducerState state = states.get(h.topicPartition());
             done.add(state == null ? new Abort(h, false, unread == null ? "its producer state was not answered" : unread)
-                    : abortOne(admin, h, state, timeout));
+                    : abortOne(admin, h, state, timeout, execute));
         }
         return done;
     }
 
-    private static Abort abortOne(Admin admin, Hanging h, PartitionProducerState state, Duration timeout) {
+    /** What a dry run says of a transaction still open as found. */
+    public static final String STILL_OPEN = "still open as found; --execute aborts it";
+
+    private static Abort abortOne(Admin admin, Hanging h, PartitionProducerState state, Duration timeout,
+                                  boolean execute) {
         TopicPartition tp = h.topicPartition();
         Optional<ProducerState> open = state.activeProducers().stream()
                 .filter(p -> p.currentTransactionStartOffset().orElse(-1) == h.startOffset())
@@ -157,6 +169,9 @@ public final class HangingTransactions {
         if (producer.producerId() != h.producerId() || producer.producerEpoch() != h.producerEpoch()) {
             return new Abort(h, false, "the transaction open at offset " + h.startOffset() + " is now producer id "
                     + producer.producerId() + " epoch " + producer.producerEpoch() + ", not the one found hanging");
+        }
+        if (!execute) {
+            return new Abort(h, false, STILL_OPEN);
         }
         AbortTransactionSpec spec = new AbortTransactionSpec(tp, producer.producerId(),
                 (short) producer.producerEpoch(), producer.coordinatorEpoch().orElse(0));

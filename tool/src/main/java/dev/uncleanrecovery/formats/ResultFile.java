@@ -43,6 +43,12 @@ public record ResultFile(int version, String clusterId, String planFile, String 
                 warnings, hangingTransactions, salvageDir, salvage, leadersShownMs, List.copyOf(resets));
     }
 
+    /** The same result, at this version, with the hanging transactions as a later abort left them. */
+    public ResultFile withHangingTransactions(List<HangingTransaction> hanging) {
+        return new ResultFile(VERSION, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions,
+                warnings, List.copyOf(hanging), salvageDir, salvage, leadersShownMs, consumerOffsetResets);
+    }
+
     /**
      * 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss; 5 each
      * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs); 7 the consumer offset resets.

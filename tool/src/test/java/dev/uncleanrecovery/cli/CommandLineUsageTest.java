@@ -26,7 +26,7 @@ class CommandLineUsageTest {
         // the names that open a line of the Commands section: the root's own description names plan and execute too
         // demo is the demo module's (DemoMainTest): the tool's own command line does not know the local cluster
         assertThat(commandSection(run.out())).containsExactly("status", "plan", "execute", "recover", "inspect",
-                "replay", "consumer-offsets", "render", "help");
+                "replay", "consumer-offsets", "hanging-transactions", "render", "help");
         assertThat(run.out()).contains("--bootstrap-server", "--command-config");
     }
 

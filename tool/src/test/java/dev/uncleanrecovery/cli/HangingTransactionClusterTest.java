@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A producer dies mid-transaction on ledger-0 (replicas [1,2], min.insync.replicas=1): its 3 records reach both
  * replicas. Then 2 dies; the coordinator aborts the expired transaction and writes the abort marker to 1 alone. Then
  * 1 dies for good. Electing 2, which has the records but not the marker, leaves a transaction nobody will close.
- * journal-0 goes through the same with a producer of its own, for the run that aborts what it finds.
+ * journal-0 goes through the same with a producer of its own, for the run that aborts what it finds, and register-0
+ * for the command that aborts later what a run's result recorded.
  */
 @KafkaClusterTest(brokerProperties = "transaction.abort.timed.out.transaction.cleanup.interval.ms=500")
 class HangingTransactionClusterTest {
@@ -38,6 +39,8 @@ class HangingTransactionClusterTest {
     private static final String TRANSACTIONAL_ID = "ledger-writer";
     private static final TopicPartition JOURNAL = new TopicPartition("journal", 0);
     private static final String JOURNAL_WRITER = "journal-writer";
+    private static final TopicPartition REGISTER = new TopicPartition("register", 0);
+    private static final String REGISTER_WRITER = "register-writer";
     private static final int LAST_LEADER = 1;
     private static final int SURVIVOR = 2;
     private static final Duration STEP = Duration.ofSeconds(60);
@@ -49,21 +52,24 @@ class HangingTransactionClusterTest {
     static void loseTheAbortMarker(LocalKafkaCluster cluster) throws Exception {
         cluster.createTopic(LEDGER.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
         cluster.createTopic(JOURNAL.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
-        RoundProducer.produce(cluster, List.of(LEDGER, JOURNAL), 5, "all", "before", Duration.ofSeconds(30));
+        cluster.createTopic(REGISTER.topic(), List.of(LAST_LEADER, SURVIVOR), 1);
+        RoundProducer.produce(cluster, List.of(LEDGER, JOURNAL, REGISTER), 5, "all", "before", Duration.ofSeconds(30));
         // the producers die mid-transaction; acks=all put their records on both replicas
         RoundProducer.openTransactionAndDie(cluster, LEDGER, TRANSACTIONAL_ID, 3, Duration.ofSeconds(3));
         RoundProducer.openTransactionAndDie(cluster, JOURNAL, JOURNAL_WRITER, 3, Duration.ofSeconds(3));
+        RoundProducer.openTransactionAndDie(cluster, REGISTER, REGISTER_WRITER, 3, Duration.ofSeconds(3));
 
         cluster.killBroker(SURVIVOR);
-        for (TopicPartition tp : List.of(LEDGER, JOURNAL)) {
+        for (TopicPartition tp : List.of(LEDGER, JOURNAL, REGISTER)) {
             cluster.metadata().awaitPartition(tp, v -> v.isr().equals(List.of(LAST_LEADER)), STEP);
         }
         awaitAborted(cluster, TRANSACTIONAL_ID, LEDGER);
         awaitAborted(cluster, JOURNAL_WRITER, JOURNAL);
+        awaitAborted(cluster, REGISTER_WRITER, REGISTER);
 
         cluster.killBroker(LAST_LEADER);
         cluster.startBroker(SURVIVOR);
-        for (TopicPartition tp : List.of(LEDGER, JOURNAL)) {
+        for (TopicPartition tp : List.of(LEDGER, JOURNAL, REGISTER)) {
             cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP);
         }
     }
@@ -120,10 +126,53 @@ class HangingTransactionClusterTest {
         assertThat(result.warnings()).noneMatch(w -> w.contains("Hanging transaction"));
         // the broker agrees: no transaction open, and the last stable offset is the high watermark again
         assertThat(cluster.metadata().openTransactionStarts(JOURNAL)).isEmpty();
+        assertReadCommittedReadsOn(cluster, JOURNAL);
+    }
+
+    @Test
+    void hanging_transactions_aborts_later_what_the_result_recorded_dry_run_first(LocalKafkaCluster cluster)
+            throws Exception {
+        Path plan = dir.resolve("register.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", REGISTER.topic(),
+                "--strategy", "proactive", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+                "--plan", plan.toString());
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        Path resultFile = dir.resolve("register-result.json");
+        assertThat(ResultFile.read(resultFile).hangingTransactions()).singleElement()
+                .satisfies(h -> assertThat(h.aborted()).isNull());
+
+        // the dry run checks it is still open as found, and changes nothing
+        CliRun shown = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
+                "--result-file", resultFile.toString());
+        assertThat(shown.exitCode()).as(shown.out() + shown.err()).isEqualTo(ExitCode.OK);
+        assertThat(shown.out()).contains("register-0", "WOULD ABORT", "Nothing was changed");
+        assertThat(cluster.metadata().openTransactionStarts(REGISTER)).containsExactly(5L);
+
+        CliRun aborted = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
+                "--result-file", resultFile.toString(), "--execute");
+        assertThat(aborted.exitCode()).as(aborted.out() + aborted.err()).isEqualTo(ExitCode.OK);
+        assertThat(aborted.out()).contains("ABORTED", "1 hanging transaction(s) aborted, 0 not.");
+        assertThat(ResultFile.read(dir.resolve("register-result-2.json")).hangingTransactions()).singleElement()
+                .satisfies(h -> assertThat(h.aborted()).isTrue());
+        // the broker agrees: nothing open, the last stable offset is the high watermark again
+        assertThat(cluster.metadata().openTransactionStarts(REGISTER)).isEmpty();
+        assertReadCommittedReadsOn(cluster, REGISTER);
+
+        // once more: nothing is left to abort in the rewritten result
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
+                "--result-file", dir.resolve("register-result-2.json").toString(), "--execute");
+        assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
+        assertThat(again.out()).contains(": none.");
+    }
+
+    /** The last stable offset is the high watermark again, past the aborted transaction. */
+    private static void assertReadCommittedReadsOn(LocalKafkaCluster cluster, TopicPartition tp) throws Exception {
         try (Admin admin = cluster.createAdmin()) {
-            long stable = admin.listOffsets(Map.of(JOURNAL, OffsetSpec.latest()),
-                    new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(JOURNAL).get().offset();
-            long end = admin.listOffsets(Map.of(JOURNAL, OffsetSpec.latest())).partitionResult(JOURNAL).get().offset();
+            long stable = admin.listOffsets(Map.of(tp, OffsetSpec.latest()),
+                    new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).partitionResult(tp).get().offset();
+            long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get().offset();
             assertThat(stable).isEqualTo(end).isGreaterThan(5 + 3);
         }
     }

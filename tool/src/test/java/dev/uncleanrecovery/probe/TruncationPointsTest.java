@@ -158,22 +158,30 @@ class TruncationPointsTest {
         assertThat(TruncationPoints.endOffsetFor(cache, 9)).isEmpty();
     }
 
-    /** A leader's epoch 5 starts at 100; the follower's epoch 3 runs to 106 over three batches. */
+    /** {@link #retriedCase} with the follower's and the leader's batches as given; both are read, at 100. */
     private OptionalLong lossFrom(List<TruncationPoints.BatchHead> followerBatches,
                                   List<TruncationPoints.BatchHead> leaderBatches) {
-        Log leader = Log.of(120, 3, 0, 5, 100);
-        Log follower = Log.of(106, 3, 0);
         List<String> read = new ArrayList<>();
-        TruncationPoints points = new TruncationPoints(
-                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
-                        .endOffsetFor(epoch)),
-                (broker, offset) -> {
-                    read.add(broker + "@" + offset);
-                    return CompletableFuture.completedFuture(broker == LEADER ? leaderBatches : followerBatches);
-                });
-        OptionalLong from = points.lossFrom(leader.asProbed(LEADER), follower.asProbed(FOLLOWER)).join();
+        OptionalLong from = retriedCase((broker, offset) -> {
+            read.add(broker + "@" + offset);
+            return CompletableFuture.completedFuture(broker == LEADER ? leaderBatches : followerBatches);
+        }, false);
         assertThat(read).containsExactlyInAnyOrder(FOLLOWER + "@100", LEADER + "@100");
         return from;
+    }
+
+    /**
+     * The leader's epoch 5 starts at 100; the follower's epoch 3 runs to 106: where its loss starts, its batches read
+     * through {@code heads}, the follower probed live or read off a disk.
+     */
+    private static OptionalLong retriedCase(TruncationPoints.BatchHeads heads, boolean followerOnDisk) {
+        Log leader = Log.of(120, 3, 0, 5, 100);
+        Log follower = Log.of(106, 3, 0);
+        TruncationPoints points = new TruncationPoints(
+                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
+                        .endOffsetFor(epoch)), heads);
+        return points.lossFrom(leader.asProbed(LEADER), followerOnDisk ? follower.asReadOffDisk(FOLLOWER)
+                : follower.asProbed(FOLLOWER)).join();
     }
 
     private static TruncationPoints.BatchHead batch(long base, long last, long crc) {
@@ -208,25 +216,14 @@ class TruncationPointsTest {
 
     @Test
     void batches_that_cannot_be_read_leave_the_loss_where_the_replica_truncates() {
-        Log leader = Log.of(120, 3, 0, 5, 100);
-        Log follower = Log.of(106, 3, 0);
-        TruncationPoints points = new TruncationPoints(
-                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
-                        .endOffsetFor(epoch)),
-                (broker, offset) -> CompletableFuture.failedFuture(new IllegalStateException("no answer")));
-        assertThat(points.lossFrom(leader.asProbed(LEADER), follower.asProbed(FOLLOWER)).join()).hasValue(100);
+        assertThat(retriedCase((broker, offset) -> CompletableFuture.failedFuture(
+                new IllegalStateException("no answer")), false)).hasValue(100);
     }
 
     @Test
     void a_replica_read_off_a_disk_is_not_read_again_its_loss_starts_where_it_truncates() {
-        Log leader = Log.of(120, 3, 0, 5, 100);
-        Log follower = Log.of(106, 3, 0);
-        TruncationPoints points = new TruncationPoints(
-                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
-                        .endOffsetFor(epoch)),
-                (broker, offset) -> {
-                    throw new AssertionError("a stopped broker's replica was read over the network");
-                });
-        assertThat(points.lossFrom(leader.asProbed(LEADER), follower.asReadOffDisk(FOLLOWER)).join()).hasValue(100);
+        assertThat(retriedCase((broker, offset) -> {
+            throw new AssertionError("a stopped broker's replica was read over the network");
+        }, true)).hasValue(100);
     }
 }
