@@ -26,7 +26,11 @@ final class ConsumerOffsetTable {
         Table table = new Table("GROUP", "PARTITION", "COMMITTED", "RESET TO", "DIVERGENCE FROM", "OUTCOME");
         for (ConsumerOffsetReset r : repair.resets()) {
             table.row(r.group(), PartitionRows.label(java.util.List.of(r.topicPartition())), r.committedOffset(), r.divergenceOffset(),
-                    r.basis() == DivergencePoint.Basis.REPLICA_CUT ? "cut of " + r.historyReplica() : "new log end",
+                    switch (r.basis()) {
+                        case REPLICA_CUT -> "cut of " + r.historyReplica();
+                        case NEW_LOG_END -> "new log end";
+                        case COMMITTED_EPOCH_END -> "its epoch's end";
+                    },
                     r.outcome());
             if (r.detail() != null) {
                 table.note(r.detail());

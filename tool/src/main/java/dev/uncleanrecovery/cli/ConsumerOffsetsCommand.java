@@ -59,8 +59,7 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
         Plan plan = PlanFile.read(plan(result));
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
-            ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery.admin(),
-                    discovery.requestTimeout(), plan, result, execute);
+            ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery, plan, result, execute);
             ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
             Path written = execute ? ResultFile.write(resultFile.path, withResets) : null;
             if (root.global.output == GlobalOptions.OutputFormat.json) {

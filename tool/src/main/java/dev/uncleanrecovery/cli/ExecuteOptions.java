@@ -85,7 +85,7 @@ class ExecuteOptions {
     ConsumerOffsetRepair.Repair resetConsumerOffsets(ClusterDiscovery discovery, Plan plan, ResultFile elected,
                                                      boolean change) {
         return resetConsumerOffsets
-                ? ConsumerOffsetRepair.run(discovery.admin(), discovery.requestTimeout(), plan, elected, change) : null;
+                ? ConsumerOffsetRepair.run(discovery, plan, elected, change) : null;
     }
 
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */

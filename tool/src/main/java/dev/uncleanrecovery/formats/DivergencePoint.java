@@ -6,6 +6,7 @@ import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Where the new leader's log parts from the history a consumer group read: the first offset at which the group, read
@@ -22,7 +23,12 @@ public record DivergencePoint(long offset, Basis basis, Integer historyReplica) 
         /** Where the replica holding what the group read is cut under the new leader, as measured or planned. */
         REPLICA_CUT,
         /** No replica holding what the group read was probed: the new leader's log end before the election. */
-        NEW_LOG_END
+        NEW_LOG_END,
+        /**
+         * No replica holding what the group read was probed, and the new leader's end of the epoch the group last read
+         * (its commit's, KIP-320) lies below its log end: where Kafka's consumer itself finds its log truncated.
+         */
+        COMMITTED_EPOCH_END
     }
 
     /**
@@ -39,6 +45,21 @@ public record DivergencePoint(long offset, Basis basis, Integer historyReplica) 
      */
     public static Optional<DivergencePoint> of(PlannedElection planned, ResultFile.Partition elected,
                                                long committedOffset, int committedLeaderEpoch) {
+        return of(planned, elected, committedOffset, committedLeaderEpoch, OptionalLong.empty());
+    }
+
+    /**
+     * {@link #of(PlannedElection, ResultFile.Partition, long, int)}, and where no probed replica holds what the group
+     * read, the new leader's answer for the epoch the group last read: its end offset for that epoch after the
+     * election (OffsetsForLeaderEpoch, as Kafka's consumer asks it to detect a truncated log, KIP-320). Records of
+     * one epoch at one offset are the same on every replica, so below that end the new log is what the group read;
+     * from it on, or from the new log end if that is lower, it is not.
+     *
+     * @param committedEpochEnd the new leader's end offset for {@code committedLeaderEpoch}; empty when not asked
+     */
+    public static Optional<DivergencePoint> of(PlannedElection planned, ResultFile.Partition elected,
+                                               long committedOffset, int committedLeaderEpoch,
+                                               OptionalLong committedEpochEnd) {
         int leader = elected.after() != null && elected.after().leader() >= 0 ? elected.after().leader()
                 : elected.designatedLeader();
         Optional<PlanEvidence> leaderLog = planned.evidence().stream()
@@ -60,8 +81,11 @@ public record DivergencePoint(long offset, Basis basis, Integer historyReplica) 
             return Optional.of(new DivergencePoint(Math.min(committedOffset, cut.get()), Basis.REPLICA_CUT,
                     history.get().broker()));
         }
-        return Optional.of(new DivergencePoint(Math.min(committedOffset, leaderLog.get().logEndOffset()),
-                Basis.NEW_LOG_END, null));
+        long newLogEnd = Math.min(committedOffset, leaderLog.get().logEndOffset());
+        if (committedEpochEnd.isPresent() && committedEpochEnd.getAsLong() < newLogEnd) {
+            return Optional.of(new DivergencePoint(committedEpochEnd.getAsLong(), Basis.COMMITTED_EPOCH_END, null));
+        }
+        return Optional.of(new DivergencePoint(newLogEnd, Basis.NEW_LOG_END, null));
     }
 
     /**

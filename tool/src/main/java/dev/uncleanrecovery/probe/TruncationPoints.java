@@ -265,6 +265,16 @@ public final class TruncationPoints {
         return Optional.empty();
     }
 
+    /**
+     * {@code broker}'s {@code endOffsetFor(epoch)} for one partition, as it answers it now: the floor entry of the epoch
+     * in its cache and where that entry ends (its log end for its latest); empty when the epoch is above its latest.
+     */
+    public static CompletableFuture<Optional<EpochEnd>> endOffsetFor(BrokerConnections connections,
+                                                                     TopicPartitionState partition, int broker,
+                                                                     int epoch, Duration requestTimeout) {
+        return ask(connections, partition, broker, epoch, requestTimeout);
+    }
+
     private static CompletableFuture<OptionalLong> done(long offset) {
         return CompletableFuture.completedFuture(OptionalLong.of(offset));
     }

@@ -9,6 +9,9 @@ import dev.uncleanrecovery.formats.DivergencePoint;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.probe.TruncationPoints;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,11 +19,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.internals.Topic;
 
 /**
@@ -55,7 +63,46 @@ public final class ConsumerOffsetRepair {
      *                its WOULD_ELECT ones as though elected
      * @param execute set the offsets; otherwise only say what would be set
      */
+    /**
+     * The new leader's end offset, after the election, for the epoch a group last read: the look-up Kafka's consumer
+     * makes to find its log truncated (OffsetsForLeaderEpoch, KIP-320); empty when it did not answer.
+     */
+    @FunctionalInterface
+    public interface EpochEnds {
+        OptionalLong endOffsetFor(TopicPartitionState partition, int epoch);
+
+        /** Asks nothing: a group whose history no probed replica holds is set back to the new log end. */
+        EpochEnds NONE = (partition, epoch) -> OptionalLong.empty();
+    }
+
+    /** The look-ups asked of the new leaders over the discovery's connections, each once. */
+    public static EpochEnds askingLeaders(ClusterDiscovery discovery) {
+        Map<List<Object>, OptionalLong> asked = new java.util.concurrent.ConcurrentHashMap<>();
+        return (partition, epoch) -> asked.computeIfAbsent(List.of(partition.topicPartition(), epoch), k -> {
+            try {
+                return TruncationPoints.endOffsetFor(discovery.connections(), partition, partition.leader(), epoch,
+                                discovery.requestTimeout())
+                        .get(discovery.requestTimeout().toMillis() + 1_000, TimeUnit.MILLISECONDS)
+                        .map(end -> OptionalLong.of(end.endOffset())).orElse(OptionalLong.empty());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return OptionalLong.empty();
+            } catch (ExecutionException | TimeoutException e) {
+                return OptionalLong.empty(); // not answered: the new log end stands, as without the look-up
+            }
+        });
+    }
+
     public static Repair run(Admin admin, Duration timeout, Plan plan, ResultFile result, boolean execute) {
+        return run(admin, timeout, plan, result, execute, EpochEnds.NONE);
+    }
+
+    public static Repair run(ClusterDiscovery discovery, Plan plan, ResultFile result, boolean execute) {
+        return run(discovery.admin(), discovery.requestTimeout(), plan, result, execute, askingLeaders(discovery));
+    }
+
+    public static Repair run(Admin admin, Duration timeout, Plan plan, ResultFile result, boolean execute,
+                             EpochEnds epochEnds) {
         Map<TopicPartition, PlannedElection> planned = new HashMap<>();
         plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
         Map<TopicPartition, ResultFile.Partition> elected = new LinkedHashMap<>();
@@ -83,8 +130,14 @@ public final class ConsumerOffsetRepair {
             if (p.after() != null && c.leaderEpoch() >= 0 && c.leaderEpoch() >= p.after().leaderEpoch()) {
                 continue;
             }
-            Optional<DivergencePoint> d = DivergencePoint.of(planned.get(c.topicPartition()), p, c.offset(),
-                    c.leaderEpoch());
+            PlannedElection election = planned.get(c.topicPartition());
+            Optional<DivergencePoint> d = DivergencePoint.of(election, p, c.offset(), c.leaderEpoch());
+            if (d.isPresent() && d.get().basis() == DivergencePoint.Basis.NEW_LOG_END && c.leaderEpoch() >= 0
+                    && p.after() != null && p.after().leader() >= 0) {
+                // no probed replica holds what the group read: ask the new leader, as the group's consumer will
+                d = DivergencePoint.of(election, p, c.offset(), c.leaderEpoch(),
+                        epochEnds.endOffsetFor(stateAfter(election, p), c.leaderEpoch()));
+            }
             if (d.isEmpty()) {
                 undecided.add(c.topicPartition().toString());
             } else if (c.offset() > d.get().offset()) {
@@ -128,5 +181,15 @@ public final class ConsumerOffsetRepair {
             }
         }
         return done;
+    }
+
+    /** The partition as the result read it back after the election, with the plan's topic id. */
+    private static TopicPartitionState stateAfter(PlannedElection election, ResultFile.Partition p) {
+        ResultFile.State after = p.after();
+        Uuid topicId = election.topicId() == null ? Uuid.ZERO_UUID : Uuid.fromString(election.topicId());
+        return new TopicPartitionState(p.topic(), topicId, p.partition(), after.leader(), after.leaderEpoch(),
+                after.replicas(), after.isr(), after.eligibleLeaderReplicas() == null ? List.of()
+                : after.eligibleLeaderReplicas(), after.lastKnownElr() == null ? List.of() : after.lastKnownElr(),
+                List.of());
     }
 }

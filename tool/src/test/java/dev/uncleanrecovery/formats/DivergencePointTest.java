@@ -9,6 +9,7 @@ import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,6 +48,24 @@ class DivergencePointTest {
         DivergencePoint d = DivergencePoint.of(planned, elected(cut(1, 90L, 90L, 120)), 80, -1).orElseThrow();
 
         assertThat(d.offset()).isEqualTo(80); // C <= D: nothing to do
+    }
+
+    @Test
+    void without_a_probed_replica_the_new_leaders_end_of_the_epoch_the_group_read_is_the_point_when_lower() {
+        // the group read epoch 5 to 115 from 3, which is down (its disk lost); 2's epoch 5 ends at 97, where it began
+        // leading epoch 6: Kafka's consumer would find its log truncated there (KIP-320), and so does the repair
+        PlannedElection planned = election(live(1, 60, 5), live(2, 100, 6), down(3));
+
+        DivergencePoint d = DivergencePoint.of(planned, elected(), 115, 5, OptionalLong.of(97)).orElseThrow();
+
+        assertThat(d).isEqualTo(new DivergencePoint(97, DivergencePoint.Basis.COMMITTED_EPOCH_END, null));
+        // an end at or past the new log end says nothing more than the log end
+        assertThat(DivergencePoint.of(planned, elected(), 115, 5, OptionalLong.of(100)).orElseThrow())
+                .isEqualTo(new DivergencePoint(100, DivergencePoint.Basis.NEW_LOG_END, null));
+        // nor does it where a probed replica holds what the group read: its cut is exact
+        PlannedElection withHistory = election(live(1, 120, 7), live(2, 100, 6), down(3));
+        assertThat(DivergencePoint.of(withHistory, elected(cut(1, null, 90L, 120)), 95, 7, OptionalLong.of(10))
+                .orElseThrow()).isEqualTo(new DivergencePoint(90, DivergencePoint.Basis.REPLICA_CUT, 1));
     }
 
     @Test
