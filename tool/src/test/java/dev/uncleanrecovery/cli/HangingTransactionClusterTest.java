@@ -93,7 +93,9 @@ class HangingTransactionClusterTest {
             assertThat(h.abortCommand()).isEqualTo("kafka-transactions.sh --bootstrap-server "
                     + cluster.bootstrapServers() + " abort --topic ledger --partition 0 --start-offset 5");
         });
-        assertThat(run.out()).contains("WARNING: Hanging transaction on ledger-0", "Abort it with: kafka-transactions.sh");
+        // the command on lines of its own, to be pasted
+        assertThat(run.out()).contains("WARNING: Hanging transaction on ledger-0", "Abort it with:\n",
+                "    kafka-transactions.sh --bootstrap-server " + cluster.bootstrapServers());
         // the broker agrees: its producer state still has the transaction open from offset 5
         assertThat(cluster.metadata().openTransactionStarts(LEDGER)).containsExactly(5L);
 
