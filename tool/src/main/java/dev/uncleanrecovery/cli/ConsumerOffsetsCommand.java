@@ -12,6 +12,7 @@ import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,18 +54,38 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
     boolean execute;
 
     @Mixin
+    AuditOptions audit;
+
+    @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
         ResultFile result = ResultFile.read(resultFile);
-        Plan plan = PlanFile.read(plan(result));
+        Path planPath = plan(result);
+        PlanFile.Hashed plan = PlanFile.readHashed(planPath);
+        if (!execute) {
+            return run(result, plan.plan(), null);
+        }
+        AuditTrail trail = audit.start(spec, resultFile, line -> line.withPlan(planPath.toAbsolutePath().toString(),
+                plan.sha256()).withFiles(result.salvageDir(), null, List.of(resultFile.toAbsolutePath().toString())));
+        return trail.around(() -> run(result, plan.plan(), trail));
+    }
+
+    /** @param trail the audit of a run that changes offsets; null for a dry run */
+    private int run(ResultFile result, Plan plan, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery.admin(),
                     discovery.requestTimeout(), plan, result, execute);
             ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
+            if (trail != null) {
+                trail.resets(repair.resets());
+            }
             Path written = execute ? ResultFile.write(resultFile, withResets) : null;
+            if (trail != null && written != null) {
+                trail.files(null, written, null);
+            }
             if (root.global.output == GlobalOptions.OutputFormat.json) {
                 out.println(Json.mapper().writeValueAsString(withResets));
             } else {

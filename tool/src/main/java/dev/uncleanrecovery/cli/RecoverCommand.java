@@ -6,10 +6,14 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanFlow;
+import dev.uncleanrecovery.salvage.SalvageStore;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -52,14 +56,28 @@ public class RecoverCommand implements Callable<Integer> {
     ExecuteOptions execution;
 
     @Mixin
+    AuditOptions audit;
+
+    @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         Json.prepareInBackground(Plan.class, ResultFile.class);
         PlanFlow.Options options = planning.planning(select);
+        if (!automatedRecovery) {
+            return run(options, null);
+        }
+        // the plan is written in this run: its name and hash go to the PLANNED line, before the first election
+        AuditTrail trail = audit.start(spec, planning.outputFile(Instant.now()), line -> line.withFiles(
+                execution.salvageDir == null ? null : execution.salvageDir.toAbsolutePath().toString(), null, null));
+        return trail.around(() -> run(options, trail));
+    }
+
+    /** @param trail the audit of a run that changes the cluster; null without --automated-recovery */
+    private int run(PlanFlow.Options options, AuditTrail trail) throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              ExecuteFlow recovery = new ExecuteFlow(discovery)) {
             if (automatedRecovery) {
@@ -89,7 +107,17 @@ public class RecoverCommand implements Callable<Integer> {
             }
             ExecuteFlow.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
-                        int code = PlanReport.print(planned, planFile, root.global, out, err, written, true);
+                        int code = PlanReport.print(planned, planFile, root.global, out, err, () -> {
+                            try {
+                                trail.planned(planFile, PlanFile.sha256(planFile), execution.noSalvage ? null
+                                        : execution.salvageDir != null ? execution.salvageDir
+                                        : SalvageStore.besidePlan(planFile));
+                            } catch (IOException e) {
+                                throw new UncheckedIOException("the audit log " + trail.log() + " cannot be appended"
+                                        + " to; nothing was elected", e);
+                            }
+                            written.run();
+                        }, true);
                         out.println();
                         out.flush();
                         return code;
@@ -99,7 +127,8 @@ public class RecoverCommand implements Callable<Integer> {
             ResultFile elected = ExecutionReport.resultFile(result, root.global);
             int executeCode = ExecutionReport.print(result, elected,
                     execution.resetConsumerOffsets(discovery, planned.plan(), elected, true),
-                    execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()));
+                    execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()),
+                    trail::recorded);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

@@ -113,7 +113,7 @@ class ConsumerGroupImpactClusterTest {
 
         CliRun run;
         try (KafkaConsumer<String, String> live = memberOf(cluster, "live")) {
-            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                     "--reset-consumer-offsets", "--plan", file.toString());
         }
 
@@ -161,7 +161,7 @@ class ConsumerGroupImpactClusterTest {
         }
 
         CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
-                "--result-file", result.toString(), "--execute");
+                "--result-file", result.toString(), "--execute", "--reason", "test");
 
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
         assertThat(executed.out()).contains("Result written to " + dir.resolve("paid-execute-result-2.json"));

@@ -76,7 +76,7 @@ class HangingTransactionClusterTest {
                 "--strategy", "proactive", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         ResultFile result = ResultFile.read(dir.resolve("ledger-result.json"));
@@ -105,7 +105,7 @@ class HangingTransactionClusterTest {
                 "--strategy", "proactive", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                 "--abort-hanging-transactions", "--plan", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
