@@ -61,6 +61,9 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (execute) {
+            audit.requireReason(spec);
+        }
         ResultFile result = ResultFile.read(resultFile);
         Path planPath = plan(result);
         PlanFile.Hashed plan = PlanFile.readHashed(planPath);

@@ -79,6 +79,9 @@ public class ExecuteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ExecuteFlow.Options options = execution.options(probeMode, dryRun);
+        if (!dryRun) {
+            audit.requireReason(spec);
+        }
         if (allowedSigners != null && !requireApproval) {
             throw new UserInputException("--allowed-signers checks the approval --require-approval asks for: give both");
         }
@@ -91,6 +94,10 @@ public class ExecuteCommand implements Callable<Integer> {
         }
         Path salvageDir = options.noSalvage() ? null
                 : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(planFile.path);
+        if (salvageDir != null) {
+            // bad input before the audit log's STARTED line: a run refused before any change is not logged
+            SalvageStore.refuseShared(salvageDir);
+        }
         AuditTrail trail = audit.start(spec, planFile.path, line -> line.withPlan(
                 planFile.path.toAbsolutePath().toString(), read.sha256()).withApproval(approval)
                 .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null));
