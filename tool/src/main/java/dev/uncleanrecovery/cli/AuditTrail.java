@@ -176,6 +176,13 @@ final class AuditTrail {
         line.next(AuditLine.Event.FINISHED, Instant.now(), exitCode, error, outcomes).appendTo(log);
     }
 
+    /** Where the run's lines went, after its output (text only: JSON output is the result alone). */
+    void printWhere(java.io.PrintWriter out, GlobalOptions global) {
+        if (global.output != GlobalOptions.OutputFormat.json) {
+            Table.printWrapped(out, "Audit log: " + log + " (run " + line.runId() + ")", 4);
+        }
+    }
+
     Path log() {
         return log;
     }

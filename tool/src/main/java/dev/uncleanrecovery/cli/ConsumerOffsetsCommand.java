@@ -72,7 +72,9 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
         }
         AuditTrail trail = audit.start(spec, resultFile, line -> line.withPlan(planPath.toAbsolutePath().toString(),
                 plan.sha256()).withFiles(result.salvageDir(), null, List.of(resultFile.toAbsolutePath().toString())));
-        return trail.around(() -> run(result, plan.plan(), trail));
+        int code = trail.around(() -> run(result, plan.plan(), trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
     }
 
     /** @param trail the audit of a run that changes offsets; null for a dry run */

@@ -101,7 +101,9 @@ public class ExecuteCommand implements Callable<Integer> {
         AuditTrail trail = audit.start(spec, planFile.path, line -> line.withPlan(
                 planFile.path.toAbsolutePath().toString(), read.sha256()).withApproval(approval)
                 .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null));
-        return trail.around(() -> run(plan, options, trail));
+        int code = trail.around(() -> run(plan, options, trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
     }
 
     /** @param trail the audit of a run that changes the cluster; null for a dry run */

@@ -82,7 +82,8 @@ final class PlanReport {
                 // the command on a line of its own, whole, to be pasted
                 out.println("Review it, then apply it with:");
                 out.println("  kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer + " execute --plan "
-                        + file);
+                        + file + " \\");
+                out.println("    --reason \"WHY: the incident ticket\"");
             }
         }
         return ExitCode.withUnreadableTopics(plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION, unreadable);

@@ -71,7 +71,9 @@ public class RecoverCommand implements Callable<Integer> {
         // the plan is written in this run: its name and hash go to the PLANNED line, before the first election
         AuditTrail trail = audit.start(spec, planning.outputFile(Instant.now()), line -> line.withFiles(
                 execution.salvageDir == null ? null : execution.salvageDir.toAbsolutePath().toString(), null, null));
-        return trail.around(() -> run(options, trail));
+        int code = trail.around(() -> run(options, trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
     }
 
     /** @param trail the audit of a run that changes the cluster; null without --automated-recovery */
@@ -97,8 +99,8 @@ public class RecoverCommand implements Callable<Integer> {
                 PlanReport.writePage(html, planned.plan(), planFile,
                         root.global.output == GlobalOptions.OutputFormat.json ? null : out);
                 if (!planned.plan().partitions().isEmpty()) {
-                    out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
-                            + " 'execute --plan " + planFile + "'.");
+                    Table.printWrapped(out, "Dry run: nothing was changed. Apply with --automated-recovery --reason"
+                            + " TEXT, or review the plan and run 'execute --plan " + planFile + " --reason TEXT'.", 4);
                     // The planned partitions are still offline: a runbook must not read this as recovered (nor miss
                     // an ACL the plan said it lacks).
                     return planCode == ExitCode.USAGE ? planCode : ExitCode.ATTENTION;
