@@ -11,6 +11,7 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.ConsumerOffsetReset;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanConsumerGroup;
@@ -140,6 +141,14 @@ class ConsumerGroupImpactClusterTest {
                         tuple("live", ConsumerOffsetReset.Outcome.ACTIVE_GROUP));
         assertThat(result.consumerOffsetResets().get(1).detail()).startsWith("Kafka refused (")
                 .contains("1 member: live-member (");
+        // the reset is part of the run: in its FINISHED line, beside the election
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        AuditLine finished = audit.get(audit.size() - 1);
+        assertThat(finished.event()).isEqualTo(AuditLine.Event.FINISHED);
+        assertThat(finished.command()).isEqualTo("execute");
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(finished.outcomes()).extracting(AuditLine.Outcome::group, AuditLine.Outcome::outcome)
+                .containsExactly(tuple(null, "ELECTED"), tuple("billing", "RESET"), tuple("live", "ACTIVE_GROUP"));
     }
 
     @Test
@@ -168,6 +177,13 @@ class ConsumerGroupImpactClusterTest {
         assertThat(ResultFile.read(dir.resolve("paid-execute-result-2.json")).consumerOffsetResets())
                 .extracting(ConsumerOffsetReset::group, ConsumerOffsetReset::outcome)
                 .containsExactly(tuple("live", ConsumerOffsetReset.Outcome.RESET));
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        AuditLine finished = audit.get(audit.size() - 1);
+        assertThat(finished.command()).isEqualTo("consumer-offsets");
+        assertThat(audit.get(audit.size() - 2).runId()).isEqualTo(finished.runId());
+        assertThat(finished.resultFile()).isEqualTo(dir.resolve("paid-execute-result-2.json").toAbsolutePath().toString());
+        assertThat(finished.outcomes()).extracting(AuditLine.Outcome::group, AuditLine.Outcome::outcome)
+                .containsExactly(tuple("live", "RESET"));
         List<ConsumerRecord<String, String>> served = readFrom(cluster, null, 0);
         assertThat(served).hasSize(15);
         List<String> newHistoryFromTen = served.stream().filter(r -> r.offset() >= 10)
