@@ -10,6 +10,7 @@ import dev.uncleanrecovery.localcluster.LocalClusterException;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -118,6 +119,10 @@ class HangingTransactionClusterTest {
         });
         assertThat(run.out()).contains("Aborted the hanging transaction on journal-0").doesNotContain("WARNING: Hanging");
         assertThat(result.warnings()).noneMatch(w -> w.contains("Hanging transaction"));
+        // the abort is part of the run: in its FINISHED line
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        assertThat(audit.get(audit.size() - 1).outcomes()).extracting(AuditLine.Outcome::outcome)
+                .contains("ELECTED", "ABORTED");
         // the broker agrees: no transaction open, and the last stable offset is the high watermark again
         assertThat(cluster.metadata().openTransactionStarts(JOURNAL)).isEmpty();
         try (Admin admin = cluster.createAdmin()) {
