@@ -66,13 +66,15 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
         }
         ResultFile result = ResultFile.read(resultFile);
         Path planPath = plan(result);
-        PlanFile.Hashed plan = PlanFile.readHashed(planPath);
+        PlanFile.Hashed read = PlanFile.readHashed(planPath);
+        Plan plan = read.plan();
+        String sha256 = read.sha256();
         if (!execute) {
-            return run(result, plan.plan(), null);
+            return run(result, plan, null);
         }
         AuditTrail trail = audit.start(spec, resultFile, line -> line.withPlan(planPath.toAbsolutePath().toString(),
-                plan.sha256()).withFiles(result.salvageDir(), null, List.of(resultFile.toAbsolutePath().toString())));
-        int code = trail.around(() -> run(result, plan.plan(), trail));
+                sha256).withFiles(result.salvageDir(), null, List.of(resultFile.toAbsolutePath().toString())));
+        int code = trail.around(() -> run(result, plan, trail));
         trail.printWhere(spec.commandLine().getOut(), root.global);
         return code;
     }

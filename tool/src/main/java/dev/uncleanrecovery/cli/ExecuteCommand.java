@@ -85,10 +85,8 @@ public class ExecuteCommand implements Callable<Integer> {
         if (allowedSigners != null && !requireApproval) {
             throw new UserInputException("--allowed-signers checks the approval --require-approval asks for: give both");
         }
-        PlanFile.Hashed read = PlanFile.readHashed(planFile.path);
-        Plan plan = read.plan();
-        AuditLine.Approval approval = requireApproval
-                ? PlanApprovals.require(planFile.path, read, allowedSigners) : null;
+        Checked checked = readPlan();
+        Plan plan = checked.plan();
         if (dryRun) {
             return run(plan, options, null);
         }
@@ -99,11 +97,26 @@ public class ExecuteCommand implements Callable<Integer> {
             SalvageStore.refuseShared(salvageDir);
         }
         AuditTrail trail = audit.start(spec, planFile.path, line -> line.withPlan(
-                planFile.path.toAbsolutePath().toString(), read.sha256()).withApproval(approval)
+                planFile.path.toAbsolutePath().toString(), checked.sha256()).withApproval(checked.approval())
                 .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null));
         int code = trail.around(() -> run(plan, options, trail));
         trail.printWhere(spec.commandLine().getOut(), root.global);
         return code;
+    }
+
+    /**
+     * The plan, the SHA-256 of its bytes and the approval --require-approval found for them.
+     *
+     * @param approval null when none was required
+     */
+    private record Checked(Plan plan, String sha256, AuditLine.Approval approval) {
+    }
+
+    /** The plan as read, checked against its approval; its bytes (a large plan's are large) are not kept. */
+    private Checked readPlan() throws java.io.IOException {
+        PlanFile.Hashed read = PlanFile.readHashed(planFile.path);
+        return new Checked(read.plan(), read.sha256(),
+                requireApproval ? PlanApprovals.require(planFile.path, read, allowedSigners) : null);
     }
 
     /** @param trail the audit of a run that changes the cluster; null for a dry run */
