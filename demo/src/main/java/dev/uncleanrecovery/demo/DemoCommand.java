@@ -103,10 +103,10 @@ public class DemoCommand implements Callable<Integer> {
             runCommand(out, err, "--bootstrap-server", bootstrap, "plan", "--strategy", "proactive",
                     "--probe-timeout-ms", "3000", "--output-file", plan.toString());
 
-            step(out, "kafka-unclean-recovery.sh ... execute --plan " + plan + " --accept-unknown-loss   (broker 1's disk"
-                    + " is not inspected here: what it loses is unknown, which alone would exit 3)");
+            step(out, "kafka-unclean-recovery.sh ... execute --plan " + plan + " --accept-unknown-loss --reason demo"
+                    + "   (broker 1's disk is not inspected here: what it loses is unknown, which alone would exit 3)");
             int executed = runCommand(out, err, "--bootstrap-server", bootstrap, "execute", "--plan", plan.toString(),
-                    "--accept-unknown-loss");
+                    "--accept-unknown-loss", "--reason", "demo");
 
             step(out, "kafka-unclean-recovery.sh ... status   (after)");
             runCommand(out, err, "--bootstrap-server", bootstrap, "status", "--topic", TOPIC);

@@ -12,6 +12,7 @@ import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -51,17 +52,45 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
     boolean execute;
 
     @Mixin
+    AuditOptions audit;
+
+    @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
+        if (execute) {
+            audit.requireReason(spec);
+        }
         ResultFile result = ResultFile.read(resultFile.path);
-        Plan plan = PlanFile.read(plan(result));
+        Path planPath = plan(result);
+        PlanFile.Hashed read = PlanFile.readHashed(planPath);
+        Plan plan = read.plan();
+        String sha256 = read.sha256();
+        if (!execute) {
+            return run(result, plan, null);
+        }
+        AuditTrail trail = audit.start(spec, resultFile.path, line -> line
+                .withPlan(planPath.toAbsolutePath().toString(), sha256)
+                .withFiles(result.salvageDir(), null, List.of(resultFile.path.toAbsolutePath().toString())));
+        int code = trail.around(() -> run(result, plan, trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
+    }
+
+    /** @param trail the audit of a run that changes offsets; null for a dry run */
+    private int run(ResultFile result, Plan plan, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery, plan, result, execute);
             ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
+            if (trail != null) {
+                trail.resets(repair.resets());
+            }
             Path written = execute ? ResultFile.write(resultFile.path, withResets) : null;
+            if (trail != null && written != null) {
+                trail.files(null, written, null);
+            }
             if (root.global.output == GlobalOptions.OutputFormat.json) {
                 out.println(Json.mapper().writeValueAsString(withResets));
             } else {

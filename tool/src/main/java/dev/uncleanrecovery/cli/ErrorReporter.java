@@ -33,6 +33,22 @@ final class ErrorReporter implements IExecutionExceptionHandler {
     @Override
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
+        Reported reported = reported(ex, parseResult);
+        err.println("error: " + reported.line());
+        if (isVerbose(parseResult)) {
+            ex.printStackTrace(err);
+        } else if (reported.code() == ExitCode.FAILURE && !(unwrap(ex) instanceof RunLock.NotTaken)) {
+            err.println("(rerun with --verbose for the stack trace)");
+        }
+        err.flush();
+        return reported.code();
+    }
+
+    /** The exit code an error ends the run with, and the line that says it (after "error: "). */
+    record Reported(int code, String line) {
+    }
+
+    static Reported reported(Throwable ex, ParseResult parseResult) {
         Throwable cause = unwrap(ex);
         // the broker connections name the broker and the truststore; Admin and the producer (replay) say no more
         // than "SSL handshake failed"
@@ -74,14 +90,7 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             code = ExitCode.FAILURE;
             line = cause.getClass().getSimpleName() + ": " + cause.getMessage();
         }
-        err.println("error: " + line);
-        if (isVerbose(parseResult)) {
-            ex.printStackTrace(err);
-        } else if (code == ExitCode.FAILURE && !(cause instanceof RunLock.NotTaken)) {
-            err.println("(rerun with --verbose for the stack trace)");
-        }
-        err.flush();
-        return code;
+        return new Reported(code, line);
     }
 
     static int onParameterException(ParameterException ex, String[] args) {

@@ -2,14 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.probe.ProbeMode;
-import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
+import dev.uncleanrecovery.recovery.PlanApprovals;
+import dev.uncleanrecovery.salvage.SalvageStore;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -57,13 +60,67 @@ public class ExecuteCommand implements Callable<Integer> {
             description = "How the designated replicas are probed again: auto (default), native or stock, as for 'plan'.")
     ProbeMode probeMode;
 
+    @Option(names = "--require-approval",
+            description = "Refuse (exit 2) a plan without an approval of its exact content beside it ('plan approve'):"
+                    + " one edited after its approval is refused too.")
+    boolean requireApproval;
+
+    @Option(names = "--allowed-signers", paramLabel = "FILE",
+            description = "With --require-approval: accept only an approval whose SSH signature ssh-keygen -Y verify"
+                    + " checks against FILE (OpenSSH's allowed_signers: 'NAME KEYTYPE KEY' lines) for its --by NAME.")
+    Path allowedSigners;
+
+    @Mixin
+    AuditOptions audit;
+
     @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
         ExecuteFlow.Options options = execution.options(probeMode, dryRun);
-        Plan plan = PlanFile.read(planFile.path);
+        if (!dryRun) {
+            audit.requireReason(spec);
+        }
+        if (allowedSigners != null && !requireApproval) {
+            throw new UserInputException("--allowed-signers checks the approval --require-approval asks for: give both");
+        }
+        Checked checked = readPlan();
+        Plan plan = checked.plan();
+        if (dryRun) {
+            return run(plan, options, null);
+        }
+        Path salvageDir = options.noSalvage() ? null
+                : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(planFile.path);
+        if (salvageDir != null) {
+            // bad input before the audit log's STARTED line: a run refused before any change is not logged
+            SalvageStore.refuseShared(salvageDir);
+        }
+        AuditTrail trail = audit.start(spec, planFile.path, line -> line.withPlan(
+                planFile.path.toAbsolutePath().toString(), checked.sha256()).withApproval(checked.approval())
+                .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null));
+        int code = trail.around(() -> run(plan, options, trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
+    }
+
+    /**
+     * The plan, the SHA-256 of its bytes and the approval --require-approval found for them.
+     *
+     * @param approval null when none was required
+     */
+    private record Checked(Plan plan, String sha256, AuditLine.Approval approval) {
+    }
+
+    /** The plan as read, checked against its approval; its bytes (a large plan's are large) are not kept. */
+    private Checked readPlan() throws java.io.IOException {
+        PlanFile.Hashed read = PlanFile.readHashed(planFile.path);
+        return new Checked(read.plan(), read.sha256(),
+                requireApproval ? PlanApprovals.require(planFile.path, read, allowedSigners) : null);
+    }
+
+    /** @param trail the audit of a run that changes the cluster; null for a dry run */
+    private int run(Plan plan, ExecuteFlow.Options options, AuditTrail trail) throws Exception {
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              ExecuteFlow recovery = new ExecuteFlow(discovery)) {
             ExecutionResult result = recovery.execute(plan, planFile.path.toString(), options,
@@ -72,7 +129,7 @@ public class ExecuteCommand implements Callable<Integer> {
             ResultFile elected = ExecutionReport.resultFile(result, root.global);
             return ExecutionReport.print(result, elected, execution.resetConsumerOffsets(discovery, plan, elected, !dryRun),
                     dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
-                    new ExecutionReport.Page(html, plan));
+                    new ExecutionReport.Page(html, plan), trail == null ? ExecutionReport.Written.NONE : trail::recorded);
         }
     }
 }

@@ -57,6 +57,15 @@ final class ExecutionReport {
         }
     }
 
+    /** Told what the result file records, before it is written and again with where it was (the audit log's). */
+    @FunctionalInterface
+    interface Written {
+        Written NONE = (file, where) -> { };
+
+        /** @param where null until the file is on the disk (and when none is written: a dry run) */
+        void recorded(ResultFile file, Path where);
+    }
+
     /** {@link #print(ExecutionResult, ResultFile, ConsumerOffsetRepair.Repair, Path, GlobalOptions, PrintWriter, Page)}
      * without a page or an offset repair. */
     static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
@@ -66,7 +75,7 @@ final class ExecutionReport {
     /** Without an offset repair. */
     static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
             throws IOException {
-        return print(result, resultFile(result, global), null, resultFile, global, out, page);
+        return print(result, resultFile(result, global), null, resultFile, global, out, page, Written.NONE);
     }
 
     /** The result file's content of {@code result}, as {@link #print} writes it (before any offset repair). */
@@ -80,14 +89,26 @@ final class ExecutionReport {
      * @param elected    {@code result} as the result file holds it ({@link #resultFile})
      * @param repair     what {@code --reset-consumer-offsets} did, recorded in the file; null when not asked for
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
+     * @param written    told what the file records, and where it went
      */
+    // The file is written on a thread of its own while the outcomes are printed: with thousands of partitions both
+    // take a while. The outcomes are shown even when the file cannot be written; that failure is raised after them.
     static int print(ExecutionResult result, ResultFile elected, ConsumerOffsetRepair.Repair repair, Path resultFile,
-                     GlobalOptions global, PrintWriter out, Page page) throws IOException {
+                     GlobalOptions global, PrintWriter out, Page page, Written written) throws IOException {
         ResultFile file = repair == null ? elected : elected.withConsumerOffsetResets(repair.resets());
-        // Written on a thread of its own while the outcomes are printed: with thousands of partitions both take a while.
-        // The outcomes are shown even when the file cannot be written; that failure is raised right after them.
-        CompletableFuture<Path> written = resultFile == null ? CompletableFuture.completedFuture(null)
-                : OnItsOwnThread.run("result-file", () -> ResultFile.write(resultFile, file));
+        written.recorded(file, null);
+        CompletableFuture<Path> writing = resultFile == null ? CompletableFuture.completedFuture(null)
+                : OnItsOwnThread.run("result-file", () -> {
+                    Path where = ResultFile.write(resultFile, file);
+                    written.recorded(file, where);
+                    return where;
+                });
+        return print(result, file, repair, resultFile, global, out, page, writing);
+    }
+
+    private static int print(ExecutionResult result, ResultFile file, ConsumerOffsetRepair.Repair repair,
+                             Path resultFile, GlobalOptions global, PrintWriter out, Page page,
+                             CompletableFuture<Path> written) throws IOException {
         if (global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(file));
             page.write(file, awaitWritten(written), null);

@@ -28,6 +28,7 @@ import picocli.CommandLine.Spec;
                 + "meanwhile or changed hands is left alone and said why.",
             "Dry run unless --execute: shows which are still open. With --execute the result is written again with "
                 + "the aborts, under the next free name (<result>-2.json, ...). Needs ALTER on the cluster.",
+            "--execute needs --reason and appends to the audit log, as consumer-offsets --execute does.",
             "Exit 0 done or shown, 2 bad input, 3 a transaction could not be aborted."})
 public class HangingTransactionsCommand implements Callable<Integer> {
 
@@ -44,17 +45,41 @@ public class HangingTransactionsCommand implements Callable<Integer> {
     boolean execute;
 
     @Mixin
+    AuditOptions audit;
+
+    @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
+        if (execute) {
+            audit.requireReason(spec);
+        }
         ResultFile result = ResultFile.read(resultFile.path);
+        if (!execute) {
+            return run(result, null);
+        }
+        AuditTrail trail = audit.start(spec, resultFile.path, line -> line
+                .withFiles(result.salvageDir(), null, List.of(resultFile.path.toAbsolutePath().toString())));
+        int code = trail.around(() -> run(result, trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
+    }
+
+    /** @param trail the audit of a run that aborts; null for a dry run */
+    private int run(ResultFile result, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
             HangingTransactionRepair.Repair repair = HangingTransactionRepair.run(discovery.admin(),
                     discovery.requestTimeout(), result, execute);
             ResultFile withAborts = result.withHangingTransactions(repair.transactions());
             Path written = execute && !repair.open().isEmpty() ? ResultFile.write(resultFile.path, withAborts) : null;
+            if (trail != null) {
+                trail.aborts(repair.attempted());
+                if (written != null) {
+                    trail.files(null, written, null);
+                }
+            }
             if (root.global.output == GlobalOptions.OutputFormat.json) {
                 out.println(Json.mapper().writeValueAsString(withAborts));
             } else {

@@ -86,6 +86,8 @@ public final class Main {
                 GlobalOptions.NETWORK_OPTIONS.stream().map(spec::findOption).filter(java.util.Objects::nonNull)
                         .forEach(spec::remove);
             }
+            // 'plan approve' reads a file only
+            withoutUnusedOptions(sub);
         }
         return root;
     }

@@ -21,7 +21,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-@Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false, subcommands = PlanApproveCommand.class,
         header = "Probe every replica of the offline partitions and write a reviewable plan; never changes the cluster.",
         description = {"Probe every replica of the offline partitions, choose per partition the replica that loses the least"
                 + " (highest last written leader epoch, then longest log), and write a reviewable JSON plan. Never "

@@ -82,7 +82,7 @@ final class PlanReport {
                 // the command on a line of its own, whole, to be pasted
                 out.println("Review it, then apply it with:");
                 Table.printCommand(out, "kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer
-                        + " execute --plan " + file, 2);
+                        + " execute --plan " + file + " --reason \"WHY: the incident ticket\"", 2);
             }
         }
         return ExitCode.withUnreadableTopics(plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION, unreadable);

@@ -6,10 +6,14 @@ import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanFlow;
+import dev.uncleanrecovery.salvage.SalvageStore;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -52,14 +56,30 @@ public class RecoverCommand implements Callable<Integer> {
     ExecuteOptions execution;
 
     @Mixin
+    AuditOptions audit;
+
+    @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         Json.prepareInBackground(Plan.class, ResultFile.class);
         PlanFlow.Options options = planning.planning(select);
+        if (!automatedRecovery) {
+            return run(options, null);
+        }
+        // the plan is written in this run: its name and hash go to the PLANNED line, before the first election
+        AuditTrail trail = audit.start(spec, planning.outputFile(Instant.now()), line -> line.withFiles(
+                execution.salvageDir == null ? null : execution.salvageDir.toAbsolutePath().toString(), null, null));
+        int code = trail.around(() -> run(options, trail));
+        trail.printWhere(spec.commandLine().getOut(), root.global);
+        return code;
+    }
+
+    /** @param trail the audit of a run that changes the cluster; null without --automated-recovery */
+    private int run(PlanFlow.Options options, AuditTrail trail) throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              ExecuteFlow recovery = new ExecuteFlow(discovery)) {
             if (automatedRecovery) {
@@ -79,8 +99,8 @@ public class RecoverCommand implements Callable<Integer> {
                 PlanReport.writePage(html, planned.plan(), planFile,
                         root.global.output == GlobalOptions.OutputFormat.json ? null : out);
                 if (!planned.plan().partitions().isEmpty()) {
-                    out.println("Dry run: nothing was changed. Apply with --automated-recovery, or review the plan and run"
-                            + " 'execute --plan " + planFile + "'.");
+                    Table.printWrapped(out, "Dry run: nothing was changed. Apply with --automated-recovery --reason"
+                            + " TEXT, or review the plan and run 'execute --plan " + planFile + " --reason TEXT'.", 4);
                     // The planned partitions are still offline: a runbook must not read this as recovered (nor miss
                     // an ACL the plan said it lacks).
                     return planCode == ExitCode.USAGE ? planCode : ExitCode.ATTENTION;
@@ -89,7 +109,17 @@ public class RecoverCommand implements Callable<Integer> {
             }
             ExecuteFlow.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
-                        int code = PlanReport.print(planned, planFile, root.global, out, err, written, true);
+                        int code = PlanReport.print(planned, planFile, root.global, out, err, () -> {
+                            try {
+                                trail.planned(planFile, PlanFile.sha256(planFile), execution.noSalvage ? null
+                                        : execution.salvageDir != null ? execution.salvageDir
+                                        : SalvageStore.besidePlan(planFile));
+                            } catch (IOException e) {
+                                throw new UncheckedIOException("the audit log " + trail.log() + " cannot be appended"
+                                        + " to; nothing was elected", e);
+                            }
+                            written.run();
+                        }, true);
                         out.println();
                         out.flush();
                         return code;
@@ -99,7 +129,8 @@ public class RecoverCommand implements Callable<Integer> {
             ResultFile elected = ExecutionReport.resultFile(result, root.global);
             int executeCode = ExecutionReport.print(result, elected,
                     execution.resetConsumerOffsets(discovery, planned.plan(), elected, true),
-                    execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()));
+                    execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()),
+                    trail::recorded);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.salvage.EarlierReplays;
@@ -99,12 +100,18 @@ public class ReplayCommand implements Callable<Integer> {
     boolean intoOriginal;
 
     @Mixin
+    AuditOptions audit;
+
+    @Mixin
     ConnectionOptions connection;
 
     @Override
     public Integer call() throws Exception {
         if (withoutResult && !resultFiles.isEmpty()) {
             throw new UserInputException("--result and --without-result: choose one");
+        }
+        if (execute) {
+            audit.requireReason(spec);
         }
         SalvageDirectory read = SalvageDirectory.read(salvageDir);
         // the usage error first: whatever the chain check leaves out, these records came from that topic
@@ -127,8 +134,7 @@ public class ReplayCommand implements Callable<Integer> {
                 + partitionMap.name().toLowerCase(Locale.ROOT);
         boolean json = root.global.output == GlobalOptions.OutputFormat.json;
         List<RangeCounts> counts = execute && !salvage.ranges().isEmpty()
-                ? SalvageReplay.produce(salvage, target, partitionMap, connection.clientProperties(root.global), earlier,
-                        ToolVersion.describe(), progress(spec.commandLine().getErr()))
+                ? produce(salvage, target, earlier)
                 : SalvageReplay.count(salvage, earlier, SAMPLES);
         if (json) {
             out.println(Json.mapper().writeValueAsString(ReplayReport.of(execute, toTopic, partitionMap, chain,
@@ -169,6 +175,30 @@ public class ReplayCommand implements Callable<Integer> {
             Table.printWrapped(out, "WARNING: " + warning, 4);
         }
         return ExitCode.OK;
+    }
+
+    /** The records produced, between the audit log's STARTED and FINISHED lines of this run. */
+    private List<RangeCounts> produce(SalvageDirectory salvage, SalvageReplay.Target target, EarlierReplays earlier)
+            throws Exception {
+        AuditTrail trail = audit.start(spec, salvageDir, line -> line.withFiles(
+                salvageDir.toAbsolutePath().toString(), null,
+                resultFiles.stream().map(p -> p.toAbsolutePath().toString()).toList()));
+        List<List<RangeCounts>> produced = new ArrayList<>(1);
+        trail.around(() -> {
+            List<RangeCounts> counts = SalvageReplay.produce(salvage, target, partitionMap,
+                    connection.clientProperties(root.global), earlier, ToolVersion.describe(),
+                    progress(spec.commandLine().getErr()));
+            for (RangeCounts c : counts) {
+                var range = c.range().range();
+                trail.outcome(new AuditLine.Outcome(range.partition().topic(), range.partition().partition(),
+                        "REPLAYED", null, null, c.replay() + " record(s) of broker " + range.broker() + " ["
+                        + range.fromOffset() + ".." + range.toOffset() + ") into " + toTopic
+                        + (c.alreadyReplayed() == 0 ? "" : ", " + c.alreadyReplayed() + " there already")));
+            }
+            produced.add(counts);
+            return ExitCode.OK;
+        });
+        return produced.get(0);
     }
 
     /**

@@ -6,6 +6,8 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** A plain text table for people: left-aligned columns, two spaces apart. */
 public final class Table {
@@ -124,7 +126,7 @@ public final class Table {
         String next = " ".repeat(indent + 4);
         StringBuilder line = new StringBuilder(first);
         boolean empty = true;
-        for (String word : optionsWithValues(command.trim().split(" +"))) {
+        for (String word : optionsWithValues(words(command))) {
             // room for " " + word, and for the " \\" this line ends with if another follows
             if (!empty && line.length() + 1 + word.length() + 2 > MAX_WIDTH) {
                 out.println(line.append(" \\"));
@@ -136,6 +138,18 @@ public final class Table {
         }
         out.println(line);
     }
+
+    /** A command's words: a double-quoted one (a reason) stays whole, spaces and all. */
+    private static String[] words(String command) {
+        List<String> words = new ArrayList<>();
+        Matcher word = WORD.matcher(command);
+        while (word.find()) {
+            words.add(word.group());
+        }
+        return words.toArray(String[]::new);
+    }
+
+    private static final Pattern WORD = Pattern.compile("(?:\"[^\"]*\"|\\S)+");
 
     /** The words of a command, an option and its value as one ({@code --plan p.json}): broken before options. */
     private static List<String> optionsWithValues(String[] words) {

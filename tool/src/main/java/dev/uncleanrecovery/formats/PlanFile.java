@@ -42,6 +42,26 @@ public final class PlanFile {
     }
 
     /**
+     * A plan and the SHA-256 of the very bytes it was parsed from: what an approval and the audit log name, with no
+     * second read in which the file could change.
+     *
+     * @param sha256 lower-case hex
+     */
+    public record Hashed(Plan plan, byte[] bytes, String sha256) {
+    }
+
+    /** {@link #read}, with the hash of what was read. */
+    public static Hashed readHashed(Path file) throws IOException {
+        byte[] bytes = FORMAT.readBytes(file);
+        return new Hashed(FORMAT.parse(file.toString(), bytes), bytes, Sha256.hex(bytes));
+    }
+
+    /** SHA-256 of the plan file's bytes, as {@link #readHashed} names them. */
+    public static String sha256(Path file) throws IOException {
+        return Sha256.hex(FORMAT.readBytes(file));
+    }
+
+    /**
      * Parses a plan held in memory.
      *
      * @param source how to name the plan in messages, usually its path

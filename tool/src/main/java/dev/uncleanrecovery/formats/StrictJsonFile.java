@@ -95,6 +95,11 @@ final class StrictJsonFile<T> {
      * @throws BoundedFiles.TooLargeException       when it is larger than {@link #MAX_BYTES}
      */
     T read(Path file) throws IOException {
+        return parse(file.toString(), readBytes(file));
+    }
+
+    /** The file's bytes, as {@link #read} parses them: with the same bounds and the same messages. */
+    byte[] readBytes(Path file) throws IOException {
         byte[] content;
         try {
             content = BoundedFiles.readAll(file, MAX_BYTES);
@@ -103,7 +108,7 @@ final class StrictJsonFile<T> {
         } catch (AccessDeniedException e) {
             throw new UserInputException(file + ": permission denied reading the " + kind, e);
         }
-        return parse(file.toString(), content);
+        return content;
     }
 
     /** @param source how to name the document in messages, usually its path */

@@ -21,9 +21,12 @@ public final class HangingTransactionRepair {
      * @param open        the transactions the result records as not aborted, in its order
      * @param aborts      what became of each of {@code open}: aborted, or why not (a dry run's: still open or not)
      * @param transactions the result's whole list, with the aborts made now recorded
+     * @param attempted   the entries of {@code open} as this run left them: with their abort's outcome when it
+     *                    executed, as they were after a dry run
      */
     public record Repair(List<ResultFile.HangingTransaction> open, List<HangingTransactions.Abort> aborts,
-                         List<ResultFile.HangingTransaction> transactions) {
+                         List<ResultFile.HangingTransaction> transactions,
+                         List<ResultFile.HangingTransaction> attempted) {
 
         public long aborted() {
             return aborts.stream().filter(HangingTransactions.Abort::aborted).count();
@@ -49,16 +52,23 @@ public final class HangingTransactionRepair {
         List<HangingTransactions.Abort> aborts = hanging.isEmpty() ? List.of()
                 : HangingTransactions.abort(admin, hanging, timeout, execute);
         List<ResultFile.HangingTransaction> updated = new ArrayList<>();
+        List<ResultFile.HangingTransaction> attempted = new ArrayList<>();
         for (ResultFile.HangingTransaction h : recorded) {
             int i = open.indexOf(h);
             if (!execute || i < 0) {
                 updated.add(h);
+                if (i >= 0) {
+                    attempted.add(h);
+                }
                 continue;
             }
             HangingTransactions.Abort abort = aborts.get(i);
-            updated.add(new ResultFile.HangingTransaction(h.topic(), h.partition(), h.producerId(), h.producerEpoch(),
-                    h.startOffset(), h.why(), h.abortCommand(), abort.aborted(), abort.detail()));
+            ResultFile.HangingTransaction tried = new ResultFile.HangingTransaction(h.topic(), h.partition(),
+                    h.producerId(), h.producerEpoch(), h.startOffset(), h.why(), h.abortCommand(), abort.aborted(),
+                    abort.detail());
+            updated.add(tried);
+            attempted.add(tried);
         }
-        return new Repair(open, aborts, List.copyOf(updated));
+        return new Repair(open, aborts, List.copyOf(updated), List.copyOf(attempted));
     }
 }

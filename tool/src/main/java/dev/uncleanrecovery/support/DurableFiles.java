@@ -185,6 +185,66 @@ public final class DurableFiles {
     }
 
     /**
+     * Appends {@code line} to the log at {@code file} and forces it to the disk before returning: opened with
+     * {@code O_APPEND}, never truncated or rewritten, so what earlier runs wrote stays as it was. A new log is created
+     * 0600 (its missing directories 0700) and its name flushed into the directory; an existing one keeps its mode.
+     * Never through a symbolic link at {@code file}, and only a regular file: another user's link or FIFO there could
+     * otherwise redirect or stall the tool's writes. One write call per line: appends of other processes on a local
+     * file system do not interleave with it.
+     */
+    public static void appendLine(Path file, byte[] line) throws IOException {
+        Path absolute = file.toAbsolutePath();
+        createDirectories(absolute.getParent());
+        FileChannel channel;
+        boolean created;
+        try {
+            channel = FileChannel.open(absolute, Set.<OpenOption>of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
+                    privateFile(absolute.getParent()));
+            created = true;
+        } catch (FileAlreadyExistsException exists) {
+            if (!Files.isRegularFile(absolute, LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileSystemException(absolute.toString(), null, "not a regular file ("
+                        + BoundedFiles.describeType(absolute, LinkOption.NOFOLLOW_LINKS) + "): the tool appends"
+                        + " only to a regular file");
+            }
+            channel = FileChannel.open(absolute, Set.<OpenOption>of(StandardOpenOption.WRITE,
+                    StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS));
+            created = false;
+        }
+        try (FileChannel log = channel) {
+            ByteBuffer remaining = ByteBuffer.wrap(line);
+            while (remaining.hasRemaining()) {
+                log.write(remaining);
+            }
+            log.force(true);
+        }
+        if (created) {
+            syncDirectory(absolute.getParent());
+        }
+    }
+
+    /**
+     * A new private (0600) file in the system's temporary directory holding {@code content}, for a program the tool
+     * runs that reads only files (ssh-keygen's signature); the caller removes it with {@link #delete}. Scratch: not
+     * flushed, nothing depends on it after the run.
+     */
+    public static Path scratch(String prefix, byte[] content) throws IOException {
+        Path directory = Path.of(System.getProperty("java.io.tmpdir"));
+        Path file = Files.createTempFile(directory, prefix, ".tmp", privateFile(directory));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ByteBuffer remaining = ByteBuffer.wrap(content);
+            while (remaining.hasRemaining()) {
+                channel.write(remaining);
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(file);
+            throw e;
+        }
+        return file;
+    }
+
+    /**
      * Why {@code directory}, which exists, is no place for the tool's files: owned by another user, or writable by
      * its group or by anyone, so that someone else may put, replace or remove files in it. Empty when it is fine, and
      * where the file system cannot tell (no POSIX permissions).

@@ -76,7 +76,7 @@ class ControllerCapScaleClusterTest {
         command.addAll(Benchmarks.toolHeapFlags());
         command.addAll(List.of("-Xlog:gc:file=" + gcLog, "-Dkafka.unclean.recovery.request.log=" + requestLog,
                 "-cp", System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main",
-                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery", "--strategy",
+                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery", "--reason", "test", "--strategy",
                 "proactive", "--accept-unknown-loss", "--output-file", plan.toString()));
 
         MeasuredProcess.Measurement run = MeasuredProcess.run(command, dir.resolve("recover"), 900);

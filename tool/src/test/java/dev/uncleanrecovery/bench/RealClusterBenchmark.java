@@ -311,7 +311,7 @@ final class RealClusterBenchmark {
                     "org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", cluster.bootstrapServers(),
                     "--election-type", "unclean", "--all-topic-partitions");
             case tool -> List.of(script.toString(), "--bootstrap-server", cluster.bootstrapServers(),
-                    "recover", "--accept-unknown-loss", "--automated-recovery", "--strategy", "proactive",
+                    "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test", "--strategy", "proactive",
                     "--output-file", dir.resolve("plan.json").toString());
         };
     }

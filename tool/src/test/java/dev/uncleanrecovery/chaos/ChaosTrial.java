@@ -250,7 +250,7 @@ final class ChaosTrial {
                 if (hasManifest(salvageOf(plan))) {
                     // every run of the plan that salvaged into its directory, the copies off the dead disk included
                     List<String> replay = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "replay",
-                            "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED, "--execute"));
+                            "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED, "--execute", "--reason", "test"));
                     for (Path result : List.of(resultOf(plan), secondResultOf(plan))) {
                         if (Files.exists(result)) {
                             replay.addAll(List.of("--result", result.toString()));
@@ -431,11 +431,11 @@ final class ChaosTrial {
     private void resetConsumerOffsets(String bootstrap, Path result, List<String> violations) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         CliRun run = CliRun.of("--bootstrap-server", bootstrap, "consumer-offsets", "--result-file", result.toString(),
-                "--execute");
+                "--execute", "--reason", "test");
         while (run.exitCode() == 3 && System.nanoTime() < deadline) {
             sleep(2_000);
             run = CliRun.of("--bootstrap-server", bootstrap, "consumer-offsets", "--result-file", result.toString(),
-                    "--execute");
+                    "--execute", "--reason", "test");
         }
         expectExit(violations, "consumer-offsets --execute " + result.getFileName(), run, 0);
         run.out().lines().filter(l -> l.contains("RESET") || l.contains("offset(s) set"))
@@ -572,7 +572,7 @@ final class ChaosTrial {
 
     private void execute(LocalKafkaCluster cluster, Path plan, Path result, List<String> accept,
                          List<String> violations) {
-        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "execute",
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test",
                 "--plan", plan.toString(), "--result-file", result.toString()));
         args.addAll(accept);
         expectExit(violations, "execute " + plan.getFileName(), CliRun.of(args.toArray(String[]::new)), 0, 3);
@@ -581,7 +581,7 @@ final class ChaosTrial {
     private void recover(LocalKafkaCluster cluster, Path plan, String strategy, List<String> evidenceArgs,
                          List<String> accept, List<String> violations) {
         List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "recover",
-                "--automated-recovery", "--strategy", strategy, "--probe-timeout-ms", "5000", "--output-file",
+                "--automated-recovery", "--reason", "test", "--strategy", strategy, "--probe-timeout-ms", "5000", "--output-file",
                 plan.toString(), "--result-file", resultOf(plan).toString()));
         args.addAll(evidenceArgs);
         args.addAll(accept);

@@ -65,11 +65,11 @@ class ConcurrentExecuteClusterTest {
         AtomicReference<CliRun> fromCopy = new AtomicReference<>();
         AtomicReference<CliRun> sameFile = new AtomicReference<>();
         ToolJvm.Run first = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> {
-            fromCopy.set(CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+            fromCopy.set(CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan",
                     copy.toString(), "--accept-unknown-loss"));
-            sameFile.set(CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+            sameFile.set(CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan",
                     plan.toString(), "--accept-unknown-loss"));
-        }, ToolJvm.AtTrigger.PAUSE_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+        }, ToolJvm.AtTrigger.PAUSE_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan",
                 plan.toString(), "--accept-unknown-loss");
 
         // then: B and C changed nothing and name A; A was not disturbed and finished
@@ -89,7 +89,7 @@ class ConcurrentExecuteClusterTest {
         assertThat(lockTopics(cluster)).as("the lock is released").isEmpty();
 
         // and: once A is done, B's run of its copy finds the partitions recovered
-        CliRun after = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", copy.toString());
+        CliRun after = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", copy.toString());
         assertThat(after.exitCode()).as(after.out() + after.err()).isEqualTo(ExitCode.OK);
         assertThat(after.out()).contains("ALREADY_RECOVERED");
     }
@@ -103,7 +103,7 @@ class ConcurrentExecuteClusterTest {
         Uuid lockId = createTopic(cluster, RunLock.LOCK_TOPIC);
         createTopic(cluster, RunLock.LOCK_TOPIC + "." + lockId + ".4242.1700000000000.other-host.example");
 
-        CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss");
 
         assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.FAILURE);
@@ -114,7 +114,7 @@ class ConcurrentExecuteClusterTest {
         assertThat(untouched.replicas()).isEqualTo(LastReplicaStandingOutage.ASSIGNMENT);
 
         // when: the operator has checked that run is gone, and breaks that lock
-        CliRun broken = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun broken = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss", "--break-lock", lockId.toString());
 
         assertThat(broken.exitCode()).as(broken.out() + broken.err()).isEqualTo(ExitCode.OK);

@@ -11,6 +11,7 @@ import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.ConsumerOffsetReset;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanConsumerGroup;
@@ -113,7 +114,7 @@ class ConsumerGroupImpactClusterTest {
 
         CliRun run;
         try (KafkaConsumer<String, String> live = memberOf(cluster, "live")) {
-            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                     "--reset-consumer-offsets", "--plan", file.toString());
         }
 
@@ -130,7 +131,8 @@ class ConsumerGroupImpactClusterTest {
         assertThat(run.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+RESET")
                 .containsPattern("live\\s+paid-0\\s+15\\s+10\\s+new log end\\s+ACTIVE_GROUP")
                 .contains("1 offset(s) set to the divergence point, 1 not changed.")
-                .doesNotContain("audit");
+                // no row of the group "audit" (the audit log's line names its file)
+                .doesNotContainPattern("(?m)^audit\\s");
         String resets = run.out().substring(run.out().indexOf("Consumer groups past the divergence point"),
                 run.out().indexOf("not changed."));
         assertThat(resets.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
@@ -140,6 +142,14 @@ class ConsumerGroupImpactClusterTest {
                         tuple("live", ConsumerOffsetReset.Outcome.ACTIVE_GROUP));
         assertThat(result.consumerOffsetResets().get(1).detail()).startsWith("Kafka refused (")
                 .contains("1 member: live-member (");
+        // the reset is part of the run: in its FINISHED line, beside the election
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        AuditLine finished = audit.get(audit.size() - 1);
+        assertThat(finished.event()).isEqualTo(AuditLine.Event.FINISHED);
+        assertThat(finished.command()).isEqualTo("execute");
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(finished.outcomes()).extracting(AuditLine.Outcome::group, AuditLine.Outcome::outcome)
+                .containsExactly(tuple(null, "ELECTED"), tuple("billing", "RESET"), tuple("live", "ACTIVE_GROUP"));
     }
 
     @Test
@@ -161,13 +171,20 @@ class ConsumerGroupImpactClusterTest {
         }
 
         CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
-                "--result-file", result.toString(), "--execute");
+                "--result-file", result.toString(), "--execute", "--reason", "test");
 
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
         assertThat(executed.out()).contains("Result written to " + dir.resolve("paid-execute-result-2.json"));
         assertThat(ResultFile.read(dir.resolve("paid-execute-result-2.json")).consumerOffsetResets())
                 .extracting(ConsumerOffsetReset::group, ConsumerOffsetReset::outcome)
                 .containsExactly(tuple("live", ConsumerOffsetReset.Outcome.RESET));
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        AuditLine finished = audit.get(audit.size() - 1);
+        assertThat(finished.command()).isEqualTo("consumer-offsets");
+        assertThat(audit.get(audit.size() - 2).runId()).isEqualTo(finished.runId());
+        assertThat(finished.resultFile()).isEqualTo(dir.resolve("paid-execute-result-2.json").toAbsolutePath().toString());
+        assertThat(finished.outcomes()).extracting(AuditLine.Outcome::group, AuditLine.Outcome::outcome)
+                .containsExactly(tuple("live", "RESET"));
         List<ConsumerRecord<String, String>> served = readFrom(cluster, null, 0);
         assertThat(served).hasSize(15);
         List<String> newHistoryFromTen = served.stream().filter(r -> r.offset() >= 10)

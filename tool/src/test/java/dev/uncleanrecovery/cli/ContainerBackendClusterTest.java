@@ -120,7 +120,7 @@ class ContainerBackendClusterTest {
         Path planFile = dir.resolve("plan.json");
         Path resultFile = dir.resolve("result.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan",
                 planFile.toString(), "--result-file", resultFile.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);

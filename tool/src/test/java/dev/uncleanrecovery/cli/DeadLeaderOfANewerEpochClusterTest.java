@@ -112,7 +112,7 @@ class DeadLeaderOfANewerEpochClusterTest {
                 plan.toString());
         assertThat(copied.exitCode()).as(copied.out() + copied.err()).isEqualTo(ExitCode.OK);
         Path result = dir.resolve("plan-result.json");
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan",
                 plan.toString(), "--result-file", result.toString());
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
 
@@ -129,7 +129,7 @@ class DeadLeaderOfANewerEpochClusterTest {
         }
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
                 dir.resolve("plan-salvage").toString(), "--to-topic", "ledger-salvaged", "--result", result.toString(),
-                "--execute");
+                "--execute", "--reason", "test");
         assertThat(replayed.exitCode()).as(replayed.out() + replayed.err()).isEqualTo(ExitCode.OK);
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < BY_SECOND_LEADER_ONLY; i++) {

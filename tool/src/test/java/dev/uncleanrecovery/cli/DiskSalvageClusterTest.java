@@ -145,7 +145,7 @@ class DiskSalvageClusterTest {
         cluster.stopBroker(SAGA_SURVIVOR, StopMode.ABRUPT);
         cluster.metadata().awaitBrokerFenced(SAGA_SURVIVOR);
         Path result = dir.resolve("result.json");
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan",
                 plan.toString(), "--result-file", result.toString());
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.ATTENTION);
         ResultFile recorded = ResultFile.read(result);
@@ -158,7 +158,7 @@ class DiskSalvageClusterTest {
         cluster.createTopic("recovered", List.of(LastReplicaStandingOutage.LONGEST_SURVIVOR), Map.of());
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
                 SalvageStore.besidePlan(plan).toString(), "--to-topic", "recovered", "--result", result.toString(),
-                "--execute");
+                "--execute", "--reason", "test");
         assertThat(replayed.exitCode()).as(replayed.out() + replayed.err()).isEqualTo(ExitCode.OK);
         assertThat(replayed.out().replaceAll("\\s+", " ")).contains(STORY_0 + " broker " + dead + " [40, 45): copied"
                         + " off broker " + dead + "'s disk by 'inspect --salvage-beyond'; " + result + " records "

@@ -64,7 +64,7 @@ class ExecuteCommandClusterTest {
     void recover_that_cannot_write_its_plan_elects_nothing(LocalKafkaCluster cluster) throws Exception {
         // The plan is written while the partitions are re-read: the election must still wait for it, and not happen.
         Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "");
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "orders", "--partition", "0",
                 "--output-file", notADirectory.resolve("orders-0.json").toString());
 
@@ -80,7 +80,7 @@ class ExecuteCommandClusterTest {
         PartitionView before = cluster.metadata().describePartition(ORDERS_0);
         Path planFile = dir.resolve("orders-0.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "orders", "--partition", "0",
                 "--output-file", planFile.toString());
 
@@ -130,7 +130,7 @@ class ExecuteCommandClusterTest {
         // and executing the recovered plan again is a harmless no-op: same leader and assignment (the ISR may
         // still grow as replica 3 catches up: that is not our doing)
         PartitionView recovered = cluster.metadata().describePartition(ORDERS_0);
-        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan",
                 planFile.toString(), "--result-file", dir.resolve("again.json").toString());
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("again.json")).partitions().get(0).outcome()).isEqualTo("ALREADY_RECOVERED");
@@ -145,7 +145,7 @@ class ExecuteCommandClusterTest {
         Path plan = planOrders12(cluster, "orders-1-2.json");
         Path edited = edit(plan, "edited.json", (partition, node) -> node.put("designatedLeader", 7));
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", edited.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", edited.toString());
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err()).contains("designatedLeader 7 is not one of expected.replicas");
@@ -161,7 +161,7 @@ class ExecuteCommandClusterTest {
             expected.put("leaderEpoch", expected.get("leaderEpoch").asInt() + 5);
         });
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", stale.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", stale.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out().replaceAll("\\s+", " ")).contains("REFUSED", "stale plan");
@@ -183,7 +183,7 @@ class ExecuteCommandClusterTest {
         cluster.metadata().awaitBrokerFenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         try {
             // electing 3 on orders-2 cuts fenced 2's longer log, which no Fetch can read now: only --no-salvage elects it
-            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString(),
+            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString(),
                     "--reprobe-timeout-ms", "3000", "--no-salvage");
 
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
@@ -223,7 +223,7 @@ class ExecuteCommandClusterTest {
         cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
 
         // when
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString(),
                 "--reprobe-timeout-ms", "10000");
 
         // then: the second look finds the shorter log, the partition is refused, nothing is touched

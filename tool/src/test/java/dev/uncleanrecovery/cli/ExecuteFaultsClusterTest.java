@@ -84,7 +84,7 @@ class ExecuteFaultsClusterTest {
                 .containsExactly(SHORTEST_SURVIVOR, SHORTEST_SURVIVOR);
 
         // when: the plan is applied after broker 2 came back
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", planFile.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", planFile.toString());
 
         // then: broker 2 is asked again, holds more than 3, and nothing is elected
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
@@ -104,7 +104,7 @@ class ExecuteFaultsClusterTest {
         // and a second execute of the same plan keeps the first result file
         Path first = dir.resolve("hung-result.json");
         String firstResult = Files.readString(first);
-        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", planFile.toString());
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", planFile.toString());
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(Files.readString(first)).isEqualTo(firstResult);
         Path second = dir.resolve("hung-result-2.json");
@@ -129,7 +129,7 @@ class ExecuteFaultsClusterTest {
         CliRun dryRun = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", edited.toString(),
                 "--dry-run");
         boolean dryRunWroteAResult = Files.exists(dir.resolve("edited-result.json"));
-        CliRun allOrNothing = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan",
+        CliRun allOrNothing = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan",
                 edited.toString(), "--all-or-nothing");
 
         // then: the dry run says what it would do and why not, and writes nothing
@@ -166,7 +166,7 @@ class ExecuteFaultsClusterTest {
         CompletableFuture<CliRun> recover;
         try {
             recover = CompletableFuture.supplyAsync(() -> CliRun.of("--bootstrap-server", cluster.bootstrapServers(),
-                    "recover", "--accept-unknown-loss", "--automated-recovery", "--strategy", "proactive", "--probe-timeout-ms", "2000",
+                    "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test", "--strategy", "proactive", "--probe-timeout-ms", "2000",
                     "--reprobe-timeout-ms", "15000", "--topic", "pay", "--partition", "2",
                     "--output-file", planFile.toString()));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -55,7 +55,7 @@ class ExecuteMidRunFaultsClusterTest {
         ToolJvm.Run run = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> {
             killed.set(cluster.controllers().activeId());
             cluster.controllers().stop(killed.get(), StopMode.ABRUPT);
-        }, ToolJvm.AtTrigger.LET_IT_RUN, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+        }, ToolJvm.AtTrigger.LET_IT_RUN, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                 "--plan", plan.toString());
         try {
             assertThat(run.triggered()).as(run.output()).isTrue();
@@ -82,7 +82,7 @@ class ExecuteMidRunFaultsClusterTest {
 
         ToolJvm.Run run = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response",
                 () -> cluster.stopBroker(LONGEST_SURVIVOR, StopMode.ABRUPT), ToolJvm.AtTrigger.LET_IT_RUN,
-                "--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString());
+                "--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString());
         try {
             assertThat(run.triggered()).as(run.output()).isTrue();
             cluster.metadata().awaitBrokerFenced(LONGEST_SURVIVOR);

@@ -76,7 +76,7 @@ class GigabyteSalvageClusterTest {
         long started = System.nanoTime();
         ToolJvm.Run run = ToolJvm.runToTheEnd(dir, List.of("-Xmx256m", "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1",
                         "-Xlog:gc:file=" + gcLog), Duration.ofMinutes(5),
-                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+                "--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery", "--reason", "test",
                 "--accept-unknown-loss", "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", TOPIC,
                 "--exclude-broker", String.valueOf(LONGEST_SURVIVOR), "--output-file", plan.toString());
         long toolMillis = (System.nanoTime() - started) / 1_000_000;

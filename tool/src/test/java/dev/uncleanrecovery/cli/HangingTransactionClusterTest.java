@@ -10,6 +10,7 @@ import dev.uncleanrecovery.localcluster.LocalClusterException;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RoundProducer;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,7 @@ class HangingTransactionClusterTest {
                 "--strategy", "proactive", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         ResultFile result = ResultFile.read(dir.resolve("ledger-result.json"));
@@ -113,7 +114,7 @@ class HangingTransactionClusterTest {
                 "--strategy", "proactive", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                 "--abort-hanging-transactions", "--plan", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
@@ -126,6 +127,10 @@ class HangingTransactionClusterTest {
         });
         assertThat(run.out()).contains("Aborted the hanging transaction on journal-0").doesNotContain("WARNING: Hanging");
         assertThat(result.warnings()).noneMatch(w -> w.contains("Hanging transaction"));
+        // the abort is part of the run: in its FINISHED line
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        assertThat(audit.get(audit.size() - 1).outcomes()).extracting(AuditLine.Outcome::outcome)
+                .contains("ELECTED", "ABORTED");
         // the broker agrees: no transaction open, and the last stable offset is the high watermark again
         assertThat(cluster.metadata().openTransactionStarts(JOURNAL)).isEmpty();
         assertReadCommittedReadsOn(cluster, JOURNAL);
@@ -139,7 +144,7 @@ class HangingTransactionClusterTest {
                 "--strategy", "proactive", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
-                "--plan", plan.toString());
+                "--reason", "test", "--plan", plan.toString());
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         Path resultFile = dir.resolve("register-result.json");
         assertThat(ResultFile.read(resultFile).hangingTransactions()).singleElement()
@@ -152,10 +157,23 @@ class HangingTransactionClusterTest {
         assertThat(shown.out()).contains("register-0", "WOULD ABORT", "Nothing was changed");
         assertThat(cluster.metadata().openTransactionStarts(REGISTER)).containsExactly(5L);
 
-        CliRun aborted = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
+        CliRun unexplained = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
                 "--result-file", resultFile.toString(), "--execute");
+        assertThat(unexplained.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(unexplained.err()).contains("--reason");
+        CliRun aborted = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
+                "--result-file", resultFile.toString(), "--execute", "--reason", "INC-7 register stuck");
         assertThat(aborted.exitCode()).as(aborted.out() + aborted.err()).isEqualTo(ExitCode.OK);
         assertThat(aborted.out()).contains("ABORTED", "1 hanging transaction(s) aborted, 0 not.");
+        // the audit log beside the result says who aborted what, and why
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        AuditLine finished = audit.get(audit.size() - 1);
+        assertThat(finished.command()).isEqualTo("hanging-transactions");
+        assertThat(finished.reason()).isEqualTo("INC-7 register stuck");
+        assertThat(finished.outcomes()).singleElement().satisfies(o -> {
+            assertThat(o.topic()).isEqualTo(REGISTER.topic());
+            assertThat(o.outcome()).isEqualTo("ABORTED");
+        });
         assertThat(ResultFile.read(dir.resolve("register-result-2.json")).hangingTransactions()).singleElement()
                 .satisfies(h -> assertThat(h.aborted()).isTrue());
         // the broker agrees: nothing open, the last stable offset is the high watermark again
@@ -164,7 +182,7 @@ class HangingTransactionClusterTest {
 
         // once more: nothing is left to abort in the rewritten result
         CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "hanging-transactions",
-                "--result-file", dir.resolve("register-result-2.json").toString(), "--execute");
+                "--result-file", dir.resolve("register-result-2.json").toString(), "--execute", "--reason", "test");
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(again.out()).contains(": none.");
     }

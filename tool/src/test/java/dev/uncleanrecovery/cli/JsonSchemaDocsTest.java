@@ -51,6 +51,8 @@ class JsonSchemaDocsTest {
         formats.put("status.schema.json", StatusCommand.StatusReport.class);
         formats.put("salvage-manifest.schema.json", dev.uncleanrecovery.formats.SalvageManifest.class);
         formats.put("replay-journal.schema.json", dev.uncleanrecovery.formats.ReplayJournal.class);
+        formats.put("audit-line.schema.json", dev.uncleanrecovery.formats.AuditLine.class);
+        formats.put("approval.schema.json", dev.uncleanrecovery.formats.PlanApproval.class);
         return formats;
     }
 

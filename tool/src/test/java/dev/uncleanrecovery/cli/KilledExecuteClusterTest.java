@@ -65,7 +65,7 @@ class KilledExecuteClusterTest {
 
         // when: execute runs in its own JVM and is killed as soon as its request log shows the reorder's answer
         ToolJvm.Run killed = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> { },
-                ToolJvm.AtTrigger.KILL_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+                ToolJvm.AtTrigger.KILL_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                 "--plan", plan.toString());
         assertThat(killed.triggered()).as("the reorder was answered before the kill; tool output: " + killed.output())
                 .isTrue();
@@ -80,7 +80,7 @@ class KilledExecuteClusterTest {
         assertThat(leftReordered).as("the killed run left an assignment best-first").isTrue();
 
         // when: the plan is executed again
-        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString());
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString());
 
         // then: every order is back, every partition is led by 2 after exactly one election, the record is gone
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
@@ -110,13 +110,13 @@ class KilledExecuteClusterTest {
         Path firstPlan = dir.resolve("recover-1.json");
         ToolJvm.Run killed = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> { },
                 ToolJvm.AtTrigger.KILL_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss",
-                "--automated-recovery", "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut",
+                "--automated-recovery", "--reason", "test", "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut",
                 "--partition", "2", "--output-file", firstPlan.toString());
         assertThat(killed.triggered()).as(killed.output()).isTrue();
         assertThat(ReorderJournal.pathFor(firstPlan)).exists();
 
         // when: recover runs again, with a plan file of its own
-        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut", "--partition", "2",
                 "--output-file", dir.resolve("recover-2.json").toString());
 

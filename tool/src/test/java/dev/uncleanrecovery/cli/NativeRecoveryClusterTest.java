@@ -82,7 +82,7 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
         cluster.startBroker(LastReplicaStandingOutage.LONGEST_SURVIVOR);
 
         // when
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString(),
                 "--probe-mode", "native", "--reprobe-timeout-ms", "5000");
 
         // then: the native path does not elect a broker whose log may have changed in ways a log end offset hides
@@ -103,7 +103,7 @@ class NativeRecoveryClusterTest extends OfflineOrdersPartition {
         // A plan made after broker 2's restart (the first plan's broker epochs are outdated).
         Path plan = planNative(cluster, "native-after-restart.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString(),
                 "--probe-mode", "native", "--reprobe-timeout-ms", "3000");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);

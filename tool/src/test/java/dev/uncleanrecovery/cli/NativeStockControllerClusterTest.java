@@ -53,7 +53,7 @@ class NativeStockControllerClusterTest extends OfflineOrdersPartition {
         PartitionView before = cluster.metadata().describePartition(ORDERS_0);
         Path plan = dir.resolve("auto.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--reprobe-timeout-ms", "3000",
                 "--output-file", plan.toString());
 

@@ -117,7 +117,7 @@ class PrivateFilesTest {
         Path salvage = Files.createDirectory(dir.resolve("plan-salvage"));
         Files.setPosixFilePermissions(salvage, PosixFilePermissions.fromString("rwxrwxrwx"));
 
-        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute", "--plan",
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute", "--reason", "test", "--plan",
                 plan.toString());
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
@@ -135,7 +135,7 @@ class PrivateFilesTest {
         Files.setPosixFilePermissions(salvage, PosixFilePermissions.fromString("rwx------"));
         Files.setAttribute(salvage, "unix:uid", 65534);
 
-        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute", "--plan",
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute", "--reason", "test", "--plan",
                 plan.toString());
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
@@ -151,7 +151,7 @@ class PrivateFilesTest {
                 .replaceFirst("\"topic\" : \"orders\"", "\"topic\" : \"../../etc\""));
         Path logDir = Files.createDirectory(dir.resolve("data"));
 
-        CliRun execute = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute",
+        CliRun execute = CliRun.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute", "--reason", "test",
                 "--plan", plan.toString());
         CliRun salvageBeyond = CliRun.of("inspect", "--log-dir", logDir.toString(), "--salvage-beyond", plan.toString());
 

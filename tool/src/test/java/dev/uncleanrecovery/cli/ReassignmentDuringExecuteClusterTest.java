@@ -62,7 +62,7 @@ class ReassignmentDuringExecuteClusterTest {
 
         ToolJvm.Run run = ToolJvm.run(dir, List.of(), "salvaging 1 doomed range", () -> reassign(cluster, DIVERGE,
                 List.of(3, 2, SPARE)), ToolJvm.AtTrigger.PAUSE_THE_TOOL, "--bootstrap-server",
-                cluster.bootstrapServers(), "execute", "--plan", plan.toString(), "--accept-unknown-loss");
+                cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(), "--accept-unknown-loss");
 
         assertThat(run.triggered()).as(run.output()).isTrue();
         assertThat(run.exitCode()).as(run.output()).isEqualTo(ExitCode.ATTENTION);
@@ -87,7 +87,7 @@ class ReassignmentDuringExecuteClusterTest {
         // the tool reorders [3,2,1] to [2,3,1]; the operator then moves 1's replica to 4
         ToolJvm.Run run = ToolJvm.run(dir, List.of(), "Received ALTER_PARTITION_REASSIGNMENTS response",
                 () -> reassign(cluster, DIVERGE_ALTERNATIVE, List.of(2, 3, SPARE)), ToolJvm.AtTrigger.PAUSE_THE_TOOL,
-                "--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+                "--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss");
 
         // The tool is frozen a moment after its reorder is answered: it may have elected by then. Either way the
@@ -131,7 +131,7 @@ class ReassignmentDuringExecuteClusterTest {
         for (String content : editedPlans) {
             assertThat(content).isNotEqualTo(asPlanned);
             Path edited = Files.writeString(dir.resolve("edited-" + editedPlans.indexOf(content) + ".json"), content);
-            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", edited.toString(),
+            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", edited.toString(),
                     "--accept-unknown-loss");
 
             // then: refused on what the replicas hold now, nothing copied, nothing changed
@@ -145,7 +145,7 @@ class ReassignmentDuringExecuteClusterTest {
         }
 
         // and: the plan as written is elected, with the measured range copied first
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss");
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         ResultFile.Partition elected = ResultFile.read(dir.resolve("edited-result.json")).partitions().get(0);

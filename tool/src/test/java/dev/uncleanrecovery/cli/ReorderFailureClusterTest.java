@@ -59,7 +59,7 @@ class ReorderFailureClusterTest {
             failed = ToolJvm.run(dir, List.of("-D" + ControllerCalls.PARTITIONS_PER_REQUEST_PROPERTY + "=1"),
                     "Received ALTER_PARTITION_REASSIGNMENTS response", () -> cluster.controllers().pause(controller),
                     ToolJvm.AtTrigger.LET_IT_RUN, "--bootstrap-server", cluster.bootstrapServers(),
-                    "--admin-timeout-ms", "3000", "execute", "--plan", plan.toString(), "--accept-unknown-loss");
+                    "--admin-timeout-ms", "3000", "execute", "--reason", "test", "--plan", plan.toString(), "--accept-unknown-loss");
             leftBehind = PARTITIONS.stream().collect(Collectors.toMap(tp -> tp,
                     tp -> cluster.metadata().describePartition(tp).replicas()));
         } finally {
@@ -87,7 +87,7 @@ class ReorderFailureClusterTest {
         // missed heartbeats unfenced again)
         cluster.metadata().awaitBrokerUnfenced(LastReplicaStandingOutage.LONGEST_SURVIVOR);
         cluster.metadata().awaitBrokerUnfenced(LastReplicaStandingOutage.SHORTEST_SURVIVOR);
-        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss");
 
         // then: every order is put back, both partitions led by 2, the journal gone

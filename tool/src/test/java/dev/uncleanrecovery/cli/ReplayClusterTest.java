@@ -142,7 +142,7 @@ class ReplayClusterTest {
         long before = endOffset(cluster, SOURCE);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", LEDGER, "--execute");
+                "--salvage-dir", salvageDir.toString(), "--to-topic", LEDGER, "--execute", "--reason", "test");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).startsWith("error: --to-topic ledger is the topic these records were salvaged from")
@@ -154,7 +154,7 @@ class ReplayClusterTest {
     @Order(3)
     void an_unknown_target_topic_is_one_line_of_bad_input(LocalKafkaCluster cluster) {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", "no-such-topic", "--execute", "--without-result");
+                "--salvage-dir", salvageDir.toString(), "--to-topic", "no-such-topic", "--execute", "--reason", "test", "--without-result");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: unknown topic 'no-such-topic': replay does not create topics;"
@@ -172,7 +172,7 @@ class ReplayClusterTest {
         Files.write(segment, bytes);
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", tampered.toString(), "--to-topic", REPLAYED, "--execute", "--without-result");
+                "--salvage-dir", tampered.toString(), "--to-topic", REPLAYED, "--execute", "--reason", "test", "--without-result");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: " + segment + ": SHA-256 differs from the manifest's; the file"
@@ -185,7 +185,7 @@ class ReplayClusterTest {
     void execute_replays_exactly_the_committed_records_in_order_with_their_provenance(LocalKafkaCluster cluster)
             throws Exception {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", REPLAYED, "--execute", "--without-result");
+                "--salvage-dir", salvageDir.toString(), "--to-topic", REPLAYED, "--execute", "--reason", "test", "--without-result");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.out()).contains("Produced " + committed.size() + " record(s) into " + REPLAYED);
@@ -218,7 +218,7 @@ class ReplayClusterTest {
     @Order(6)
     void hash_leaves_the_partition_to_the_producers_partitioner_by_key(LocalKafkaCluster cluster) throws Exception {
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", HASHED, "--partition-map", "hash", "--execute",
+                "--salvage-dir", salvageDir.toString(), "--to-topic", HASHED, "--partition-map", "hash", "--execute", "--reason", "test",
                 "--without-result");
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
@@ -247,7 +247,7 @@ class ReplayClusterTest {
             // when: the tool is killed (SIGKILL) as soon as the first records are acknowledged
             killed = ToolJvm.run(work, "Received PRODUCE response", () -> { }, ToolJvm.AtTrigger.KILL_THE_TOOL,
                     "--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir", bulk.toString(),
-                    "--to-topic", RESUMED, "--execute", "--without-result");
+                    "--to-topic", RESUMED, "--execute", "--reason", "test", "--without-result");
         } finally {
             throttleTheTool(cluster, null);
         }
@@ -256,7 +256,7 @@ class ReplayClusterTest {
         assertThat(beforeRerun).as("the kill came half-way").isPositive().isLessThan(BULK_RECORDS);
         // and the replay is run again
         CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "replay",
-                "--salvage-dir", bulk.toString(), "--to-topic", RESUMED, "--execute", "--without-result");
+                "--salvage-dir", bulk.toString(), "--to-topic", RESUMED, "--execute", "--reason", "test", "--without-result");
 
         // then: what the killed run wrote is skipped as already replayed, the rest produced, each record once
         assertThat(again.exitCode()).as(again.err()).isEqualTo(ExitCode.OK);
@@ -270,7 +270,7 @@ class ReplayClusterTest {
 
         // and a third run, after a complete one, produces nothing
         CliRun third = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay",
-                "--salvage-dir", bulk.toString(), "--to-topic", RESUMED, "--execute", "--without-result");
+                "--salvage-dir", bulk.toString(), "--to-topic", RESUMED, "--execute", "--reason", "test", "--without-result");
         assertThat(third.exitCode()).as(third.err()).isEqualTo(ExitCode.OK);
         assertThat(third.out()).contains(BULK_RECORDS + " record(s) are in " + RESUMED + " already, from an earlier"
                 + " replay of this salvage", "Produced 0 record(s) into " + RESUMED);

@@ -70,7 +70,7 @@ class ReplayCommandTest {
 
     @Test
     void execute_needs_a_cluster_and_a_directory_needs_manifests() {
-        CliRun noCluster = CliRun.of("replay", "--salvage-dir", dir.toString(), "--to-topic", "x", "--execute",
+        CliRun noCluster = CliRun.of("replay", "--salvage-dir", dir.toString(), "--to-topic", "x", "--execute", "--reason", "test",
                 "--without-result");
         CliRun noSalvage = CliRun.of("replay", "--salvage-dir", dir.resolve("orders-2").resolve("none").toString(),
                 "--to-topic", "x");
@@ -89,7 +89,7 @@ class ReplayCommandTest {
         ResultFile.write(ops.resolve("plan-result.json"), SalvageFixture.resultRecording(ResultFile.VERSION, salvaged));
 
         CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "replay", "--salvage-dir",
-                ops.resolve("plan-salvage").toString(), "--to-topic", "orders-replayed", "--execute");
+                ops.resolve("plan-salvage").toString(), "--to-topic", "orders-replayed", "--execute", "--reason", "test");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: replay checks the salvage against the result file of the run"
@@ -127,7 +127,7 @@ class ReplayCommandTest {
                 "\"records\" : 14"));
 
         CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "replay", "--salvage-dir", dir.toString(),
-                "--to-topic", "orders-replayed", "--result", result.toString(), "--execute");
+                "--to-topic", "orders-replayed", "--result", result.toString(), "--execute", "--reason", "test");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: " + salvaged.manifest() + ": another SHA-256 than " + result

@@ -134,8 +134,8 @@ class RetriedBatchClusterTest {
         assertThat(cut.get("records").asLong()).as(cut.toString()).isZero();
 
         Path result = dir.resolve("plan-result.json");
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan",
-                plan.toString(), "--result-file", result.toString());
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test",
+                "--plan", plan.toString(), "--result-file", result.toString());
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
         cluster.metadata().awaitPartition(RETRIED_0, v -> v.leader() == NEW_LEADER && v.isr().contains(OLD_LEADER),
                 STEP);

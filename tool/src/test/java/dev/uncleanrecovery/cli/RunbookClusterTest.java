@@ -4,6 +4,8 @@ package dev.uncleanrecovery.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.formats.AuditLine;
+import dev.uncleanrecovery.formats.Sha256;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
@@ -43,6 +45,8 @@ class RunbookClusterTest {
         return commands;
     }
 
+    private static final String REASON = "INC-4711-runbook";
+
     @Test
     void the_runbook_recovers_the_outage_step_by_step(LocalKafkaCluster cluster, @TempDir Path dir) throws Exception {
         LastReplicaStandingOutage.Result outage = LastReplicaStandingOutage.reproduce(cluster, "orders", 2, 50, 10, s -> { });
@@ -54,7 +58,8 @@ class RunbookClusterTest {
         List<Integer> exits = new ArrayList<>();
         StringBuilder transcript = new StringBuilder();
         for (String line : commands) {
-            String command = line.replace("$BOOTSTRAP", cluster.bootstrapServers())
+            // one word, as the shell passes "$REASON" to the tool: one argument
+            String command = line.replace("\"$REASON\"", REASON).replace("$BOOTSTRAP", cluster.bootstrapServers())
                     .replace("$LOG_DIRS", cluster.logDir(dead).toString())
                     .replace("$BROKER", Integer.toString(dead));
             assertThat(command).startsWith("kafka-unclean-recovery.sh ").doesNotContain("$");
@@ -90,6 +95,29 @@ class RunbookClusterTest {
         var salvaged = SalvageDirectory.read(dir.resolve("plan-proactive-salvage")).ranges();
         assertThat(salvaged).as(said).hasSize(outage.topicPartitions().size());
         assertThat(salvaged).allSatisfy(s -> assertThat(s.manifest().records()).isEqualTo(outage.ackedByLeaderOnly()));
+
+        // the election is in the audit log beside the plan: STARTED before it, FINISHED with each partition's outcome;
+        // the dry run wrote nothing
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        assertThat(dir.resolve("plan-proactive-result.json")).exists();
+        assertThat(audit).as(said).extracting(AuditLine::event)
+                .containsExactly(AuditLine.Event.STARTED, AuditLine.Event.FINISHED);
+        AuditLine started = audit.get(0);
+        AuditLine finished = audit.get(1);
+        assertThat(started.runId()).isEqualTo(finished.runId());
+        assertThat(started.command()).isEqualTo("execute");
+        assertThat(started.reason()).isEqualTo(REASON);
+        assertThat(started.planFile()).isEqualTo(dir.resolve("plan-proactive.json").toAbsolutePath().toString());
+        assertThat(started.planSha256()).isEqualTo(Sha256.hex(Files.readAllBytes(dir.resolve("plan-proactive.json"))));
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.OK);
+        assertThat(finished.resultFile()).isEqualTo(dir.resolve("plan-proactive-result.json").toAbsolutePath().toString());
+        assertThat(finished.salvageDir()).isEqualTo(dir.resolve("plan-proactive-salvage").toAbsolutePath().toString());
+        assertThat(finished.outcomes()).as(said).hasSize(outage.topicPartitions().size()).allSatisfy(o -> {
+            assertThat(o.outcome()).isEqualTo("ELECTED");
+            assertThat(o.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
+        });
+        assertThat(finished.outcomes()).extracting(o -> new TopicPartition(o.topic(), o.partition()))
+                .containsExactlyInAnyOrderElementsOf(outage.topicPartitions());
     }
 
     private static int run(Path dir, List<String> args, StringBuilder transcript) throws Exception {

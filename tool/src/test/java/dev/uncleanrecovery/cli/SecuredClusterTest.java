@@ -232,7 +232,7 @@ class SecuredClusterTest {
         assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
         List<Integer> replicasBefore = cluster.metadata().describePartition(ORDERS_0).replicas();
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss", "--command-config", commandConfig(cluster, ClusterAccess.RECOVERY_USER));
 
         assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.ATTENTION);
@@ -295,7 +295,7 @@ class SecuredClusterTest {
         CliRun planned = planAsTheRecoveryUser(cluster, plan);
         assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss", "--command-config", commandConfig(cluster, LOCKLESS));
 
         assertThat(run.exitCode()).as(run.err() + run.out()).isEqualTo(ExitCode.USAGE);
@@ -331,11 +331,11 @@ class SecuredClusterTest {
                 tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "--verbose", "plan",
                         "--strategy", "proactive", "--probe-timeout-ms", "10000", "--topic", TOPIC, "--output-file",
                         plan.toString(), "--kafka-tools", work.resolve("steps").toString()),
-                tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "execute", "--plan",
+                tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "execute", "--reason", "test", "--plan",
                         plan.toString(), "--accept-unknown-loss"),
                 tool(work, "--bootstrap-server", bootstrap, "--command-config", right.toString(), "--verbose", "replay",
                         "--salvage-dir", salvage.toString(), "--to-topic", "secrets-replayed", "--partition-map", "hash",
-                        "--execute", "--without-result"),
+                        "--execute", "--reason", "test", "--without-result"),
                 tool(work, "--bootstrap-server", bootstrap, "--command-config", wrong.toString(), "status"),
                 tool(work, "--bootstrap-server", bootstrap, "--command-config", wrong.toString(), "--verbose", "plan",
                         "--topic", TOPIC, "--output-file", work.resolve("refused-plan.json").toString()));

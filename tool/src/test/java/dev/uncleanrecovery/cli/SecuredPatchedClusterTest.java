@@ -121,7 +121,7 @@ class SecuredPatchedClusterTest {
         PlannedElection election = PlanFile.read(plan).partitions().get(0);
         assertThat(election.designatedLeader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);
 
-        CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+        CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                 "--plan", plan.toString(),
                 "--result-file", dir.resolve("refused.json").toString(),
                 "--command-config", cluster.access().writeCommandConfig(PLANNER).toString());
@@ -130,7 +130,7 @@ class SecuredPatchedClusterTest {
         assertThat(refused.out().replaceAll("\\s+", " ")).contains("CLUSTER_AUTHORIZATION_FAILED: the tool's principal needs ALTER on the cluster");
         assertThat(cluster.metadata().describePartition(ORDERS_0).leader()).isEqualTo(PartitionView.NO_LEADER);
 
-        CliRun elected = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss",
+        CliRun elected = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
                 "--plan", plan.toString(),
                 "--result-file", dir.resolve("elected.json").toString(),
                 "--command-config", cluster.access().writeCommandConfig(ClusterAccess.RECOVERY_USER).toString());

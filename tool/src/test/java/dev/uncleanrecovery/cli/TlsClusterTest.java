@@ -186,7 +186,7 @@ class TlsClusterTest {
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-timeout-ms", "10000", "--topic", TOPIC, "--partition", "0", "--output-file", plan.toString(),
                 "--command-config", admin(cluster));
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss", "--reprobe-timeout-ms", "10000", "--command-config", admin(cluster));
 
         assertThat(planned.exitCode()).as(planned.err() + planned.out()).isEqualTo(ExitCode.OK);
@@ -209,7 +209,7 @@ class TlsClusterTest {
             LocalKafkaCluster cluster) throws Exception {
         // given: recover elects 3 (2 excluded), which truncates the 50 records only 2 holds
         Path plan = dir.resolve("salvage.json");
-        CliRun recovered = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery",
+        CliRun recovered = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--automated-recovery", "--reason", "test",
                 "--accept-unknown-loss", "--strategy", "proactive", "--probe-timeout-ms", "10000", "--topic", TOPIC,
                 "--partition", "2", "--exclude-broker", String.valueOf(LONGEST_SURVIVOR), "--output-file", plan.toString(),
                 "--command-config", admin(cluster));
@@ -229,10 +229,10 @@ class TlsClusterTest {
         // when: replayed into another topic, first with a truststore that trusts none of the brokers
         CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
                 salvage.toString(), "--to-topic", REPLAYED, "--result", dir.resolve("salvage-result.json").toString(),
-                "--execute", "--command-config", commandConfig(foreignLogin, "replay-foreign.properties").toString());
+                "--execute", "--reason", "test", "--command-config", commandConfig(foreignLogin, "replay-foreign.properties").toString());
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
                 salvage.toString(), "--to-topic", REPLAYED, "--result", dir.resolve("salvage-result.json").toString(),
-                "--execute", "--command-config", admin(cluster));
+                "--execute", "--reason", "test", "--command-config", admin(cluster));
 
         // then: the first is one line and produces nothing, the second produces the 50 records
         assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCode.USAGE);
@@ -256,7 +256,7 @@ class TlsClusterTest {
         CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
                 "--probe-mode", "native", "--probe-timeout-ms", "10000", "--topic", TOPIC, "--partition", "1",
                 "--output-file", plan.toString(), "--command-config", admin(cluster));
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--plan", plan.toString(),
                 "--accept-unknown-loss", "--probe-mode", "native", "--reprobe-timeout-ms", "10000",
                 "--command-config", admin(cluster));
 

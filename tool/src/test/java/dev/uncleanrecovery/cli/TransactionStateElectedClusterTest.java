@@ -80,7 +80,7 @@ class TransactionStateElectedClusterTest {
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         assertThat(PlanFile.read(plan).partitions()).extracting(PlannedElection::topicPartition).containsExactly(STATE);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", plan.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.err()).contains(Topic.TRANSACTION_STATE_TOPIC_NAME + " was elected: looking for hanging"

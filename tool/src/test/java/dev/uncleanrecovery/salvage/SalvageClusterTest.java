@@ -83,7 +83,7 @@ class SalvageClusterTest {
         cluster.stopBroker(OLDER_EPOCH_LONGER_LOG, StopMode.ABRUPT);
         try {
             cluster.metadata().awaitBrokerFenced(OLDER_EPOCH_LONGER_LOG);
-            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
+            CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", file.toString());
 
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
             ResultFile result = ResultFile.read(dir.resolve("killed-result.json"));
@@ -123,7 +123,7 @@ class SalvageClusterTest {
         // the batches broker 3 stores from the one holding offset 10, read from its segment before the election
         byte[] onDisk = batchesFrom(cluster.disk().replicaDirectory(OLDER_EPOCH_LONGER_LOG, DIVERGE), CUT);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.err()).contains("Fetch ReplicaId -3");
@@ -155,7 +155,7 @@ class SalvageClusterTest {
         }
         CliRun replay = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "replay",
                 "--salvage-dir", salvageDir.toString(), "--to-topic", "diverge-replayed", "--result",
-                dir.resolve("salvage-result.json").toString(), "--execute");
+                dir.resolve("salvage-result.json").toString(), "--execute", "--reason", "test");
         assertThat(replay.exitCode()).as(replay.err()).isEqualTo(ExitCode.OK);
         var report = dev.uncleanrecovery.formats.Json.mapper().readTree(replay.out());
         assertThat(report.get("checkedAgainst").get(0).asText()).isEqualTo(dir.resolve("salvage-result.json").toString());
@@ -191,7 +191,7 @@ class SalvageClusterTest {
         Path file = dir.resolve("unsalvaged.json");
         plan(cluster, file, "--partition", "1");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString(),
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", file.toString(),
                 "--no-salvage");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
@@ -212,7 +212,7 @@ class SalvageClusterTest {
     void recover_salvages_what_its_own_plan_truncates(LocalKafkaCluster cluster) throws Exception {
         Path file = dir.resolve("recovered.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "diverge", "--partition", "2",
                 "--output-file", file.toString());
 

@@ -175,7 +175,7 @@ abstract class KafkaVersionSuite {
         long plannedCut = PlanFile.read(file).partitions().get(0).expectedTruncation().stream()
                 .filter(t -> t.broker() == OLDER_EPOCH_LONGER_LOG).findFirst().orElseThrow().fromOffset();
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(ResultFile.read(dir.resolve("proactive-result.json")).partitions()).singleElement().satisfies(p -> {
@@ -193,7 +193,7 @@ abstract class KafkaVersionSuite {
     @Test
     @Order(6)
     void recover_elects_the_longest_log_in_one_run(LocalKafkaCluster cluster) {
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery",
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "story", "--partition", "1",
                 "--output-file", dir.resolve("recover.json").toString());
 
@@ -267,7 +267,7 @@ abstract class KafkaVersionSuite {
         long cutOn3 = cut(plan.partitions().get(0).expectedTruncation(), OLDER_EPOCH_LONGER_LOG);
         long cutOn2 = cut(plan.partitions().get(1).alternatives().get(0).expectedTruncation(), NEWER_EPOCH_SHORTER_LOG);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--accept-unknown-loss", "--plan", file.toString());
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss", "--plan", file.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         // diverge-0: broker 3 follows 2; epoch 0 ended at offset 10 on 2, so 3 cuts its 20 acks=1 records there and

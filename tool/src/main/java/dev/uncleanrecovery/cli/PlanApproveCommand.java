@@ -1,0 +1,64 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.PlanApproval;
+import dev.uncleanrecovery.recovery.PlanApprovals;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+@Command(name = "approve", mixinStandardHelpOptions = true, sortOptions = false,
+        header = "Record an approval of a plan's exact content beside it, for 'execute --require-approval'.",
+        description = {"Write <plan>-approval.json beside the plan (-2, -3, ... for more approvers; never replaced):"
+                + " the SHA-256 of the plan's bytes, who approves (--by), when, and with --ssh-key a signature of those"
+                + " bytes made by ssh-keygen -Y sign. 'execute --require-approval' elects only a plan an approval names"
+                + " by that hash: one edited after its approval is refused. Without a signature the name is only"
+                + " what was typed; with one, 'execute --allowed-signers FILE' checks it belongs to the key FILE"
+                + " lists for that name. Reads only the plan; never connects."})
+public class PlanApproveCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @ParentCommand
+    PlanCommand plan;
+
+    @Mixin
+    PlanFileOption planFile;
+
+    @Option(names = "--by", paramLabel = "NAME", required = true,
+            description = "Who approves: with --ssh-key, the name the allowed_signers file gives the key (e.g. an"
+                    + " e-mail address).")
+    String by;
+
+    @Option(names = "--ssh-key", paramLabel = "KEY",
+            description = "Sign the plan with this SSH key (the private key file, or the public one of a key the"
+                    + " ssh-agent holds); ssh-keygen asks for its passphrase.")
+    Path sshKey;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Path written = PlanApprovals.approve(planFile.path, by, sshKey, ToolVersion.describe(), Instant.now());
+        PlanApproval approval = PlanApproval.read(written);
+        if (plan.root.global.output == GlobalOptions.OutputFormat.json) {
+            out.println(Json.mapper().writeValueAsString(approval));
+        } else {
+            Table.printWrapped(out, "Approved by " + approval.by() + (approval.sshSignature() == null ? " (by name, not"
+                    + " signed)" : " (signed with " + sshKey + ")") + ": " + planFile.path + ", SHA-256 "
+                    + approval.planSha256() + ". Written to " + written + ".", 4);
+            out.println("Apply it with: execute --plan " + planFile.path + " --require-approval"
+                    + (approval.sshSignature() == null ? "" : " --allowed-signers FILE") + " --reason TEXT");
+        }
+        return ExitCode.OK;
+    }
+}

@@ -1,0 +1,199 @@
+// kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
+// SPDX-License-Identifier: Apache-2.0
+package dev.uncleanrecovery.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.uncleanrecovery.formats.AuditLine;
+import dev.uncleanrecovery.formats.PlanApproval;
+import dev.uncleanrecovery.formats.Sha256;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code plan approve} and {@code execute --require-approval}: the approval names the plan's bytes, an edit after it
+ * is refused, and a signature made with a real SSH key (OpenSSH's ssh-keygen) is verified against an allowed_signers
+ * file. The executes reach no cluster (127.0.0.1:1 refuses): an accepted approval shows as the connection error that
+ * follows it, a refused one as the refusal, before the audit log is touched.
+ */
+class PlanApprovalTest {
+
+    @TempDir
+    Path dir;
+
+    private Path plan() throws Exception {
+        return Files.copy(Path.of("examples", "plan.json"), dir.resolve("plan.json"));
+    }
+
+    private static CliRun execute(Path plan, String... more) {
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000",
+                "execute", "--plan", plan.toString(), "--reason", "INC-1", "--require-approval"));
+        args.addAll(List.of(more));
+        return CliRun.of(args.toArray(String[]::new));
+    }
+
+    private static void assertPassedTheApproval(CliRun run) {
+        assertThat(run.err()).as(run.err()).doesNotContain("--require-approval").contains("127.0.0.1:1");
+    }
+
+    @Test
+    void an_approval_names_the_plans_bytes_and_is_written_beside_it_never_over_another() throws Exception {
+        Path plan = plan();
+
+        CliRun first = CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice@example.com");
+        CliRun second = CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "bob@example.com");
+
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        assertThat(second.exitCode()).as(second.err()).isZero();
+        Path approval = dir.resolve("plan-approval.json");
+        PlanApproval a = PlanApproval.read(approval);
+        assertThat(a.planSha256()).isEqualTo(Sha256.hex(Files.readAllBytes(plan)));
+        assertThat(a.by()).isEqualTo("alice@example.com");
+        assertThat(a.sshSignature()).isNull();
+        assertThat(PlanApproval.read(dir.resolve("plan-approval-2.json")).by()).isEqualTo("bob@example.com");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(approval))).isEqualTo("rw-------");
+        assertThat(first.out()).contains("Approved by alice@example.com (by name, not signed)", "--require-approval");
+    }
+
+    @Test
+    void execute_requiring_approval_refuses_a_plan_without_one() throws Exception {
+        Path plan = plan();
+
+        CliRun run = execute(plan);
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).hasLineCount(1).startsWith("error: --require-approval: " + plan
+                + " has no approval").contains("plan approve --plan " + plan + " --by NAME");
+        assertThat(dir.resolve(AuditLine.FILE_NAME)).doesNotExist();
+    }
+
+    @Test
+    void execute_requiring_approval_takes_an_approved_plan_and_refuses_it_once_edited() throws Exception {
+        Path plan = plan();
+        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice").exitCode()).isZero();
+
+        CliRun approved = execute(plan);
+        // a reviewer's hand edit after the approval: still a valid plan, other bytes
+        Files.writeString(plan, Files.readString(plan).replace("\"designatedLeader\" : 2", "\"designatedLeader\" : 3"));
+        CliRun edited = execute(plan);
+
+        assertPassedTheApproval(approved);
+        List<AuditLine> lines = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        assertThat(lines.get(0).approval().by()).isEqualTo("alice");
+        assertThat(lines.get(0).approval().signature()).isNull();
+        assertThat(edited.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(edited.err()).contains("--require-approval: no approval of " + plan + " as it is now",
+                "plan-approval.json approves other content", "the plan was edited after it was approved");
+        assertThat(AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME))).hasSize(lines.size());
+    }
+
+    @Test
+    void allowed_signers_needs_require_approval() throws Exception {
+        CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "execute", "--plan", plan().toString(), "--reason",
+                "x", "--allowed-signers", dir.resolve("allowed").toString());
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("--allowed-signers checks the approval --require-approval asks for");
+    }
+
+    private static boolean hasSshKeygen() {
+        try {
+            Process p = new ProcessBuilder("ssh-keygen", "-?").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** A throwaway ed25519 key without passphrase: KEY and KEY.pub. */
+    private Path key(String name) throws Exception {
+        Path key = dir.resolve(name);
+        Process p = new ProcessBuilder("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", key.toString())
+                .redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes());
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(said).isZero();
+        return key;
+    }
+
+    private Path allowedSigners(String name, Path key) throws Exception {
+        return Files.writeString(dir.resolve("allowed_signers-" + key.getFileName()),
+                name + " " + Files.readString(Path.of(key + ".pub")));
+    }
+
+    @Test
+    void a_signed_approval_verifies_for_the_key_the_allowed_signers_file_gives_that_name() throws Exception {
+        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
+        Path plan = plan();
+        Path alice = key("alice");
+        Path mallory = key("mallory");
+
+        CliRun approve = CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice@example.com",
+                "--ssh-key", alice.toString());
+        CliRun verified = execute(plan, "--allowed-signers", allowedSigners("alice@example.com", alice).toString());
+        CliRun otherKey = execute(plan, "--allowed-signers", allowedSigners("alice@example.com", mallory).toString());
+
+        assertThat(approve.exitCode()).as(approve.err()).isZero();
+        assertThat(PlanApproval.read(dir.resolve("plan-approval.json")).sshSignature())
+                .startsWith("-----BEGIN SSH SIGNATURE-----");
+        assertPassedTheApproval(verified);
+        AuditLine started = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME)).get(0);
+        assertThat(started.approval().signature()).startsWith("Good \"kafka-unclean-recovery\" signature for"
+                + " alice@example.com with ED25519 key SHA256:");
+        assertThat(otherKey.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(otherKey.err()).contains("--require-approval: no approval", "ssh-keygen -Y verify");
+    }
+
+    @Test
+    void a_signed_approval_of_a_plan_edited_since_does_not_verify_even_with_the_hash_changed_to_match() throws Exception {
+        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
+        Path plan = plan();
+        Path alice = key("alice");
+        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice", "--ssh-key",
+                alice.toString()).exitCode()).isZero();
+        Path approval = dir.resolve("plan-approval.json");
+        String approvedHash = PlanApproval.read(approval).planSha256();
+
+        // whoever may write beside the plan edits it and the approval's hash: only the signature tells
+        Files.writeString(plan, Files.readString(plan).replace("\"designatedLeader\" : 2", "\"designatedLeader\" : 3"));
+        Files.writeString(approval, Files.readString(approval).replace(approvedHash,
+                Sha256.hex(Files.readAllBytes(plan))));
+        CliRun byName = execute(plan);
+        CliRun bySignature = execute(plan, "--allowed-signers", allowedSigners("alice", alice).toString());
+
+        assertPassedTheApproval(byName);
+        assertThat(bySignature.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(bySignature.err()).contains("plan-approval.json (by alice): ssh-keygen -Y verify");
+    }
+
+    @Test
+    void an_approval_by_name_only_is_refused_where_a_signature_is_asked_for() throws Exception {
+        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
+        Path plan = plan();
+        Path alice = key("alice");
+        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice").exitCode()).isZero();
+
+        CliRun run = execute(plan, "--allowed-signers", allowedSigners("alice", alice).toString());
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("has no SSH signature, and --allowed-signers asks for one");
+    }
+
+    @Test
+    void plan_approve_never_connects_and_its_help_fits_120_columns() {
+        CliRun help = CliRun.of("plan", "approve", "--help");
+
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("--by", "--ssh-key").doesNotContain("--bootstrap-server");
+        assertThat(help.out().lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(120));
+        assertThat(CliRun.of("plan", "--help").out()).contains("approve");
+    }
+}
