@@ -39,4 +39,25 @@ final class AuditOptions {
                     + " --reason 'INC-1234 orders offline'), for the audit log. A dry run needs none.");
         }
     }
+
+    /** The work of a command that changes the cluster only when asked; {@code trail} is null for a dry run. */
+    @FunctionalInterface
+    interface AuditedWork {
+        int run(AuditTrail trail) throws Exception;
+    }
+
+    /**
+     * Runs {@code work}: a dry run as it is, a change between the STARTED and FINISHED lines of its audit log (beside
+     * {@code besideThis} unless {@code --audit-log}), and then says where that log is.
+     */
+    int run(CommandSpec spec, GlobalOptions global, boolean change, Path besideThis,
+            java.util.function.UnaryOperator<AuditLine> details, AuditedWork work) throws Exception {
+        if (!change) {
+            return work.run(null);
+        }
+        AuditTrail trail = start(spec, besideThis, details);
+        int code = trail.around(() -> work.run(trail));
+        trail.printWhere(spec.commandLine().getOut(), global);
+        return code;
+    }
 }

@@ -67,15 +67,10 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
         PlanFile.Hashed read = PlanFile.readHashed(planPath);
         Plan plan = read.plan();
         String sha256 = read.sha256();
-        if (!execute) {
-            return run(result, plan, null);
-        }
-        AuditTrail trail = audit.start(spec, resultFile.path, line -> line
+        return audit.run(spec, root.global, execute, resultFile.path, line -> line
                 .withPlan(planPath.toAbsolutePath().toString(), sha256)
-                .withFiles(result.salvageDir(), null, List.of(resultFile.path.toAbsolutePath().toString())));
-        int code = trail.around(() -> run(result, plan, trail));
-        trail.printWhere(spec.commandLine().getOut(), root.global);
-        return code;
+                .withFiles(result.salvageDir(), null, List.of(resultFile.path.toAbsolutePath().toString())),
+                trail -> run(result, plan, trail));
     }
 
     /** @param trail the audit of a run that changes offsets; null for a dry run */

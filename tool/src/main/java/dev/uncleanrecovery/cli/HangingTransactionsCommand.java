@@ -56,14 +56,9 @@ public class HangingTransactionsCommand implements Callable<Integer> {
             audit.requireReason(spec);
         }
         ResultFile result = ResultFile.read(resultFile.path);
-        if (!execute) {
-            return run(result, null);
-        }
-        AuditTrail trail = audit.start(spec, resultFile.path, line -> line
-                .withFiles(result.salvageDir(), null, List.of(resultFile.path.toAbsolutePath().toString())));
-        int code = trail.around(() -> run(result, trail));
-        trail.printWhere(spec.commandLine().getOut(), root.global);
-        return code;
+        return audit.run(spec, root.global, execute, resultFile.path, line -> line
+                .withFiles(result.salvageDir(), null, List.of(resultFile.path.toAbsolutePath().toString())),
+                trail -> run(result, trail));
     }
 
     /** @param trail the audit of a run that aborts; null for a dry run */
