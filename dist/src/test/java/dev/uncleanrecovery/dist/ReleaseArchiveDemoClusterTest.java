@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.uncleanrecovery.harness.InstalledKafka;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,7 +39,12 @@ class ReleaseArchiveDemoClusterTest {
 
         UnpackedArchive.Result demo;
         try {
-            demo = unpacked.tool(dir, "demo", "--kafka-home", kafkaHome.toString(), "--partitions", "1", "--records", "50");
+            // the demo's JVM picks its nodes' ports from this test JVM's slice: another test JVM beside it picks
+            // from its own, so neither takes a port the other just found free
+            String slice = "-Dharness.port.slice=" + System.getProperty("harness.port.slice", "1")
+                    + " -Dharness.port.slices=" + System.getProperty("harness.port.slices", "1");
+            demo = unpacked.tool(dir, Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", slice), "demo", "--kafka-home",
+                    kafkaHome.toString(), "--partitions", "1", "--records", "50");
         } finally {
             demoDone.set(true);
         }
