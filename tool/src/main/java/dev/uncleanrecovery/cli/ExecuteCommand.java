@@ -96,12 +96,11 @@ public class ExecuteCommand implements Callable<Integer> {
             // bad input before the audit log's STARTED line: a run refused before any change is not logged
             SalvageStore.refuseShared(salvageDir);
         }
-        AuditTrail trail = audit.start(spec, planFile.path, line -> line.withPlan(
-                planFile.path.toAbsolutePath().toString(), checked.sha256()).withApproval(checked.approval())
-                .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null));
-        int code = trail.around(() -> run(plan, options, trail));
-        trail.printWhere(spec.commandLine().getOut(), root.global);
-        return code;
+        return audit.run(spec, root.global, true, planFile.path, line -> line
+                .withPlan(planFile.path.toAbsolutePath().toString(), checked.sha256())
+                .withApproval(checked.approval())
+                .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null),
+                trail -> run(plan, options, trail));
     }
 
     /**

@@ -65,15 +65,10 @@ public class RecoverCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Json.prepareInBackground(Plan.class, ResultFile.class);
         PlanFlow.Options options = planning.planning(select);
-        if (!automatedRecovery) {
-            return run(options, null);
-        }
         // the plan is written in this run: its name and hash go to the PLANNED line, before the first election
-        AuditTrail trail = audit.start(spec, planning.outputFile(Instant.now()), line -> line.withFiles(
-                execution.salvageDir == null ? null : execution.salvageDir.toAbsolutePath().toString(), null, null));
-        int code = trail.around(() -> run(options, trail));
-        trail.printWhere(spec.commandLine().getOut(), root.global);
-        return code;
+        return audit.run(spec, root.global, automatedRecovery, planning.outputFile(Instant.now()), line -> line
+                .withFiles(execution.salvageDir == null ? null : execution.salvageDir.toAbsolutePath().toString(),
+                        null, null), trail -> run(options, trail));
     }
 
     /** @param trail the audit of a run that changes the cluster; null without --automated-recovery */
