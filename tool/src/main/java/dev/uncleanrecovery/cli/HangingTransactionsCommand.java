@@ -96,7 +96,7 @@ public class HangingTransactionsCommand implements Callable<Integer> {
         for (int i = 0; i < repair.open().size(); i++) {
             ResultFile.HangingTransaction h = repair.open().get(i);
             HangingTransactions.Abort abort = repair.aborts().get(i);
-            boolean stillOpen = HangingTransactions.STILL_OPEN.equals(abort.detail());
+            boolean stillOpen = abort.stillOpen();
             table.row(PartitionRows.label(List.of(new TopicPartition(h.topic(), h.partition()))), h.producerId(),
                     h.producerEpoch(), h.startOffset(), abort.aborted() ? "ABORTED" : stillOpen ? "WOULD ABORT"
                             : "NOT ABORTED");
@@ -109,7 +109,7 @@ public class HangingTransactionsCommand implements Callable<Integer> {
             out.printf("%d hanging transaction(s) aborted, %d not.%n", repair.aborted(), repair.notAborted());
         } else {
             out.printf("Dry run: %d still open as found would be aborted. Nothing was changed.%n",
-                    repair.aborts().stream().filter(a -> HangingTransactions.STILL_OPEN.equals(a.detail())).count());
+                    repair.aborts().stream().filter(HangingTransactions.Abort::stillOpen).count());
         }
     }
 }

@@ -113,6 +113,11 @@ public final class HangingTransactions {
      * @param detail  why it was not; null when it was
      */
     public record Abort(Hanging transaction, boolean aborted, String detail) {
+
+        /** A dry run's answer: the transaction is still open as found, and {@code execute} would abort it. */
+        public boolean stillOpen() {
+            return !aborted && STILL_OPEN.equals(detail);
+        }
     }
 
     private HangingTransactions() {
@@ -154,7 +159,7 @@ public final class HangingTransactions {
     }
 
     /** What a dry run says of a transaction still open as found. */
-    public static final String STILL_OPEN = "still open as found; --execute aborts it";
+    private static final String STILL_OPEN = "still open as found; --execute aborts it";
 
     private static Abort abortOne(Admin admin, Hanging h, PartitionProducerState state, Duration timeout,
                                   boolean execute) {
