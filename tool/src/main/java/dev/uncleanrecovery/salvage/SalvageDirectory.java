@@ -4,13 +4,13 @@ package dev.uncleanrecovery.salvage;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.SalvageManifest;
+import dev.uncleanrecovery.formats.Sha256;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -220,7 +220,7 @@ public final class SalvageDirectory {
             }
             byte[] content = Files.readAllBytes(manifestFile);
             manifest = SalvageManifest.parse(manifestFile.toString(), content);
-            manifestSha256 = HexFormat.of().formatHex(CheckedCopy.digest().digest(content));
+            manifestSha256 = Sha256.hex(content);
         } catch (IOException e) {
             throw new UserInputException(manifestFile + ": cannot be read: " + e.getMessage(), e);
         }
