@@ -12,6 +12,7 @@ import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.probe.TruncationPoints;
+import dev.uncleanrecovery.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,9 +24,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -59,38 +59,24 @@ public final class ConsumerOffsetRepair {
     }
 
     /**
-     * @param result  what the run did with {@code plan}: its ELECTED and ELECTED_OTHER partitions, and in a dry run
-     *                its WOULD_ELECT ones as though elected
-     * @param execute set the offsets; otherwise only say what would be set
-     */
-    /**
      * The new leader's end offset, after the election, for the epoch a group last read: the look-up Kafka's consumer
      * makes to find its log truncated (OffsetsForLeaderEpoch, KIP-320); empty when it did not answer.
      */
     @FunctionalInterface
     public interface EpochEnds {
-        OptionalLong endOffsetFor(TopicPartitionState partition, int epoch);
+        CompletableFuture<OptionalLong> endOffsetFor(TopicPartitionState partition, int epoch);
 
         /** Asks nothing: a group whose history no probed replica holds is set back to the new log end. */
-        EpochEnds NONE = (partition, epoch) -> OptionalLong.empty();
+        EpochEnds NONE = (partition, epoch) -> CompletableFuture.completedFuture(OptionalLong.empty());
     }
 
-    /** The look-ups asked of the new leaders over the discovery's connections, each once. */
+    /** The look-ups asked of the new leaders over the discovery's connections, each once, all at the same time. */
     public static EpochEnds askingLeaders(ClusterDiscovery discovery) {
-        Map<List<Object>, OptionalLong> asked = new java.util.concurrent.ConcurrentHashMap<>();
-        return (partition, epoch) -> asked.computeIfAbsent(List.of(partition.topicPartition(), epoch), k -> {
-            try {
-                return TruncationPoints.endOffsetFor(discovery.connections(), partition, partition.leader(), epoch,
+        Map<List<Object>, CompletableFuture<OptionalLong>> asked = new ConcurrentHashMap<>();
+        return (partition, epoch) -> asked.computeIfAbsent(List.of(partition.topicPartition(), epoch), k ->
+                TruncationPoints.endOffsetFor(discovery.connections(), partition, partition.leader(), epoch,
                                 discovery.requestTimeout())
-                        .get(discovery.requestTimeout().toMillis() + 1_000, TimeUnit.MILLISECONDS)
-                        .map(end -> OptionalLong.of(end.endOffset())).orElse(OptionalLong.empty());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return OptionalLong.empty();
-            } catch (ExecutionException | TimeoutException e) {
-                return OptionalLong.empty(); // not answered: the new log end stands, as without the look-up
-            }
-        });
+                        .thenApply(end -> end.map(e -> OptionalLong.of(e.endOffset())).orElse(OptionalLong.empty())));
     }
 
     public static Repair run(Admin admin, Duration timeout, Plan plan, ResultFile result, boolean execute) {
@@ -101,6 +87,12 @@ public final class ConsumerOffsetRepair {
         return run(discovery.admin(), discovery.requestTimeout(), plan, result, execute, askingLeaders(discovery));
     }
 
+    /**
+     * @param result    what the run did with {@code plan}: its ELECTED and ELECTED_OTHER partitions, and in a dry run
+     *                  its WOULD_ELECT ones as though elected
+     * @param execute   set the offsets; otherwise only say what would be set
+     * @param epochEnds the new leaders' answers for a group whose history no probed replica holds
+     */
     public static Repair run(Admin admin, Duration timeout, Plan plan, ResultFile result, boolean execute,
                              EpochEnds epochEnds) {
         Map<TopicPartition, PlannedElection> planned = new HashMap<>();
@@ -122,22 +114,32 @@ public final class ConsumerOffsetRepair {
                     + ": the groups kept there were not read; recover those partitions first");
         }
         notes.addAll(committed.unreadable());
-        List<ConsumerOffsetReset> resets = new ArrayList<>();
-        Set<String> undecided = new TreeSet<>();
+        // no probed replica holds what such a group read: its new leader is asked, as the group's consumer will; all
+        // of them at once, and one not answered in time leaves the new log end
+        Map<ConsumerGroupOffsets.Committed, CompletableFuture<OptionalLong>> asked = new HashMap<>();
         for (ConsumerGroupOffsets.Committed c : committed.committed()) {
             ResultFile.Partition p = elected.get(c.topicPartition());
-            // committed in the new leader's epoch: the group has read the new history since the election
-            if (p.after() != null && c.leaderEpoch() >= 0 && c.leaderEpoch() >= p.after().leaderEpoch()) {
+            if (readNewHistory(c, p) || c.leaderEpoch() < 0 || p.after() == null || p.after().leader() < 0) {
                 continue;
             }
             PlannedElection election = planned.get(c.topicPartition());
             Optional<DivergencePoint> d = DivergencePoint.of(election, p, c.offset(), c.leaderEpoch());
-            if (d.isPresent() && d.get().basis() == DivergencePoint.Basis.NEW_LOG_END && c.leaderEpoch() >= 0
-                    && p.after() != null && p.after().leader() >= 0) {
-                // no probed replica holds what the group read: ask the new leader, as the group's consumer will
-                d = DivergencePoint.of(election, p, c.offset(), c.leaderEpoch(),
-                        epochEnds.endOffsetFor(stateAfter(election, p), c.leaderEpoch()));
+            if (d.isPresent() && d.get().basis() == DivergencePoint.Basis.NEW_LOG_END) {
+                asked.put(c, epochEnds.endOffsetFor(stateAfter(election, p), c.leaderEpoch()));
             }
+        }
+        Futures.awaitAll(asked.values(), timeout);
+        List<ConsumerOffsetReset> resets = new ArrayList<>();
+        Set<String> undecided = new TreeSet<>();
+        for (ConsumerGroupOffsets.Committed c : committed.committed()) {
+            ResultFile.Partition p = elected.get(c.topicPartition());
+            if (readNewHistory(c, p)) {
+                continue;
+            }
+            CompletableFuture<OptionalLong> end = asked.get(c);
+            Optional<DivergencePoint> d = DivergencePoint.of(planned.get(c.topicPartition()), p, c.offset(),
+                    c.leaderEpoch(), end != null && end.isDone() && !end.isCompletedExceptionally() ? end.join()
+                            : OptionalLong.empty());
             if (d.isEmpty()) {
                 undecided.add(c.topicPartition().toString());
             } else if (c.offset() > d.get().offset()) {
@@ -191,5 +193,10 @@ public final class ConsumerOffsetRepair {
                 after.replicas(), after.isr(), after.eligibleLeaderReplicas() == null ? List.of()
                 : after.eligibleLeaderReplicas(), after.lastKnownElr() == null ? List.of() : after.lastKnownElr(),
                 List.of());
+    }
+
+    /** Committed in the new leader's epoch: the group has read the new history since the election. */
+    private static boolean readNewHistory(ConsumerGroupOffsets.Committed c, ResultFile.Partition p) {
+        return p.after() != null && c.leaderEpoch() >= 0 && c.leaderEpoch() >= p.after().leaderEpoch();
     }
 }
