@@ -21,6 +21,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param epochCache             the replica's whole leader epoch cache, oldest first, as a read of its stopped
  *                               broker's disk gives it; null when not known (a broker's answer gives its latest epoch
  *                               only, and is asked for the rest)
+ * @param batchHeads             for a replica read off a stopped broker's disk, the batches it holds where a new
+ *                               leader may cut it (its last epochs' first batches and its last batches), by offset;
+ *                               empty otherwise (a running broker is asked)
  */
 public record ReplicaEvidence(
         TopicPartition topicPartition,
@@ -34,17 +37,19 @@ public record ReplicaEvidence(
         String error,
         Instant observedAt,
         long highWatermark,
-        List<EpochStart> epochCache) {
+        List<EpochStart> epochCache,
+        List<BatchHead> batchHeads) {
 
     public ReplicaEvidence {
         epochCache = epochCache == null ? null : List.copyOf(epochCache);
+        batchHeads = batchHeads == null ? List.of() : List.copyOf(batchHeads);
     }
 
     public ReplicaEvidence(TopicPartition topicPartition, int broker, EvidenceSource source, EvidenceStatus status,
                            long logEndOffset, int lastWrittenLeaderEpoch, int currentLeaderEpoch, long brokerEpoch,
                            String error, Instant observedAt, long highWatermark) {
         this(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch, currentLeaderEpoch,
-                brokerEpoch, error, observedAt, highWatermark, null);
+                brokerEpoch, error, observedAt, highWatermark, null, null);
     }
 
     public ReplicaEvidence(TopicPartition topicPartition, int broker, EvidenceSource source, EvidenceStatus status,
@@ -68,12 +73,17 @@ public record ReplicaEvidence(
 
     public ReplicaEvidence withHighWatermark(long value) {
         return new ReplicaEvidence(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch,
-                currentLeaderEpoch, brokerEpoch, error, observedAt, value, epochCache);
+                currentLeaderEpoch, brokerEpoch, error, observedAt, value, epochCache, batchHeads);
     }
 
     public ReplicaEvidence withEpochCache(List<EpochStart> entries) {
         return new ReplicaEvidence(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch,
-                currentLeaderEpoch, brokerEpoch, error, observedAt, highWatermark, entries);
+                currentLeaderEpoch, brokerEpoch, error, observedAt, highWatermark, entries, batchHeads);
+    }
+
+    public ReplicaEvidence withBatchHeads(List<BatchHead> heads) {
+        return new ReplicaEvidence(topicPartition, broker, source, status, logEndOffset, lastWrittenLeaderEpoch,
+                currentLeaderEpoch, brokerEpoch, error, observedAt, highWatermark, epochCache, heads);
     }
 
     public boolean isAnswered() {

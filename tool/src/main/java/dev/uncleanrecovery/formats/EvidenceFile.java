@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.formats;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.evidence.BatchHead;
 import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
@@ -30,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
  *                     "logDir": "/var/lib/kafka/data", "logStartOffset": 0, "logEndOffset": 1042,
  *                     "lastWrittenLeaderEpoch": 6, "lastBatchLeaderEpoch": 6,
  *                     "leaderEpochs": [ { "epoch": 4, "startOffset": 0 }, { "epoch": 6, "startOffset": 980 } ],
+ *                     "batches": [ { "baseOffset": 980, "lastOffset": 982, "crc": 2774394551 }, ... ],
  *                     "invalidTailBytes": 0, "notes": [] } ],
  *   "skipped": [ { "logDir": "/var/lib/kafka/data", "directory": "orders-1.9f...-delete", "reason": "marked for deletion ..." } ] }
  * }</pre>
@@ -98,6 +100,9 @@ public record EvidenceFile(
      * @param leaderEpochs           the leader epoch cache Kafka loads (cut to the log), oldest first: where this
      *                               replica will cut under a new leader follows from it; absent when the log is
      *                               unreadable or the file is of an older inspect
+     * @param batches                the batches where a new leader may cut this log (the first of its last epochs,
+     *                               its last ones), by offset, each with its stored CRC: a batch the new leader holds
+     *                               alike at the same offsets is not lost; absent when none was read
      * @param invalidTailBytes       bytes after the last valid batch, which log recovery removes
      */
     public record Partition(
@@ -110,6 +115,7 @@ public record EvidenceFile(
             Integer lastWrittenLeaderEpoch,
             Integer lastBatchLeaderEpoch,
             List<LeaderEpoch> leaderEpochs,
+            List<Batch> batches,
             long invalidTailBytes,
             List<String> notes,
             String error) {
@@ -130,6 +136,13 @@ public record EvidenceFile(
                     throw Checks.invalid("leaderEpochs", "must be absent when error is set");
                 }
                 checkEpochCache(leaderEpochs, logStartOffset, logEndOffset, lastWrittenLeaderEpoch);
+            }
+            if (batches != null) {
+                batches = Checks.list(batches);
+                if (error != null) {
+                    throw Checks.invalid("batches", "must be absent when error is set");
+                }
+                checkBatches(batches, logStartOffset, logEndOffset);
             }
             Checks.atLeast(invalidTailBytes, 0, "invalidTailBytes");
             notes = Checks.listOrEmpty(notes);
@@ -160,6 +173,26 @@ public record EvidenceFile(
             }
         }
 
+        /** Batches within the log, by offset, none overlapping the one before: a list that is not would mislead. */
+        private static void checkBatches(List<Batch> batches, long logStart, long logEnd) {
+            long previousEnd = logStart;
+            for (Batch batch : batches) {
+                if (batch.baseOffset() < previousEnd || batch.lastOffset() < batch.baseOffset()
+                        || batch.lastOffset() >= logEnd) {
+                    throw Checks.invalid("batches", "batch [" + batch.baseOffset() + ".." + batch.lastOffset()
+                            + "] is not within the log [" + logStart + ".." + logEnd + ") after the one before it");
+                }
+                Checks.atLeast(batch.crc(), 0, "batches.crc");
+                previousEnd = batch.lastOffset() + 1;
+            }
+        }
+
+        /** The batches as evidence, by offset; empty when the file does not give them. */
+        List<BatchHead> batchHeads() {
+            return batches == null ? List.of()
+                    : batches.stream().map(b -> new BatchHead(b.baseOffset(), b.lastOffset(), b.crc())).toList();
+        }
+
         /** The replica's epoch cache as evidence, oldest first; null when the file does not give it. */
         List<EpochStart> epochCache() {
             return leaderEpochs == null ? null
@@ -173,6 +206,10 @@ public record EvidenceFile(
 
     /** One entry of a leader epoch cache: the first offset written in {@code epoch}. */
     public record LeaderEpoch(@Required int epoch, @Required long startOffset) {
+    }
+
+    /** A record batch's offsets and its stored CRC, as its header gives them. */
+    public record Batch(@Required long baseOffset, @Required long lastOffset, @Required long crc) {
     }
 
     /** A directory of a log dir that is not a partition's current log. */
@@ -213,7 +250,7 @@ public record EvidenceFile(
                 // Broker epoch -1: the one in the clean-shutdown marker belongs to the stopped incarnation, and the
                 // broker gets a new one when it starts again, before its replica can be elected.
                 ? ReplicaEvidence.answered(p.topicPartition(), brokerId, EvidenceSource.DISK, p.logEndOffset(),
-                        p.lastWrittenLeaderEpoch(), -1, -1L, createdAt).withEpochCache(p.epochCache())
+                        p.lastWrittenLeaderEpoch(), -1, -1L, createdAt).withEpochCache(p.epochCache()).withBatchHeads(p.batchHeads())
                 : ReplicaEvidence.failed(p.topicPartition(), brokerId, EvidenceSource.DISK, EvidenceStatus.ERROR,
                         "log dir " + p.logDir() + ": " + p.error(), createdAt);
     }
@@ -269,6 +306,8 @@ public record EvidenceFile(
                 p.lastBatchLeaderEpoch() < 0 ? null : p.lastBatchLeaderEpoch(),
                 known && (p.lastWrittenLeaderEpoch() < 0 || !p.leaderEpochs().isEmpty())
                         ? p.leaderEpochs().stream().map(e -> new LeaderEpoch(e.epoch(), e.startOffset())).toList() : null,
+                known && !p.batches().isEmpty()
+                        ? p.batches().stream().map(b -> new Batch(b.baseOffset(), b.lastOffset(), b.crc())).toList() : null,
                 p.invalidTailBytes(), p.notes(), p.error());
     }
 

@@ -51,6 +51,8 @@ final class PartitionLogReader {
     private String recoveryCutsData;
     /** The epoch cache once cut to the log, as Kafka serves it; set when the log is read. */
     private List<EpochEntry> epochEntries = List.of();
+    /** Where a new leader may cut the log; set when the log is read. */
+    private List<LoggedBatch> batches = List.of();
 
     private PartitionLogReader(Path dir, TopicPartition topicPartition, LogDirContext context) {
         this.dir = dir;
@@ -191,7 +193,24 @@ final class PartitionLogReader {
         }
         int lastWritten = cutEpochs(epochs, logEndOffset, checkpointedLogStart);
         noteEpochs(lastWritten, lastBatchEpoch, cut != null || recovered.containsKey(last.baseOffset()));
+        readBatches(kept, logStartOffset, logEndOffset);
         return summary(readTopicId(), logStartOffset, logEndOffset, lastWritten, lastBatchEpoch, removedBytes, null);
+    }
+
+    /**
+     * The batches where a new leader may cut the log: without them a batch it holds alike only counts as lost. Read
+     * only from a log with nothing to note: on a damaged one, what a fetch would read there is not known for sure.
+     */
+    private void readBatches(List<SegmentFiles.Segment> kept, long logStartOffset, long logEndOffset) {
+        if (!notes.isEmpty()) {
+            return;
+        }
+        try {
+            batches = LoggedBatchReader.read(kept, logStartOffset, logEndOffset, epochEntries);
+        } catch (IOException | LogDirReadException e) {
+            notes.add("the batch headers where a new leader may cut this log cannot be read (" + describe(e)
+                    + "): the plan counts every record past the cut as lost");
+        }
     }
 
     /** One segment recovered as Kafka recovers it: producer state rebuilt up to it first, from the segments given. */
@@ -334,7 +353,7 @@ final class PartitionLogReader {
         return new PartitionLogSummary(topicPartition.topic(), topicPartition.partition(), topicId,
                 context.brokerId(), context.logDir(), logStartOffset, logEndOffset, lastWrittenEpoch, lastBatchEpoch,
                 invalidTailBytes, marker.present(), marker.brokerEpoch(), notes, error, error == null ? recoveryCutsData : null,
-                error == null && lastWrittenEpoch >= 0 ? epochEntries : List.of());
+                error == null && lastWrittenEpoch >= 0 ? epochEntries : List.of(), error == null ? batches : List.of());
     }
 
     /** One line for a person: permission problems say how to fix them. */

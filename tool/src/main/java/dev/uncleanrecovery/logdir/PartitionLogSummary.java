@@ -29,6 +29,8 @@ import org.apache.kafka.common.Uuid;
  *                               that data whatever the election.
  * @param leaderEpochs           the leader epoch cache as Kafka holds it once the log is loaded (cut to the log),
  *                               oldest first; empty when the cache is empty or the log is unreadable
+ * @param batches                the batches where a new leader may cut this log (the first of its last epochs, its
+ *                               last ones), by offset; empty when the log is unreadable or none could be read
  */
 public record PartitionLogSummary(
         String topic,
@@ -46,11 +48,23 @@ public record PartitionLogSummary(
         List<String> notes,
         String error,
         String recoveryCutsData,
-        List<EpochEntry> leaderEpochs) {
+        List<EpochEntry> leaderEpochs,
+        List<LoggedBatch> batches) {
 
     public PartitionLogSummary {
         notes = List.copyOf(notes);
         leaderEpochs = leaderEpochs == null ? List.of() : List.copyOf(leaderEpochs);
+        batches = batches == null ? List.of() : List.copyOf(batches);
+    }
+
+    /** A replica whose batches were not read. */
+    public PartitionLogSummary(String topic, int partition, Uuid topicId, int brokerId, Path logDir, long logStartOffset,
+                               long logEndOffset, int lastWrittenLeaderEpoch, int lastBatchLeaderEpoch,
+                               long invalidTailBytes, boolean cleanShutdown, long brokerEpoch, List<String> notes,
+                               String error, String recoveryCutsData, List<EpochEntry> leaderEpochs) {
+        this(topic, partition, topicId, brokerId, logDir, logStartOffset, logEndOffset, lastWrittenLeaderEpoch,
+                lastBatchLeaderEpoch, invalidTailBytes, cleanShutdown, brokerEpoch, notes, error, recoveryCutsData,
+                leaderEpochs, List.of());
     }
 
     /** A replica whose epoch cache was not kept. */

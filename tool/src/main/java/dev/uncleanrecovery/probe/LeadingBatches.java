@@ -5,6 +5,7 @@ package dev.uncleanrecovery.probe;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.BatchHead;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,7 +42,7 @@ final class LeadingBatches {
     }
 
     /** An empty list when the replica holds nothing at or past {@code offset}. */
-    static CompletableFuture<List<TruncationPoints.BatchHead>> read(BrokerConnections connections,
+    static CompletableFuture<List<BatchHead>> read(BrokerConnections connections,
                                                                     TopicPartitionState p, int broker, long offset,
                                                                     Duration timeout) {
         Uuid topicId = p.topicId() == null ? Uuid.ZERO_UUID : p.topicId();
@@ -55,7 +56,7 @@ final class LeadingBatches {
                 .thenApply(response -> heads(connections, broker, p, offset, response));
     }
 
-    private static List<TruncationPoints.BatchHead> heads(BrokerConnections connections, int broker,
+    private static List<BatchHead> heads(BrokerConnections connections, int broker,
                                                           TopicPartitionState p, long offset, FetchResponse response) {
         Errors error = response.error();
         for (FetchResponseData.FetchableTopicResponse topic : response.data().responses()) {
@@ -71,11 +72,11 @@ final class LeadingBatches {
                     error = partitionError;
                     break;
                 }
-                List<TruncationPoints.BatchHead> heads = new ArrayList<>();
+                List<BatchHead> heads = new ArrayList<>();
                 MemoryRecords records = (MemoryRecords) FetchResponse.recordsOrFail(answer);
                 for (MutableRecordBatch batch : records.batches()) {
                     if (batch.lastOffset() >= offset) {
-                        heads.add(new TruncationPoints.BatchHead(batch.baseOffset(), batch.lastOffset(),
+                        heads.add(new BatchHead(batch.baseOffset(), batch.lastOffset(),
                                 batch.checksum()));
                     }
                 }

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.probe;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRequestException;
+import dev.uncleanrecovery.evidence.BatchHead;
 import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.protocol.FetchWire;
@@ -46,13 +47,6 @@ public final class TruncationPoints {
     @FunctionalInterface
     public interface EpochEnds {
         CompletableFuture<Optional<EpochEnd>> endOffsetFor(int broker, int epoch);
-    }
-
-    /**
-     * A record batch as its header gives it: where it lies, and the CRC of everything in it but its offset and leader
-     * epoch (producer id, sequence, timestamps, records).
-     */
-    public record BatchHead(long baseOffset, long lastOffset, long crc) {
     }
 
     /** The batches of one replica's log from the one holding {@code offset}, as far as one small read returns them. */
@@ -164,17 +158,29 @@ public final class TruncationPoints {
      */
     public CompletableFuture<OptionalLong> lossFrom(ReplicaEvidence leader, ReplicaEvidence follower) {
         return truncateTo(leader, follower).thenCompose(cut -> {
-            // a replica read off a stopped broker's disk cannot be read here: its loss starts where it truncates
-            if (cut.isEmpty() || cut.getAsLong() >= follower.logEndOffset() || follower.epochCache() != null
-                    || leader.epochCache() != null) {
+            if (cut.isEmpty() || cut.getAsLong() >= follower.logEndOffset()) {
                 return CompletableFuture.completedFuture(cut);
             }
             long from = cut.getAsLong();
-            return heads.from(follower.broker(), from)
-                    .thenCombine(heads.from(leader.broker(), from), (own, leaders) -> OptionalLong.of(
+            if (follower.epochCache() != null && BatchHead.runFrom(follower.batchHeads(), from).isEmpty()) {
+                return CompletableFuture.completedFuture(cut); // inspect kept none there: nothing to compare
+            }
+            return batchesFrom(follower, from)
+                    .thenCombine(batchesFrom(leader, from), (own, leaders) -> OptionalLong.of(
                             Math.min(sameBatchesEnd(from, own, leaders), follower.logEndOffset())))
                     .exceptionally(failure -> cut);
         });
+    }
+
+    /**
+     * A replica's batches from {@code offset}: a running broker is asked; of a replica read off a stopped broker's disk,
+     * those {@code inspect} kept (none when it kept none there, and its loss then starts where it truncates).
+     */
+    private CompletableFuture<List<BatchHead>> batchesFrom(ReplicaEvidence replica, long offset) {
+        if (replica.epochCache() != null) {
+            return CompletableFuture.completedFuture(BatchHead.runFrom(replica.batchHeads(), offset));
+        }
+        return heads.from(replica.broker(), offset);
     }
 
     /** The end of the batches from {@code from} on that both logs hold alike, batch for batch: {@code from} if none. */

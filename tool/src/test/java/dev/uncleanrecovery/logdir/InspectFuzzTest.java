@@ -99,15 +99,18 @@ class InspectFuzzTest {
             for (PartitionLogSummary inspected : report.partitions()) {
                 String outcome = judge(seed, built, inspected, disagreements);
                 outcomes.merge(outcome, 1, Integer::sum);
+                outcomes.merge("batches kept", inspected.batches().size(), Integer::sum);
             }
             if (disagreements.size() > before) {
                 keepForALook(seed, built.logDir());
             }
             deleteRecursively(tmp.resolve("seed-" + seed));
         }
+        int batchesKept = outcomes.remove("batches kept");
         int partitions = outcomes.values().stream().mapToInt(Integer::intValue).sum();
         System.out.println("inspect fuzz: " + seeds.size() + " seeds from " + seeds.get(0) + ", " + partitions
-                + " partitions: " + outcomes + "; damage applied: " + applied);
+                + " partitions: " + outcomes + ", " + batchesKept + " batches kept; damage applied: " + applied);
+        assertThat(batchesKept).as("batches inspect kept, each compared with the one Kafka reads there").isPositive();
         assertThat(disagreements).as("partitions where inspect's answer is not Kafka's (their log dirs are kept in "
                 + KEPT.toAbsolutePath() + "; rerun one with -Dinspect.fuzz.seed=S)").isEmpty();
         assertThat(outcomes.getOrDefault("declined", 0)).as("partitions inspect declined to predict, of " + partitions)
@@ -143,7 +146,7 @@ class InspectFuzzTest {
         Path copy = copyOf(built.logDir().resolve(tp.topic() + "-" + tp.partition()),
                 built.logDir().resolveSibling("kafka").resolve(tp.topic() + "-" + tp.partition()));
         KafkaLogLoading.Outcome kafkaSays = kafka.load(copy, 0, built.recoveryPoints().getOrDefault(tp, 0L),
-                built.cleanShutdown());
+                built.cleanShutdown(), inspected.error() == null ? KafkaLogLoading.batchOffsets(inspected) : List.of());
         String context = "seed " + seed + " " + tp + " (" + (built.cleanShutdown() ? "clean" : "unclean")
                 + " shutdown, recovery point " + built.recoveryPoints().get(tp) + ", damage "
                 + built.damage().get(tp) + "): ";
@@ -160,6 +163,8 @@ class InspectFuzzTest {
                         + ") epochs " + inspected.leaderEpochs() + ", Kafka [" + kafkaSays.logStartOffset()
                         + ", " + kafkaSays.logEndOffset() + ") epochs " + kafkaSays.epochs() + "; notes "
                         + inspected.notes());
+            } else if (kafkaSays.batchesDifferFrom(inspected, false) != null) {
+                disagreements.add(context + kafkaSays.batchesDifferFrom(inspected, false));
             }
             return kafkaSays.failure() == null ? "agreed" : "disagreed";
         }

@@ -14,9 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Kafka 4.4's own log loading in this JVM, as the oracle of what a broker holds after it restarts on a disk: {@code
@@ -31,9 +33,50 @@ final class KafkaLogLoading implements AutoCloseable {
      *
      * @param failure null when the log loaded; otherwise how Kafka's loading failed
      * @param cause   the exception Kafka's loading threw, for messages; null when it loaded
+     * @param batches of the offsets asked, those the loaded log holds: the batch Kafka reads first from there
      */
     record Outcome(long logStartOffset, long logEndOffset, int latestEpoch, List<EpochEntry> epochs,
-                   KafkaLoadFailure failure, String cause) {
+                   KafkaLoadFailure failure, String cause, Map<Long, LoggedBatch> batches) {
+
+        /**
+         * Where inspect's batches differ from what this loaded log reads: one it kept that Kafka reads otherwise, or,
+         * when {@code complete}, one Kafka reads first at a latest epoch's start or at the log end that it did not keep;
+         * null when none. (Keeping fewer only makes the plan count more as lost; keeping one Kafka does not read
+         * there could make it count a lost record kept.)
+         */
+        String batchesDifferFrom(PartitionLogSummary inspected, boolean complete) {
+            for (LoggedBatch kept : inspected.batches()) {
+                if (!kept.equals(batches.get(kept.baseOffset()))) {
+                    return "inspect kept " + kept + ", Kafka reads " + batches.get(kept.baseOffset());
+                }
+            }
+            if (!complete) {
+                return null;
+            }
+            List<Long> due = new ArrayList<>();
+            List<EpochEntry> cache = inspected.leaderEpochs();
+            cache.subList(Math.max(0, cache.size() - LoggedBatchReader.EPOCHS), cache.size())
+                    .forEach(e -> due.add(e.startOffset()));
+            due.add(inspected.logEndOffset() - 1);
+            for (long offset : due) {
+                LoggedBatch read = batches.get(offset);
+                if (read != null && !inspected.batches().contains(read)) {
+                    return "Kafka reads " + read + " at " + offset + ", which inspect did not keep: " + inspected.batches();
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The offsets whose batches {@link Outcome#batchesDifferFrom} compares. */
+    static List<Long> batchOffsets(PartitionLogSummary inspected) {
+        List<Long> offsets = new ArrayList<>();
+        inspected.batches().forEach(b -> offsets.add(b.baseOffset()));
+        inspected.leaderEpochs().forEach(e -> offsets.add(e.startOffset()));
+        if (inspected.logEndOffset() > 0) {
+            offsets.add(inspected.logEndOffset() - 1);
+        }
+        return offsets;
     }
 
     private final URLClassLoader loader;
@@ -93,7 +136,8 @@ final class KafkaLogLoading implements AutoCloseable {
      * marker. Kafka's LogManager turns an IOException, or a KafkaStorageException over one, into a failed log dir and
      * lets any other exception stop the broker; so does this.
      */
-    Outcome load(Path partitionDir, long logStartOffset, long recoveryPoint, boolean hadCleanShutdown) {
+    Outcome load(Path partitionDir, long logStartOffset, long recoveryPoint, boolean hadCleanShutdown,
+                 Collection<Long> batchesAt) {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
@@ -116,8 +160,15 @@ final class KafkaLogLoading implements AutoCloseable {
                 epochs.add(new EpochEntry((int) entry.getClass().getMethod("epoch").invoke(entry),
                         (long) entry.getClass().getMethod("startOffset").invoke(entry)));
             }
-            return new Outcome((long) type.getMethod("logStartOffset").invoke(log),
-                    (long) type.getMethod("logEndOffset").invoke(log), epoch.orElse(-1), List.copyOf(epochs), null, null);
+            long logEnd = (long) type.getMethod("logEndOffset").invoke(log);
+            Map<Long, LoggedBatch> batches = new TreeMap<>();
+            for (long offset : batchesAt) {
+                if (offset < logEnd) {
+                    batchAt(log, offset).ifPresent(batch -> batches.put(offset, batch));
+                }
+            }
+            return new Outcome((long) type.getMethod("logStartOffset").invoke(log), logEnd, epoch.orElse(-1),
+                    List.copyOf(epochs), null, null, batches);
         } catch (InvocationTargetException e) {
             Throwable thrown = e.getCause();
             boolean storage = thrown instanceof IOException || (thrown.getClass().getSimpleName()
@@ -138,6 +189,27 @@ final class KafkaLogLoading implements AutoCloseable {
         }
     }
 
+    /** The first batch Kafka's log reads from {@code offset} (a fetch up to the log end), as its header gives it. */
+    private Optional<LoggedBatch> batchAt(Object log, long offset) throws ReflectiveOperationException {
+        Class<?> isolation = type("org.apache.kafka.server.storage.log.FetchIsolation");
+        Method read = log.getClass().getMethod("read", long.class, int.class, isolation, boolean.class);
+        Object info;
+        try {
+            info = read.invoke(log, offset, 1, isolation.getField("LOG_END").get(null), true);
+        } catch (InvocationTargetException e) {
+            return Optional.empty(); // a batch Kafka cannot read there: none kept must be the answer
+        }
+        Object records = info.getClass().getField("records").get(info);
+        Class<?> batchType = type("org.apache.kafka.common.record.internal.RecordBatch");
+        for (Object batch : (Iterable<?>) type("org.apache.kafka.common.record.internal.Records")
+                .getMethod("batches").invoke(records)) {
+            return Optional.of(new LoggedBatch((long) batchType.getMethod("baseOffset").invoke(batch),
+                    (long) batchType.getMethod("lastOffset").invoke(batch),
+                    (long) batchType.getMethod("checksum").invoke(batch)));
+        }
+        return Optional.empty();
+    }
+
     private static boolean offline(Object channel, Path partitionDir) {
         if (channel == null) {
             return false;
@@ -151,7 +223,7 @@ final class KafkaLogLoading implements AutoCloseable {
     }
 
     private static Outcome failed(KafkaLoadFailure failure, String cause) {
-        return new Outcome(-1, -1, -1, List.of(), failure, cause);
+        return new Outcome(-1, -1, -1, List.of(), failure, cause, Map.of());
     }
 
     private Class<?> type(String name) throws ClassNotFoundException {

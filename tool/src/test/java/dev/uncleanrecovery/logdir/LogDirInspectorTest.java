@@ -21,6 +21,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -58,6 +59,48 @@ class LogDirInspectorTest {
     }
 
     // ---- log end offset and epochs from intact logs ----
+
+    @Test
+    void an_intact_log_keeps_the_first_batches_of_its_last_epochs_and_its_last_batches_as_kafka_reads_them() {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("batches"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0", "1 120", "2 240", "3 360");
+        Segment first = p.segment(0);
+        Batches.many(0, 0, 40, 3).forEach(first::append);
+        Batches.many(1, 120, 40, 3).forEach(first::append);
+        Segment second = p.segment(240);
+        Batches.many(2, 240, 40, 3).forEach(second::append);
+        Batches.many(3, 360, 40, 3).forEach(second::append);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.notes()).isEmpty();
+        // epochs 1, 2 and 3: their first 16 batches; then the last 16 of epoch 3
+        List<Long> expected = new ArrayList<>();
+        for (long start : new long[] {120, 240, 360, 432}) {
+            for (int i = 0; i < 16; i++) {
+                expected.add(start + 3L * i);
+            }
+        }
+        assertThat(s.batches()).extracting(LoggedBatch::baseOffset).containsExactlyElementsOf(expected);
+        assertThat(s.batches()).allSatisfy(b -> assertThat(b.lastOffset()).isEqualTo(b.baseOffset() + 2));
+        KafkaLogLoading.Outcome kafka = kafkaLoads(p, 0, false, KafkaLogLoading.batchOffsets(s));
+        assertThat(kafka.batchesDifferFrom(s, true)).isNull();
+    }
+
+    @Test
+    void a_log_with_something_to_note_keeps_no_batches() throws IOException {
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("torn"), 1);
+        Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
+        Segment segment = p.segment(0);
+        Batches.many(0, 0, 20, 3).forEach(segment::append);
+        truncate(segment.log, segment.size() - 5);
+
+        PartitionLogSummary s = only(inspect(logDir));
+
+        assertThat(s.logEndOffset()).isEqualTo(57);
+        assertThat(s.notes()).isNotEmpty();
+        assertThat(s.batches()).isEmpty();
+    }
 
     @Test
     void intact_log_gives_the_offset_after_its_last_batch_and_the_checkpoints_latest_epoch() {
@@ -743,6 +786,11 @@ class LogDirInspectorTest {
 
     /** What Kafka 4.4's own log loading makes of a copy of the partition (the test is skipped without the jars). */
     private KafkaLogLoading.Outcome kafkaLoads(Partition p, long recoveryPoint, boolean cleanShutdown) {
+        return kafkaLoads(p, recoveryPoint, cleanShutdown, List.of());
+    }
+
+    private KafkaLogLoading.Outcome kafkaLoads(Partition p, long recoveryPoint, boolean cleanShutdown,
+                                               List<Long> batchesAt) {
         if (kafka == null) {
             kafka = KafkaLogLoading.open();
         }
@@ -753,7 +801,7 @@ class LogDirInspectorTest {
                     Files.copy(file, copy.resolve(file.getFileName()));
                 }
             }
-            return kafka.load(copy, 0, recoveryPoint, cleanShutdown);
+            return kafka.load(copy, 0, recoveryPoint, cleanShutdown, batchesAt);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -68,7 +68,11 @@ public final class ReplicaDisks implements AutoCloseable {
             Path dir = logDir.resolve(tp.topic() + "-" + tp.partition());
             Path copy = copy(dir, scratch.resolve(report.brokerId() + "-" + tp.topic() + "-" + tp.partition()));
             KafkaLogLoading.Outcome kafkaSays = kafka.load(copy, logStarts.getOrDefault(tp, 0L),
-                    recoveryPoints.getOrDefault(tp, 0L), report.cleanShutdown());
+                    recoveryPoints.getOrDefault(tp, 0L), report.cleanShutdown(), KafkaLogLoading.batchOffsets(summary));
+            String batches = kafkaSays.failure() == null ? kafkaSays.batchesDifferFrom(summary, true) : null;
+            if (batches != null) {
+                throw new AssertionError("broker " + report.brokerId() + " " + tp + ": " + batches);
+            }
             if (kafkaSays.failure() != null || kafkaSays.logEndOffset() != summary.logEndOffset()
                     || kafkaSays.latestEpoch() != summary.lastWrittenLeaderEpoch()
                     || !kafkaSays.epochs().equals(summary.leaderEpochs())) {

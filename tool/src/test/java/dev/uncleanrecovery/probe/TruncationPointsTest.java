@@ -4,6 +4,7 @@ package dev.uncleanrecovery.probe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.uncleanrecovery.evidence.BatchHead;
 import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
@@ -159,8 +160,8 @@ class TruncationPointsTest {
     }
 
     /** {@link #retriedCase} with the follower's and the leader's batches as given; both are read, at 100. */
-    private OptionalLong lossFrom(List<TruncationPoints.BatchHead> followerBatches,
-                                  List<TruncationPoints.BatchHead> leaderBatches) {
+    private OptionalLong lossFrom(List<BatchHead> followerBatches,
+                                  List<BatchHead> leaderBatches) {
         List<String> read = new ArrayList<>();
         OptionalLong from = retriedCase((broker, offset) -> {
             read.add(broker + "@" + offset);
@@ -184,14 +185,14 @@ class TruncationPointsTest {
                 : follower.asProbed(FOLLOWER)).join();
     }
 
-    private static TruncationPoints.BatchHead batch(long base, long last, long crc) {
-        return new TruncationPoints.BatchHead(base, last, crc);
+    private static BatchHead batch(long base, long last, long crc) {
+        return new BatchHead(base, last, crc);
     }
 
     @Test
     void a_batch_the_leader_holds_alike_at_the_same_offsets_is_not_lost_though_the_replica_truncates_it() {
         // the producer's two batches at [100, 104) that the old leader appended were sent again to the new leader
-        List<TruncationPoints.BatchHead> retried = List.of(batch(100, 101, 11), batch(102, 103, 12));
+        List<BatchHead> retried = List.of(batch(100, 101, 11), batch(102, 103, 12));
         OptionalLong from = lossFrom(List.of(retried.get(0), retried.get(1), batch(104, 105, 13)),
                 List.of(retried.get(0), retried.get(1), batch(104, 110, 99)));
         assertThat(from).hasValue(104);
@@ -199,7 +200,7 @@ class TruncationPointsTest {
 
     @Test
     void every_batch_alike_loses_nothing() {
-        List<TruncationPoints.BatchHead> same = List.of(batch(100, 102, 7), batch(103, 105, 8));
+        List<BatchHead> same = List.of(batch(100, 102, 7), batch(103, 105, 8));
         assertThat(lossFrom(same, same)).hasValue(106);
     }
 
@@ -221,9 +222,50 @@ class TruncationPointsTest {
     }
 
     @Test
-    void a_replica_read_off_a_disk_is_not_read_again_its_loss_starts_where_it_truncates() {
+    void a_replica_read_off_a_disk_without_its_batches_loses_from_where_it_truncates() {
         assertThat(retriedCase((broker, offset) -> {
             throw new AssertionError("a stopped broker's replica was read over the network");
         }, true)).hasValue(100);
+    }
+
+    @Test
+    void a_replica_read_off_a_disk_compares_the_batches_inspect_kept_with_the_leaders() {
+        // the old leader stopped with [100, 106) unacknowledged; the producer sent [100, 104) again to the new leader
+        Log leader = Log.of(120, 3, 0, 5, 100);
+        Log follower = Log.of(106, 3, 0);
+        List<BatchHead> kept = List.of(batch(0, 3, 1), batch(100, 101, 11), batch(102, 103, 12), batch(104, 105, 13));
+        List<BatchHead> leaders = List.of(batch(100, 101, 11), batch(102, 103, 12), batch(104, 110, 99));
+        assertThat(lossFromDisk(leader, follower, kept, leaders)).hasValue(104);
+        // a gap in what inspect kept ends the comparison there
+        assertThat(lossFromDisk(leader, follower, List.of(batch(100, 101, 11), batch(103, 105, 12)), leaders))
+                .hasValue(102);
+        assertThat(lossFromDisk(leader, follower, List.of(batch(0, 3, 1), batch(104, 105, 13)), leaders))
+                .hasValue(100);
+    }
+
+    @Test
+    void a_disk_replica_that_led_an_epoch_the_leader_lacks_keeps_the_batch_it_was_sent_again() {
+        // seed 44: the dead broker led epoch 2 from 3558 and was sent there the batch the live one had appended at
+        // 3558 in epoch 1 without acknowledging it; under the live one it cuts at 3558 and loses from 3559
+        Log leader = Log.of(3559, 0, 0, 1, 904);
+        Log follower = Log.of(3940, 0, 0, 1, 904, 2, 3558);
+        List<BatchHead> leaders = List.of(batch(3558, 3558, 77));
+        assertThat(lossFromDisk(leader, follower, List.of(batch(3558, 3558, 77), batch(3559, 3563, 78)), leaders))
+                .hasValue(3559);
+        assertThat(lossFromDisk(leader, follower, List.of(batch(3558, 3558, 76), batch(3559, 3563, 78)), leaders))
+                .hasValue(3558);
+    }
+
+    /** Where a disk replica's loss starts, with the batches inspect kept; only the leader is read over the network. */
+    private static OptionalLong lossFromDisk(Log leader, Log follower, List<BatchHead> kept, List<BatchHead> leaders) {
+        TruncationPoints points = new TruncationPoints(
+                (broker, epoch) -> CompletableFuture.completedFuture((broker == LEADER ? leader : follower)
+                        .endOffsetFor(epoch)),
+                (broker, offset) -> {
+                    assertThat(broker).as("the broker read over the network").isEqualTo(LEADER);
+                    return CompletableFuture.completedFuture(leaders.stream()
+                            .filter(b -> b.lastOffset() >= offset).toList());
+                });
+        return points.lossFrom(leader.asProbed(LEADER), follower.asReadOffDisk(FOLLOWER).withBatchHeads(kept)).join();
     }
 }
