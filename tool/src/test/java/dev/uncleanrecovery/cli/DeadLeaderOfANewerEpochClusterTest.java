@@ -102,7 +102,7 @@ class DeadLeaderOfANewerEpochClusterTest {
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         JsonNode election = partition(Json.mapper().readTree(plan.toFile()).get("partitions"));
         assertThat(election.get("designatedLeader").asInt()).isEqualTo(LEADER_OF_EPOCH_0);
-        JsonNode cut = cutOf(election, dead);
+        JsonNode cut = PlannedElections.truncationOf(election, dead);
         // the leader's log end (30) would be a lower bound only: broker 2's own epoch 1 starts at 20
         assertThat(cut.get("estimate").asText()).isEqualTo("EXACT");
         assertThat(cut.get("fromOffset").asLong()).isEqualTo(epoch1Start);
@@ -145,15 +145,6 @@ class DeadLeaderOfANewerEpochClusterTest {
             }
         }
         throw new AssertionError("no " + LEDGER_0 + " in " + partitions);
-    }
-
-    private static JsonNode cutOf(JsonNode election, int broker) {
-        for (JsonNode t : election.get("expectedTruncation")) {
-            if (t.get("broker").asInt() == broker) {
-                return t;
-            }
-        }
-        throw new AssertionError("no truncation of broker " + broker + " in " + election);
     }
 
     private static void produce(LocalKafkaCluster cluster, int count, String acks, String round) {

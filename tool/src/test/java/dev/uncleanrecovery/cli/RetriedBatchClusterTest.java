@@ -125,11 +125,11 @@ class RetriedBatchClusterTest {
         assertThat(election.get("designatedLeader").asInt()).as(election.toString()).isEqualTo(NEW_LEADER);
         // the state this is about: the old leader holds some of [20, 23) in its older epoch (the batches that reached
         // it before it died), the new leader's epoch starts at 20
-        JsonNode old = evidenceOf(election, OLD_LEADER);
-        JsonNode elected = evidenceOf(election, NEW_LEADER);
+        JsonNode old = PlannedElections.evidenceOf(election, OLD_LEADER);
+        JsonNode elected = PlannedElections.evidenceOf(election, NEW_LEADER);
         assertThat(old.get("logEndOffset").asLong()).isBetween((long) BY_ALL + 1, (long) BY_ALL + RETRIED);
         assertThat(old.get("lastWrittenLeaderEpoch").asInt()).isLessThan(elected.get("lastWrittenLeaderEpoch").asInt());
-        JsonNode cut = cutOf(election, OLD_LEADER);
+        JsonNode cut = PlannedElections.truncationOf(election, OLD_LEADER);
         assertThat(cut.get("estimate").asText()).isEqualTo("EXACT");
         assertThat(cut.get("records").asLong()).as(cut.toString()).isZero();
 
@@ -150,14 +150,15 @@ class RetriedBatchClusterTest {
             }
         }
         // and the log holds every acknowledged record once, at the offsets the producer was told
-        Map<Long, String> log = read(cluster);
+        Map<Long, String> log = read(cluster, RETRIED_0);
         assertThat(log.values()).containsExactlyElementsOf(acknowledged);
         for (int i = 0; i < RETRIED; i++) {
             assertThat(log.get((long) BY_ALL + i)).isEqualTo("retried-" + i);
         }
     }
 
-    private static KafkaProducer<String, String> producer(LocalKafkaCluster cluster) {
+    /** An idempotent producer that waits for every in-sync replica and retries for two minutes. */
+    static KafkaProducer<String, String> producer(LocalKafkaCluster cluster) {
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -168,35 +169,18 @@ class RetriedBatchClusterTest {
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
     }
 
-    private static JsonNode evidenceOf(JsonNode election, int broker) {
-        for (JsonNode e : election.get("evidence")) {
-            if (e.get("broker").asInt() == broker) {
-                return e;
-            }
-        }
-        throw new AssertionError("no evidence of broker " + broker + " in " + election);
-    }
-
-    private static JsonNode cutOf(JsonNode election, int broker) {
-        for (JsonNode t : election.get("expectedTruncation")) {
-            if (t.get("broker").asInt() == broker) {
-                return t;
-            }
-        }
-        throw new AssertionError("no truncation of broker " + broker + " in " + election);
-    }
-
-    private static Map<Long, String> read(LocalKafkaCluster cluster) {
+    /** The partition's values by offset, read from its leader. */
+    static Map<Long, String> read(LocalKafkaCluster cluster, TopicPartition tp) {
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         Map<Long, String> log = new TreeMap<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new StringDeserializer())) {
-            consumer.assign(List.of(RETRIED_0));
-            long end = consumer.endOffsets(List.of(RETRIED_0)).get(RETRIED_0);
+            consumer.assign(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
             long deadline = System.nanoTime() + STEP.toNanos();
-            while (consumer.position(RETRIED_0) < end && System.nanoTime() < deadline) {
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                     log.put(r.offset(), r.value());
                 }
