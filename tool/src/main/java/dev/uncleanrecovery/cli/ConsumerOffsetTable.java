@@ -30,6 +30,7 @@ final class ConsumerOffsetTable {
                         case REPLICA_CUT -> "cut of " + r.historyReplica();
                         case NEW_LOG_END -> "new log end";
                         case COMMITTED_EPOCH_END -> "its epoch's end";
+                        case LEADER_HIGH_WATERMARK -> "leader's HW";
                     },
                     r.outcome());
             if (r.detail() != null) {

@@ -28,7 +28,14 @@ public record DivergencePoint(long offset, Basis basis, Integer historyReplica) 
          * No replica holding what the group read was probed, and the new leader's end of the epoch the group last read
          * (its commit's, KIP-320) lies below its log end: where Kafka's consumer itself finds its log truncated.
          */
-        COMMITTED_EPOCH_END
+        COMMITTED_EPOCH_END,
+        /**
+         * No replica holding what the group read was probed, and its commit names an epoch the new leader never held:
+         * its history parted from the new leader's somewhere past the high watermark the new leader had (the records
+         * its epoch had committed, which the group's later leader held too), where is not known. The group reads from
+         * there, again what it may have read, rather than skip records of the new history it never saw.
+         */
+        LEADER_HIGH_WATERMARK
     }
 
     /**
@@ -84,6 +91,10 @@ public record DivergencePoint(long offset, Basis basis, Integer historyReplica) 
         long newLogEnd = Math.min(committedOffset, leaderLog.get().logEndOffset());
         if (committedEpochEnd.isPresent() && committedEpochEnd.getAsLong() < newLogEnd) {
             return Optional.of(new DivergencePoint(committedEpochEnd.getAsLong(), Basis.COMMITTED_EPOCH_END, null));
+        }
+        Long highWatermark = leaderLog.get().highWatermark();
+        if (committedLeaderEpoch > leaderEpoch && highWatermark != null && highWatermark < newLogEnd) {
+            return Optional.of(new DivergencePoint(highWatermark, Basis.LEADER_HIGH_WATERMARK, null));
         }
         return Optional.of(new DivergencePoint(newLogEnd, Basis.NEW_LOG_END, null));
     }

@@ -79,6 +79,25 @@ class DivergencePointTest {
     }
 
     @Test
+    void a_group_that_read_an_epoch_the_new_leader_never_held_reads_again_from_its_high_watermark_rather_than_skip() {
+        // seed 6: the group read epoch 8 to 3954 from 3, whose disk is lost; 2 led epoch 6 to 3771 and never held
+        // epoch 8, and its records past what epoch 6 had committed (3700) may not be those 3 had there
+        PlanEvidence leader = new PlanEvidence(LEADER, EvidenceSource.STOCK, EvidenceStatus.OK, 3771L, 6, 7, null,
+                null, AT, 3700L);
+        PlannedElection planned = election(live(1, 60, 5), leader, down(3));
+
+        assertThat(DivergencePoint.of(planned, elected(), 3954, 8, OptionalLong.of(3771)).orElseThrow())
+                .isEqualTo(new DivergencePoint(3700, DivergencePoint.Basis.LEADER_HIGH_WATERMARK, null));
+        // a group that last read an epoch the new leader holds parts from it where that epoch ends there
+        assertThat(DivergencePoint.of(planned, elected(), 3954, 6, OptionalLong.of(3771)).orElseThrow())
+                .isEqualTo(new DivergencePoint(3771, DivergencePoint.Basis.NEW_LOG_END, null));
+        // without the leader's high watermark (the native probe does not give it) the log end is all there is
+        assertThat(DivergencePoint.of(election(live(1, 60, 5), live(2, 3771, 6), down(3)), elected(), 3954, 8,
+                OptionalLong.of(3771)).orElseThrow())
+                .isEqualTo(new DivergencePoint(3771, DivergencePoint.Basis.NEW_LOG_END, null));
+    }
+
+    @Test
     void a_longer_replica_of_an_older_epoch_than_the_new_leaders_is_not_the_history_the_group_read() {
         // 1 holds 130 records, but ends in epoch 4: the leader of epoch 6 had cut them before the group read
         PlannedElection planned = election(live(1, 130, 4), live(2, 100, 6), down(3));
