@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -30,12 +31,14 @@ final class LoggedBatchReader {
     private static final long TAIL_OFFSETS = 512;
 
     private final List<SegmentFiles.Segment> segments;
+    private final Set<Long> recovered;
     private final long logStart;
     private final long logEnd;
     private final SegmentBatchReader reader = new SegmentBatchReader();
 
-    private LoggedBatchReader(List<SegmentFiles.Segment> segments, long logStart, long logEnd) {
+    private LoggedBatchReader(List<SegmentFiles.Segment> segments, Set<Long> recovered, long logStart, long logEnd) {
         this.segments = segments;
+        this.recovered = recovered;
         this.logStart = logStart;
         this.logEnd = logEnd;
     }
@@ -43,16 +46,17 @@ final class LoggedBatchReader {
     /**
      * The first batches of the latest {@link #EPOCHS} epochs and the last {@link #BATCHES} batches, by offset.
      *
-     * @param segments the segments Kafka keeps once the log is loaded, by base offset
-     * @param epochs   the epoch cache cut to the log, oldest first
+     * @param segments  the segments Kafka keeps once the log is loaded, by base offset
+     * @param recovered base offsets of the segments Kafka recovers (and re-indexes) at start-up
+     * @param epochs    the epoch cache cut to the log, oldest first
      */
-    static List<LoggedBatch> read(List<SegmentFiles.Segment> segments, long logStart, long logEnd,
-                                  List<EpochEntry> epochs) throws IOException {
+    static List<LoggedBatch> read(List<SegmentFiles.Segment> segments, Set<Long> recovered, long logStart,
+                                  long logEnd, List<EpochEntry> epochs) throws IOException {
         TreeMap<Long, LoggedBatch> kept = new TreeMap<>();
         if (segments.isEmpty() || logEnd <= logStart) {
             return List.of();
         }
-        LoggedBatchReader log = new LoggedBatchReader(segments, logStart, logEnd);
+        LoggedBatchReader log = new LoggedBatchReader(segments, recovered, logStart, logEnd);
         for (int i = Math.max(0, epochs.size() - EPOCHS); i < epochs.size(); i++) {
             for (LoggedBatch batch : log.from(epochs.get(i).startOffset(), BATCHES, false)) {
                 kept.put(batch.baseOffset(), batch);
@@ -70,9 +74,9 @@ final class LoggedBatchReader {
     }
 
     /**
-     * Up to {@code max} batches from the one holding {@code offset} on, below the log end, across segments, as far as
-     * they follow each other without a gap; or, {@code pastGaps}, those after the last gap (the cleaner leaves gaps in
-     * a compacted log's older segments, never in the one being appended).
+     * Up to {@code max} batches from the one holding {@code offset} on, below the log end, across segments, as
+     * fetches from there read them, as far as they follow each other without a gap; or, {@code pastGaps}, those after
+     * the last gap (the cleaner leaves gaps in a compacted log's older segments, never in the one being appended).
      */
     private List<LoggedBatch> from(long offset, int max, boolean pastGaps) throws IOException {
         int first = 0;
@@ -82,31 +86,36 @@ final class LoggedBatchReader {
             }
         }
         List<LoggedBatch> found = new ArrayList<>();
-        long previousEnd = -1;
+        long target = offset;
         for (int i = first; i < segments.size() && found.size() < max; i++) {
             SegmentFiles.Segment segment = segments.get(i);
             try (FileChannel log = LogDirFile.open(segment.log())) {
                 long size = log.size();
-                long position = i == first ? startPosition(segment, log, offset, size) : 0;
+                long position = startPosition(segment, log, target, size);
                 while (position < size && found.size() < max) {
                     BatchCheck framed = reader.frame(log, position, size);
                     RecordBatchHeader batch = framed.isBatch() ? framed.header() : null;
                     // a legacy message's CRC covers other bytes than a v2 batch's: not comparable, so none is kept
-                    if (batch == null || batch.isLegacy() || batch.baseOffset() >= logEnd
-                            || batch.lastOffset() >= logEnd || batch.baseOffset() < previousEnd) {
+                    if (batch == null || batch.isLegacy() || (!found.isEmpty() && batch.lastOffset() < target)) {
                         return found;
                     }
-                    if (!found.isEmpty() && batch.baseOffset() != previousEnd) {
+                    position += batch.sizeInBytes();
+                    if (batch.lastOffset() < target) {
+                        continue; // before the offset looked for: Kafka's search passes it by
+                    }
+                    if (batch.baseOffset() >= logEnd || batch.lastOffset() >= logEnd) {
+                        return found;
+                    }
+                    if (!found.isEmpty() && batch.baseOffset() != target) {
                         if (!pastGaps) {
                             return found;
                         }
                         found.clear();
                     }
-                    if (batch.lastOffset() >= offset && batch.baseOffset() >= logStart) {
+                    if (batch.baseOffset() >= logStart) {
                         found.add(new LoggedBatch(batch.baseOffset(), batch.lastOffset(), batch.crc()));
                     }
-                    previousEnd = batch.nextOffset();
-                    position += batch.sizeInBytes();
+                    target = batch.lastOffset() + 1;
                 }
             }
         }
@@ -114,10 +123,26 @@ final class LoggedBatchReader {
     }
 
     /**
+     * Where a fetch of {@code offset} starts reading the segment: the position Kafka's own lookup in its offset index
+     * gives, trusting the entries as Kafka does; for a segment Kafka recovers at start-up (it rebuilds the index
+     * then), the floor entry of the index on disk when the batch it names starts there, else the segment's start.
+     */
+    private long startPosition(SegmentFiles.Segment segment, FileChannel log, long offset, long size)
+            throws IOException {
+        if (!recovered.contains(segment.baseOffset()) && segment.hasOffsetIndex()
+                && Files.isRegularFile(segment.offsetIndex(), LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel index = LogDirFile.open(segment.offsetIndex())) {
+                return OffsetIndexFile.kafkaPosition(index, segment.baseOffset(), offset);
+            }
+        }
+        return verifiedFloorEntry(segment, log, offset, size);
+    }
+
+    /**
      * The offset index's floor entry for {@code offset} when the batch it names starts there (Kafka indexes a batch's
      * last offset with its position); else 0.
      */
-    private long startPosition(SegmentFiles.Segment segment, FileChannel log, long offset, long size)
+    private long verifiedFloorEntry(SegmentFiles.Segment segment, FileChannel log, long offset, long size)
             throws IOException {
         if (!segment.hasOffsetIndex() || !Files.isRegularFile(segment.offsetIndex(), LinkOption.NOFOLLOW_LINKS)
                 || size == 0) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -53,6 +54,8 @@ final class PartitionLogReader {
     private List<EpochEntry> epochEntries = List.of();
     /** Where a new leader may cut the log; set when the log is read. */
     private List<LoggedBatch> batches = List.of();
+    /** Set when a file is damaged or odd: what a fetch reads from an offset is then not known for sure. */
+    private boolean damaged;
 
     private PartitionLogReader(Path dir, TopicPartition topicPartition, LogDirContext context) {
         this.dir = dir;
@@ -104,6 +107,7 @@ final class PartitionLogReader {
         int checkpointedLatest = epochs.latestEpoch().orElse(-1);
         SegmentFiles files = SegmentFiles.list(dir);
         notes.addAll(files.notes());
+        damaged = !files.notes().isEmpty();
         // Kafka starts from 0 when the log dir's checkpoint has no entry for the partition.
         long checkpointedLogStart = context.logStartOffsets().getOrDefault(topicPartition, 0L);
         boolean clean = context.cleanShutdown().present();
@@ -121,6 +125,7 @@ final class PartitionLogReader {
         for (SegmentFiles.Segment segment : files.segments()) {
             String why = SegmentFiles.recoveredAtLoad(segment);
             if (why != null) {
+                damaged = true;
                 SegmentTail tail = recover(segment, loaded, checkpointedLogStart, epochs, producerState);
                 recovered.put(segment.baseOffset(), tail);
                 removedBytes += tail.invalidTailBytes();
@@ -166,7 +171,9 @@ final class PartitionLogReader {
         SegmentTail tail = recovered.containsKey(last.baseOffset()) ? recovered.get(last.baseOffset())
                 : SegmentTailReader.read(last.log(), last.baseOffset(), last.offsetIndex(), context.logDir());
         notes.addAll(tail.notes());
+        damaged |= !tail.notes().isEmpty() || recoveryCutsData != null;
         if (!recovered.containsKey(last.baseOffset()) && tail.invalidTailReason() != null) {
+            damaged = true;
             removedBytes += tail.invalidTailBytes();
             notes.add(tail.invalidTailBytes() + " bytes after the last whole batch of segment " + last.baseOffset()
                     + " (" + tail.invalidTailReason() + "): the clean-shutdown marker makes Kafka skip log recovery,"
@@ -193,20 +200,22 @@ final class PartitionLogReader {
         }
         int lastWritten = cutEpochs(epochs, logEndOffset, checkpointedLogStart);
         noteEpochs(lastWritten, lastBatchEpoch, cut != null || recovered.containsKey(last.baseOffset()));
-        readBatches(kept, logStartOffset, logEndOffset);
+        readBatches(kept, recovered.keySet(), logStartOffset, logEndOffset);
         return summary(readTopicId(), logStartOffset, logEndOffset, lastWritten, lastBatchEpoch, removedBytes, null);
     }
 
     /**
-     * The batches where a new leader may cut the log: without them a batch it holds alike only counts as lost. Read
-     * only from a log with nothing to note: on a damaged one, what a fetch would read there is not known for sure.
+     * The batches where a new leader may cut the log: without them a batch it holds alike only counts as lost. Not
+     * read from a damaged log (a missing or corrupt index, odd files, a recovery that cuts data, bytes Kafka serves
+     * unchecked): what a fetch would read there is not known for sure.
      */
-    private void readBatches(List<SegmentFiles.Segment> kept, long logStartOffset, long logEndOffset) {
-        if (!notes.isEmpty()) {
+    private void readBatches(List<SegmentFiles.Segment> kept, Set<Long> recovered, long logStartOffset,
+                             long logEndOffset) {
+        if (damaged) {
             return;
         }
         try {
-            batches = LoggedBatchReader.read(kept, logStartOffset, logEndOffset, epochEntries);
+            batches = LoggedBatchReader.read(kept, recovered, logStartOffset, logEndOffset, epochEntries);
         } catch (IOException | LogDirReadException e) {
             notes.add("the batch headers where a new leader may cut this log cannot be read (" + describe(e)
                     + "): the plan counts every record past the cut as lost");

@@ -88,18 +88,22 @@ class LogDirInspectorTest {
     }
 
     @Test
-    void a_log_with_something_to_note_keeps_no_batches() throws IOException {
+    void a_torn_write_at_the_end_keeps_the_batches_before_it_and_a_missing_index_keeps_none() throws IOException {
         LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("torn"), 1);
         Partition p = logDir.partition("t", 0).leaderEpochs("0 0");
         Segment segment = p.segment(0);
         Batches.many(0, 0, 20, 3).forEach(segment::append);
         truncate(segment.log, segment.size() - 5);
 
-        PartitionLogSummary s = only(inspect(logDir));
+        PartitionLogSummary torn = only(inspect(logDir));
 
-        assertThat(s.logEndOffset()).isEqualTo(57);
-        assertThat(s.notes()).isNotEmpty();
-        assertThat(s.batches()).isEmpty();
+        assertThat(torn.logEndOffset()).isEqualTo(57);
+        assertThat(torn.batches()).extracting(LoggedBatch::baseOffset).endsWith(54L).contains(0L);
+        assertThat(kafkaLoads(p, 0, false, KafkaLogLoading.batchOffsets(torn)).batchesDifferFrom(torn, true)).isNull();
+
+        // Kafka recovers a segment without an index at every start-up: a damaged log, whose reads are not predicted
+        Files.delete(segment.index);
+        assertThat(only(inspect(logDir)).batches()).isEmpty();
     }
 
     @Test
