@@ -72,28 +72,10 @@ class RetriedBatchClusterTest {
                 producer.send(new ProducerRecord<>(TOPIC, 0, "k", "all-" + i)).get();   // [0, 20) on all three
                 acknowledged.add("all-" + i);
             }
-            // the followers hang: the leader appends the next batches at [20, 23) and waits for them to follow
-            cluster.pauseBroker(NEW_LEADER);
-            cluster.pauseBroker(LAST_LEADER);
-            // a fetch each had waiting on the leader (replica.fetch.wait.max.ms, 500 ms) is answered, empty, meanwhile:
-            // one still waiting would be answered with the new batches, which they would append once resumed
-            Thread.sleep(1_000);
-            List<Future<RecordMetadata>> sent = new ArrayList<>();
-            for (int i = 0; i < RETRIED; i++) {
-                sent.add(producer.send(new ProducerRecord<>(TOPIC, 0, "k", "retried-" + i)));
-            }
-            Thread.sleep(1_500);
-            // the leader dies with them unacknowledged; the followers, back before their sessions end, stay in the
-            // ISR, the first in assignment order is elected, and the producer sends the same batches to it
-            cluster.stopBroker(OLD_LEADER, StopMode.ABRUPT);
-            cluster.resumeBroker(NEW_LEADER);
-            cluster.resumeBroker(LAST_LEADER);
-            cluster.metadata().awaitBrokerFenced(OLD_LEADER);
-            cluster.metadata().awaitPartition(RETRIED_0, v -> v.leader() == NEW_LEADER, STEP);
-            for (int i = 0; i < RETRIED; i++) {
-                assertThat(sent.get(i).get(STEP.toSeconds(), TimeUnit.SECONDS).offset()).isEqualTo(BY_ALL + i);
-                acknowledged.add("retried-" + i);
-            }
+            // the followers hang: the leader appends the next batches at [20, 23) and waits for them to follow; it
+            // dies with them unacknowledged, the first follower in assignment order is elected and sent them again
+            acknowledged.addAll(sendAgainToTheNextLeader(cluster, producer, RETRIED_0, OLD_LEADER,
+                    List.of(NEW_LEADER, LAST_LEADER), NEW_LEADER, RETRIED, BY_ALL));
         }
         // the new leader dies, then the last one; the first two come back from unclean shutdowns, out of the ISR and
         // ELR: offline with two live replicas, the last leader down
@@ -155,6 +137,36 @@ class RetriedBatchClusterTest {
         for (int i = 0; i < RETRIED; i++) {
             assertThat(log.get((long) BY_ALL + i)).isEqualTo("retried-" + i);
         }
+    }
+
+    /**
+     * With {@code hung} paused (SIGSTOP), sends {@code count} records that {@code leader} appends from offset
+     * {@code from} but cannot have acknowledged; kills {@code leader} and resumes the others, before their sessions
+     * end so they stay in the ISR; once {@code next} leads, the producer's retries land there at the same offsets, in
+     * its epoch. Returns the values acknowledged, in order.
+     */
+    static List<String> sendAgainToTheNextLeader(LocalKafkaCluster cluster, KafkaProducer<String, String> producer,
+                                                 TopicPartition tp, int leader, List<Integer> hung, int next, int count,
+                                                 long from) throws Exception {
+        hung.forEach(cluster::pauseBroker);
+        // a fetch each had waiting on the leader (replica.fetch.wait.max.ms, 500 ms) is answered, empty, meanwhile:
+        // one still waiting would be answered with the new batches, which they would append once resumed
+        Thread.sleep(1_000);
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sent.add(producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), "k", "retried-" + i)));
+        }
+        Thread.sleep(1_500);
+        cluster.stopBroker(leader, StopMode.ABRUPT);
+        hung.forEach(cluster::resumeBroker);
+        cluster.metadata().awaitBrokerFenced(leader);
+        cluster.metadata().awaitPartition(tp, v -> v.leader() == next, STEP);
+        List<String> acknowledged = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            assertThat(sent.get(i).get(STEP.toSeconds(), TimeUnit.SECONDS).offset()).isEqualTo(from + i);
+            acknowledged.add("retried-" + i);
+        }
+        return acknowledged;
     }
 
     /** An idempotent producer that waits for every in-sync replica and retries for two minutes. */

@@ -15,13 +15,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,24 +64,10 @@ class RetriedBatchOnADeadDiskClusterTest {
                 acknowledged.add("both-" + i);
             }
             // the follower hangs: the leader appends the next batch at [20, 23) and waits for it (acks=all waits for
-            // the whole ISR, whatever min.insync.replicas says)
-            cluster.pauseBroker(DEAD);
-            Thread.sleep(1_000);
-            List<Future<RecordMetadata>> sent = new ArrayList<>();
-            for (int i = 0; i < RETRIED; i++) {
-                sent.add(producer.send(new ProducerRecord<>(TOPIC, 0, "k", "retried-" + i)));
-            }
-            Thread.sleep(1_500);
-            // the leader dies with it unacknowledged; the follower is elected and is sent the same batch, which it
-            // appends first in its own epoch, at the same offsets
-            cluster.stopBroker(LIVE, StopMode.ABRUPT);
-            cluster.resumeBroker(DEAD);
-            cluster.metadata().awaitBrokerFenced(LIVE);
-            cluster.metadata().awaitPartition(SENT_AGAIN_0, v -> v.leader() == DEAD, STEP);
-            for (int i = 0; i < RETRIED; i++) {
-                assertThat(sent.get(i).get(STEP.toSeconds(), TimeUnit.SECONDS).offset()).isEqualTo(BY_BOTH + i);
-                acknowledged.add("retried-" + i);
-            }
+            // the whole ISR, whatever min.insync.replicas says); it dies with it unacknowledged, the follower is
+            // elected and sent the same batch, which it appends first in its own epoch, at the same offsets
+            acknowledged.addAll(RetriedBatchClusterTest.sendAgainToTheNextLeader(cluster, producer, SENT_AGAIN_0, LIVE,
+                    List.of(DEAD), DEAD, RETRIED, BY_BOTH));
             // it leads alone, then dies
             for (int i = 0; i < BY_THE_DEAD_ONE_ALONE; i++) {
                 producer.send(new ProducerRecord<>(TOPIC, 0, "k", "alone-" + i)).get();
