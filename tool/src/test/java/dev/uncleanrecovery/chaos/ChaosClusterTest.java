@@ -25,9 +25,7 @@ class ChaosClusterTest {
     /**
      * The seeds when none are given, on the short schedule (about three minutes each), as the default build runs them:
      * 10, recovered by {@code recover --automated-recovery --strategy proactive}, and 11, the runbook's way (plan,
-     * execute). Both lose the dead broker's disk: a producer's batch retried to a replica the plan reads off a disk
-     * is still counted lost (seed 44 of the long schedule, docs/chaos.md), and the default build must not fail on a
-     * known open gap by chance.
+     * execute).
      */
     static final String DEFAULT_SEEDS = "10,11";
 

@@ -37,12 +37,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 4 of the fault-injection suite (short schedule): an idempotent producer's batches that the old leader appended
- * but could not acknowledge (its followers were hung) are sent again to the new leader once the old one dies, and land
- * there at the same offsets, in the newer epoch. When the outage then leaves both replicas live and the partition
- * offline, the old leader's replica truncates to where its epoch ends on the new leader — below those batches — and
- * fetches the same batches back. The plan counted them lost, the salvage copied them and a replay wrote them twice.
- * The plan now states the loss from the first batch that differs: none here.
+ * Seed 4 of the fault-injection suite's short schedule and seed 21 of its long one: an idempotent producer's
+ * batches that the old leader appended but could not acknowledge (its followers were hung) are sent again to the
+ * new leader once the old one dies, and land there at the same offsets, in the newer epoch. When the outage then
+ * leaves both replicas live and the partition offline, the old leader's replica truncates to where its epoch ends
+ * on the new leader — below those batches — and fetches the same batches back. The plan counted them lost, the
+ * salvage copied them and a replay wrote them twice. The plan now states the loss from the first batch that
+ * differs: none here.
  */
 @KafkaClusterTest
 class RetriedBatchClusterTest {

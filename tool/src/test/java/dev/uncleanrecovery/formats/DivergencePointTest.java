@@ -52,8 +52,9 @@ class DivergencePointTest {
 
     @Test
     void without_a_probed_replica_the_new_leaders_end_of_the_epoch_the_group_read_is_the_point_when_lower() {
-        // the group read epoch 5 to 115 from 3, which is down (its disk lost); 2's epoch 5 ends at 97, where it began
-        // leading epoch 6: Kafka's consumer would find its log truncated there (KIP-320), and so does the repair
+        // seed 27: the group read epoch 5 to 115 from 3, which is down (its disk lost); 2's epoch 5 ends at 97, where
+        // it began leading epoch 6: Kafka's consumer would find its log truncated there (KIP-320), and so does the
+        // repair
         PlannedElection planned = election(live(1, 60, 5), live(2, 100, 6), down(3));
 
         DivergencePoint d = DivergencePoint.of(planned, elected(), 115, 5, OptionalLong.of(97)).orElseThrow();
