@@ -80,7 +80,7 @@ final class KafkaLogLoading implements AutoCloseable {
     }
 
     private final URLClassLoader loader;
-    private final Object scheduler;
+    private final Class<?> schedulerType;
     private final Object topicStats;
     private final Method create;
     private final Class<?> logConfig;
@@ -99,8 +99,7 @@ final class KafkaLogLoading implements AutoCloseable {
         Class<?> producerState = type("org.apache.kafka.storage.internals.log.ProducerStateManagerConfig");
         create = unifiedLog.getMethod("create", File.class, logConfig, long.class, long.class, scheduling, stats, clock,
                 int.class, producerState, int.class, failureChannel, boolean.class, Optional.class);
-        scheduler = type("org.apache.kafka.server.util.KafkaScheduler").getConstructor(int.class).newInstance(1);
-        scheduler.getClass().getMethod("startup").invoke(scheduler);
+        schedulerType = type("org.apache.kafka.server.util.KafkaScheduler");
         topicStats = stats.getConstructor().newInstance();
         time = clock.getField("SYSTEM").get(null);
         // Kafka's defaults: transactional.id.expiration / producer id expiration 1 day, no transaction verification
@@ -143,7 +142,12 @@ final class KafkaLogLoading implements AutoCloseable {
         thread.setContextClassLoader(loader);
         Object log = null;
         Object channel = null;
+        Object scheduler = null;
         try {
+            // a scheduler per load, stopped with it: Kafka writes a truncated epoch cache's checkpoint on it, after
+            // the load returns, and nothing may write into the directory once the outcome is known
+            scheduler = schedulerType.getConstructor(int.class).newInstance(1);
+            scheduler.getClass().getMethod("startup").invoke(scheduler);
             channel = failureChannel.getConstructor(int.class).newInstance(1);
             Object config = logConfig.getConstructor(Map.class).newInstance(Map.of());
             log = create.invoke(null, partitionDir.toFile(), config, logStartOffset, recoveryPoint, scheduler,
@@ -183,6 +187,13 @@ final class KafkaLogLoading implements AutoCloseable {
                     log.getClass().getMethod("close").invoke(log);
                 } catch (ReflectiveOperationException e) {
                     // the outcome is known; a log that does not close leaves only open files in a temporary dir
+                }
+            }
+            if (scheduler != null) {
+                try {
+                    scheduler.getClass().getMethod("shutdown").invoke(scheduler); // waits for the tasks it runs
+                } catch (ReflectiveOperationException e) {
+                    // a scheduler that does not stop leaves a thread of this test JVM
                 }
             }
             thread.setContextClassLoader(previous);
@@ -232,7 +243,6 @@ final class KafkaLogLoading implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        scheduler.getClass().getMethod("shutdown").invoke(scheduler);
         topicStats.getClass().getMethod("close").invoke(topicStats);
         loader.close();
     }
