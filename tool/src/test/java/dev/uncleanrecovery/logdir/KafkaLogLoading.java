@@ -81,6 +81,12 @@ final class KafkaLogLoading implements AutoCloseable {
 
     private final URLClassLoader loader;
     private final Class<?> schedulerType;
+    private final Class<?> fetchIsolation;
+    private final Object upToLogEnd;
+    private final Method batchesOf;
+    private final Method baseOffset;
+    private final Method lastOffset;
+    private final Method checksum;
     private final Object topicStats;
     private final Method create;
     private final Class<?> logConfig;
@@ -100,6 +106,13 @@ final class KafkaLogLoading implements AutoCloseable {
         create = unifiedLog.getMethod("create", File.class, logConfig, long.class, long.class, scheduling, stats, clock,
                 int.class, producerState, int.class, failureChannel, boolean.class, Optional.class);
         schedulerType = type("org.apache.kafka.server.util.KafkaScheduler");
+        fetchIsolation = type("org.apache.kafka.server.storage.log.FetchIsolation");
+        upToLogEnd = fetchIsolation.getField("LOG_END").get(null);
+        batchesOf = type("org.apache.kafka.common.record.internal.Records").getMethod("batches");
+        Class<?> batch = type("org.apache.kafka.common.record.internal.RecordBatch");
+        baseOffset = batch.getMethod("baseOffset");
+        lastOffset = batch.getMethod("lastOffset");
+        checksum = batch.getMethod("checksum");
         topicStats = stats.getConstructor().newInstance();
         time = clock.getField("SYSTEM").get(null);
         // Kafka's defaults: transactional.id.expiration / producer id expiration 1 day, no transaction verification
@@ -202,21 +215,17 @@ final class KafkaLogLoading implements AutoCloseable {
 
     /** The first batch Kafka's log reads from {@code offset} (a fetch up to the log end), as its header gives it. */
     private Optional<LoggedBatch> batchAt(Object log, long offset) throws ReflectiveOperationException {
-        Class<?> isolation = type("org.apache.kafka.server.storage.log.FetchIsolation");
-        Method read = log.getClass().getMethod("read", long.class, int.class, isolation, boolean.class);
+        Method read = log.getClass().getMethod("read", long.class, int.class, fetchIsolation, boolean.class);
         Object info;
         try {
-            info = read.invoke(log, offset, 1, isolation.getField("LOG_END").get(null), true);
+            info = read.invoke(log, offset, 1, upToLogEnd, true);
         } catch (InvocationTargetException e) {
             return Optional.empty(); // a batch Kafka cannot read there: none kept must be the answer
         }
         Object records = info.getClass().getField("records").get(info);
-        Class<?> batchType = type("org.apache.kafka.common.record.internal.RecordBatch");
-        for (Object batch : (Iterable<?>) type("org.apache.kafka.common.record.internal.Records")
-                .getMethod("batches").invoke(records)) {
-            return Optional.of(new LoggedBatch((long) batchType.getMethod("baseOffset").invoke(batch),
-                    (long) batchType.getMethod("lastOffset").invoke(batch),
-                    (long) batchType.getMethod("checksum").invoke(batch)));
+        for (Object batch : (Iterable<?>) batchesOf.invoke(records)) {
+            return Optional.of(new LoggedBatch((long) baseOffset.invoke(batch), (long) lastOffset.invoke(batch),
+                    (long) checksum.invoke(batch)));
         }
         return Optional.empty();
     }
