@@ -27,9 +27,25 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
 
 /**
  * Not a command: the main class the launcher ({@code bin/kafka-unclean-recovery.sh}) runs once to record its
@@ -89,7 +105,66 @@ public final class ClassDataTraining {
                 }
             }
         }
-        // The network side: discovery against a port nothing listens on (it fails, as it should here).
+        protocolMessages();
+        // The network side: discovery against a port nothing listens on (it fails, as it should here), and the Admin
+        // calls of a recovery against the same port.
         Main.run(sink, sink, "--bootstrap-server", "127.0.0.1:9", "status", "--admin-timeout-ms", "2000");
+        adminCalls();
+    }
+
+    /** The RPCs a recovery sends, through kafka-clients' own request and answer classes (empty messages). */
+    private static final List<ApiKeys> SENT = List.of(ApiKeys.API_VERSIONS, ApiKeys.DESCRIBE_CLUSTER, ApiKeys.METADATA,
+            ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+            ApiKeys.LIST_OFFSETS, ApiKeys.FETCH, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS,
+            ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.ELECT_LEADERS, ApiKeys.FIND_COORDINATOR,
+            ApiKeys.LIST_GROUPS, ApiKeys.OFFSET_FETCH, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.LIST_TRANSACTIONS);
+
+    /**
+     * Each request and answer of {@link #SENT} written and read once, and the error table every answer is read with
+     * (its first use builds an exception factory per error code): a run loads these on its way to the first change.
+     */
+    private static void protocolMessages() {
+        Errors.forCode(Errors.NONE.code());
+        for (ApiKeys key : SENT) {
+            short version = key.latestVersion();
+            try {
+                AbstractRequest.parseRequest(key, version,
+                        MessageUtil.toByteBufferAccessor(key.messageType.newRequest(), version));
+                AbstractResponse.parseResponse(key,
+                        MessageUtil.toByteBufferAccessor(key.messageType.newResponse(), version), version);
+            } catch (RuntimeException e) {
+                // an empty message some version refuses: its classes are loaded all the same
+            }
+        }
+    }
+
+    /**
+     * The Admin client the run lock, the elections and the consumer-group reads go through, and its calls, against a
+     * port nothing listens on: each fails once its short timeout passes.
+     */
+    private static void adminCalls() {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "1000");
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "1000");
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        try (Admin admin = Admin.create(properties)) {
+            List<KafkaFuture<?>> calls = List.of(
+                    admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all(),
+                    admin.deleteTopics(List.of(TOPIC)).all(),
+                    admin.alterPartitionReassignments(Map.of(tp, Optional.of(new NewPartitionReassignment(List.of(1)))))
+                            .all(),
+                    admin.listPartitionReassignments(Set.of(tp)).reassignments(),
+                    admin.electLeaders(ElectionType.UNCLEAN, Set.of(tp)).all(),
+                    admin.describeTopics(List.of(TOPIC)).allTopicNames(),
+                    admin.listConsumerGroupOffsets(TOPIC).all());
+            for (KafkaFuture<?> call : calls) {
+                try {
+                    call.get();
+                } catch (ExecutionException | InterruptedException e) {
+                    // nothing listens there
+                }
+            }
+        }
     }
 }

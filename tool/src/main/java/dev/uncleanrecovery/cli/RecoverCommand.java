@@ -7,6 +7,7 @@ import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
+import dev.uncleanrecovery.formats.ReorderJournal;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanFlow;
@@ -63,7 +64,7 @@ public class RecoverCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Json.prepareInBackground(Plan.class, ResultFile.class);
+        Json.prepareInBackground(Plan.class, ReorderJournal.class, ResultFile.class);
         PlanFlow.Options options = planning.planning(select);
         // the plan is written in this run: its name and hash go to the PLANNED line, before the first election
         return audit.run(spec, root.global, automatedRecovery, planning.outputFile(Instant.now()), line -> line

@@ -81,7 +81,10 @@ class CommandLineUsageTest {
         assertThat(loaded).contains(" dev.uncleanrecovery.election.LeaderChoice ", " dev.uncleanrecovery.formats.PlanFile ",
                 " dev.uncleanrecovery.formats.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
                 " com.fasterxml.jackson.databind.ObjectMapper ", " org.apache.kafka.clients.NetworkClient ",
-                " dev.uncleanrecovery.cluster.ClusterDiscovery ");
+                " dev.uncleanrecovery.cluster.ClusterDiscovery ",
+                // the Admin calls of the run lock and the elections, the answers' classes and the error table
+                " org.apache.kafka.clients.admin.KafkaAdminClient ", " org.apache.kafka.common.requests.ElectLeadersResponse ",
+                " org.apache.kafka.common.errors.NotLeaderOrFollowerException ");
     }
 
     /** The run the launcher records its class-data archive from: its own main class, as bin/ starts it. */
