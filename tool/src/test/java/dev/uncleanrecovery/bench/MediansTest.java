@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 class MediansTest {
 
     private static RealClusterBenchmark.Row row(int n, String contender, long wallMillis, long wrongLeaders) {
-        return new RealClusterBenchmark.Row(n, contender, 0, wallMillis, wallMillis, wrongLeaders, 0, 0, wrongLeaders * 2,
-                100, wallMillis / 2, "", 0);
+        return new RealClusterBenchmark.Row(n, 1, contender, 0, wallMillis, wallMillis, wrongLeaders, 0, 0,
+                wrongLeaders * 2, 100, -1, wallMillis / 2, -1, "", null, 0);
     }
 
     @Test

@@ -34,20 +34,29 @@ final class RealClusterBenchmark {
 
     enum Contender { stock, tool }
 
-    record Row(int partitions, String contender, int exitCode, long wallMillis, long allLedMillis, long wrongLeaders,
-               long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib, long cpuMillis, String requests,
-               long outageSetupMillis) {
+    /**
+     * @param heapMib   the tool's heap in use at most (its GC log), -1 for Kafka's tool
+     * @param planBytes the tool's plan file, -1 for Kafka's tool
+     * @param failure   what a contender that exited non-zero printed last, null otherwise
+     */
+    record Row(int partitions, int topics, String contender, int exitCode, long wallMillis, long allLedMillis,
+               long wrongLeaders, long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib,
+               long heapMib, long cpuMillis, long planBytes, String requests, String failure, long outageSetupMillis) {
 
         String line() {
-            return String.format("| %,d | %s | %d | %,d | %s | %d | %d | %,d | %,d | %d | %,d | %s |", partitions, contender,
-                    exitCode, wallMillis, allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders,
-                    leaderless, recordsLostByLeader, recordsLostByEndOffsets, peakRssMib, cpuMillis, requests);
+            return String.format("| %,d (%d) | %s | %d | %,d | %s | %d | %d | %,d | %,d | %d | %s | %,d | %s | %s | %s |", partitions,
+                    topics, contender, exitCode, wallMillis, allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis),
+                    wrongLeaders, leaderless, recordsLostByLeader, recordsLostByEndOffsets, peakRssMib,
+                    heapMib < 0 ? "-" : String.format("%,d", heapMib), cpuMillis,
+                    planBytes < 0 ? "-" : String.format("%.1f MB", planBytes / 1e6), requests,
+                    failure == null ? "" : failure.replace("|", "\\|"));
         }
 
         static String header() {
-            return "| partitions | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
-                    + " (by leader) | records lost (end offsets) | peak RSS MiB | CPU ms | requests sent (kind total {node:count}) |\n"
-                    + "|---|---|---|---|---|---|---|---|---|---|---|---|";
+            return "| partitions (topics) | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
+                    + " (by leader) | records lost (end offsets) | peak RSS MiB | heap MiB | CPU ms | plan file |"
+                    + " requests sent (kind total {node:count}) | failed with |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
         }
     }
 
@@ -114,11 +123,13 @@ final class RealClusterBenchmark {
         for (String previous : List.of("plan.json", "plan-result.json")) {
             Files.deleteIfExists(dir.resolve(previous));
         }
-        try (LocalKafkaCluster cluster = cluster(agent).start(); Admin admin = cluster.createAdmin()) {
+        try (LocalKafkaCluster cluster = cluster(agent, partitions).start(); Admin admin = cluster.createAdmin()) {
             long setupStart = System.nanoTime();
-            ManyPartitionOutage.Outage outage;
+            List<ManyPartitionOutage.Outage> outage;
+            List<String> topics = topics(partitions);
             try {
-                outage = ManyPartitionOutage.reproduce(cluster, "bench", partitions, perRound, 1,
+                outage = ManyPartitionOutage.reproduce(cluster, topics, partitions / topics.size(),
+                        ManyPartitionOutage::assignment, perRound, 1,
                         s -> System.out.println("  [" + contender + " " + partitions + "] " + s));
             } catch (RuntimeException e) {
                 throw new OutageSetupFailed(e, keepNodeLogs(cluster, dir.resolve("failed-setup-node-logs")));
@@ -141,8 +152,12 @@ final class RealClusterBenchmark {
             // Our tool runs as operators run it: through bin/kafka-unclean-recovery.sh (its JVM flags, its class-data
             // archive), with its request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS (plus the environment's
             // BENCH_TOOL_OPTS, for profiling: BENCH_TOOL_OPTS=-Xlog:gc:file=/tmp/gc.log, say).
+            // Its GC log gives the heap it used: the most in use before a collection, or at exit.
+            Path gcLog = dir.resolve("tool-gc.log");
+            Files.deleteIfExists(gcLog);
             Map<String, String> environment = contender == Contender.tool
-                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", ("-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog + " "
+                    ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", ("-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog
+                            + " -Xlog:gc,gc+heap+exit:file=" + gcLog + " "
                             + System.getenv().getOrDefault("BENCH_TOOL_OPTS", "")).strip())
                     : Map.of();
             // The leader watcher's describes of all N partitions (and their answers) share the cores with the contender.
@@ -161,24 +176,31 @@ final class RealClusterBenchmark {
             watcher.interrupt();
             watcher.join();
 
-            List<TopicPartitionInfo> after = ManyPartitionOutage.describe(admin, outage.topic());
             long wrong = 0;
             long leaderless = 0;
             long lostByLeader = 0;
-            for (TopicPartitionInfo p : after) {
-                int leader = ManyPartitionOutage.leaderOf(p);
-                if (leader < 0) {
-                    leaderless++;
-                } else if (leader != ManyPartitionOutage.LONGEST) {
-                    wrong++;
-                    lostByLeader += outage.bestLogEndOffset() - outage.logEndOffset(leader);
+            long lostByEnd = 0;
+            for (ManyPartitionOutage.Outage o : outage) {
+                for (TopicPartitionInfo p : ManyPartitionOutage.describe(admin, o.topic())) {
+                    int leader = ManyPartitionOutage.leaderOf(p);
+                    if (leader < 0) {
+                        leaderless++;
+                    } else if (leader != ManyPartitionOutage.LONGEST) {
+                        wrong++;
+                        lostByLeader += o.bestLogEndOffset() - o.logEndOffset(leader);
+                    }
                 }
+                long lost = lostByEndOffsets(admin, o);
+                lostByEnd = lost < 0 || lostByEnd < 0 ? -1 : lostByEnd + lost;
             }
-            long lostByEnd = lostByEndOffsets(admin, outage);
             long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
-            return new Row(partitions, contender + (contender == Contender.tool && !toolArgs.isEmpty()
-                    ? " " + String.join(" ", toolArgs) : "") + (agent == null ? "" : " (patched cluster)"), m.exitCode(), m.wallMillis(), allLed, wrong, leaderless, lostByLeader,
-                    lostByEnd, m.peakRssKib() / 1024, m.cpuMillis(), RequestLog.format(RequestLog.count(requestLog)), setupMillis);
+            Path plan = dir.resolve("plan.json");
+            return new Row(partitions, topics.size(), contender + (contender == Contender.tool && !toolArgs.isEmpty()
+                    ? " " + String.join(" ", toolArgs) : "") + (agent == null ? "" : " (patched cluster)"), m.exitCode(),
+                    m.wallMillis(), allLed, wrong, leaderless, lostByLeader, lostByEnd, m.peakRssKib() / 1024,
+                    contender == Contender.tool ? heapInUseMib(gcLog) : -1, m.cpuMillis(),
+                    Files.exists(plan) ? Files.size(plan) : -1, RequestLog.format(RequestLog.count(requestLog)),
+                    m.exitCode() == 0 ? null : lastWords(m), setupMillis);
         }
     }
 
@@ -192,7 +214,7 @@ final class RealClusterBenchmark {
         Files.createDirectories(out);
         Path stop = out.resolve("outage.stop");
         Files.deleteIfExists(stop);
-        try (LocalKafkaCluster cluster = cluster(patchAgent(options)).start()) {
+        try (LocalKafkaCluster cluster = cluster(patchAgent(options), partitions).start()) {
             ManyPartitionOutage.reproduce(cluster, "bench", partitions, Long.parseLong(options.getOrDefault("records-per-round", "2")),
                     1, s -> System.out.println("  [outage " + partitions + "] " + s));
             Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
@@ -278,11 +300,14 @@ final class RealClusterBenchmark {
      * fixed from the start (-Xms = -Xmx, as kafka-server-start.sh sets it): from the harness's -Xms32m each growth
      * of the old generation costs a full collection, which can pause a broker in the middle of a measured run.
      */
-    private static LocalKafkaCluster cluster(Path agent) {
+    private static LocalKafkaCluster cluster(Path agent, int partitions) {
+        // every broker holds a replica of each partition: 512 MiB serve 5,000, 1 GiB 10,500 (-Pscale), 2 GiB 19,500
+        String broker = partitions <= 5_000 ? "512m" : partitions <= 10_500 ? "1g" : "2g";
+        String controller = partitions <= 10_500 ? "256m" : "512m";
         ClusterBuilder builder = LocalKafkaCluster.builder().brokers(3)
-                .startupTimeout(java.time.Duration.ofSeconds(240))
-                .jvmArgs(NodeRole.BROKER, "-Xms512m", "-Xmx512m")
-                .jvmArgs(NodeRole.CONTROLLER, "-Xms256m", "-Xmx256m");
+                .startupTimeout(java.time.Duration.ofSeconds(240 + partitions / 100))
+                .jvmArgs(NodeRole.BROKER, "-Xms" + broker, "-Xmx" + broker)
+                .jvmArgs(NodeRole.CONTROLLER, "-Xms" + controller, "-Xmx" + controller);
         if (agent != null) {
             builder.javaAgent(agent, null, NodeRole.CONTROLLER, NodeRole.BROKER);
         }
@@ -344,11 +369,15 @@ final class RealClusterBenchmark {
     private static final long WATCH_INTERVAL_MS = 250;
 
     /** Polls the topic every WATCH_INTERVAL_MS from launch until every partition has a leader (bounded: 10 minutes). */
-    private static void watchLeaders(Admin admin, ManyPartitionOutage.Outage outage, AtomicLong launchedAt, AtomicLong allLedAt) {
+    private static void watchLeaders(Admin admin, List<ManyPartitionOutage.Outage> outage, AtomicLong launchedAt,
+                                     AtomicLong allLedAt) {
         long deadline = System.nanoTime() + 600_000_000_000L;
         while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
             try {
-                List<TopicPartitionInfo> all = ManyPartitionOutage.describe(admin, outage.topic());
+                List<TopicPartitionInfo> all = new ArrayList<>();
+                for (ManyPartitionOutage.Outage o : outage) {
+                    all.addAll(ManyPartitionOutage.describe(admin, o.topic()));
+                }
                 long now = System.nanoTime();
                 if (all.stream().allMatch(p -> ManyPartitionOutage.leaderOf(p) >= 0)) {
                     allLedAt.set(now);
@@ -387,6 +416,58 @@ final class RealClusterBenchmark {
             Thread.sleep(500);
         }
         return previous;
+    }
+
+    /**
+     * One topic "bench" up to 9,999 partitions, else the fewest topics of equal size under that: CreateTopics makes
+     * at most 9,999 partitions a topic (the controller writes one record per partition and one for the topic, at most
+     * 10,000 an operation).
+     */
+    static List<String> topics(int partitions) {
+        int count = (partitions + 9_998) / 9_999;
+        if (partitions % count != 0) {
+            throw new IllegalArgumentException(partitions + " partitions do not split into " + count
+                    + " topics of equal size under 10,000: choose a multiple of " + count);
+        }
+        return count == 1 ? List.of("bench") : java.util.stream.IntStream.range(0, count).mapToObj(i -> "bench-" + i).toList();
+    }
+
+    /**
+     * The heap the tool had in use at most, from its GC log: the most before a collection ("Pause Young (Allocation
+     * Failure) 612M->87M(1024M)"), or at exit (the generations' "used" sizes), whichever is larger.
+     */
+    static long heapInUseMib(Path gcLog) throws java.io.IOException {
+        if (!Files.exists(gcLog)) {
+            return -1;
+        }
+        java.util.regex.Pattern pause = java.util.regex.Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+        java.util.regex.Pattern used = java.util.regex.Pattern.compile("(?:PSYoungGen|ParOldGen) +total \\d+K, used (\\d+)K");
+        long beforeCollection = 0;
+        long atExitKib = 0;
+        for (String line : Files.readAllLines(gcLog)) {
+            java.util.regex.Matcher m = pause.matcher(line);
+            if (m.find()) {
+                beforeCollection = Math.max(beforeCollection, Long.parseLong(m.group(1)));
+            }
+            java.util.regex.Matcher u = used.matcher(line);
+            if (u.find()) {
+                atExitKib += Long.parseLong(u.group(1));
+            }
+        }
+        return Math.max(beforeCollection, atExitKib / 1024);
+    }
+
+    /** The last line a failed contender printed that names an exception or an error (else its last line). */
+    private static String lastWords(MeasuredProcess.Measurement m) throws java.io.IOException {
+        List<String> lines = new ArrayList<>();
+        for (Path output : new Path[] {m.stdout(), m.stderr()}) {
+            if (output != null && Files.exists(output)) {
+                Files.readAllLines(output).stream().map(String::strip).filter(l -> !l.isEmpty()).forEach(lines::add);
+            }
+        }
+        String chosen = lines.stream().filter(l -> l.contains("Exception") || l.startsWith("error"))
+                .reduce((first, second) -> second).orElse(lines.isEmpty() ? "" : lines.get(lines.size() - 1));
+        return chosen.length() > 200 ? chosen.substring(0, 200) + " …" : chosen;
     }
 
     static List<Integer> ints(String csv) {
