@@ -43,15 +43,15 @@ final class PlanReport {
     /** Writes the plan file and prints it. */
     static int print(PlanFlow.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
             throws java.io.IOException {
-        return print(result, file, global, out, err, () -> { }, false);
+        return print(result, file, global, out, err, sha256 -> { }, false);
     }
 
     /**
-     * @param written  runs once the plan file is on disk, before the plan is printed
+     * @param written  given the plan file's SHA-256 once the file is on disk, before the plan is printed
      * @param applying the plan is applied right after (recover --automated-recovery): say so, not "review it"
      */
     static int print(PlanFlow.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
-                      Runnable written, boolean applying) throws java.io.IOException {
+                      java.util.function.Consumer<String> written, boolean applying) throws java.io.IOException {
         var plan = result.plan();
         var unreadable = result.snapshot().unreadableTopics();
         if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
@@ -61,8 +61,7 @@ final class PlanReport {
                     + " topic(s) not read: their partitions are unknown)") + "; no plan written.");
             return ExitCode.withUnreadableTopics(ExitCode.OK, unreadable);
         }
-        PlanFile.write(file, plan);
-        written.run();
+        written.accept(PlanFile.write(file, plan));
         if (global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(plan));
         } else {

@@ -105,9 +105,9 @@ public class RecoverCommand implements Callable<Integer> {
             }
             ExecuteFlow.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
-                        int code = PlanReport.print(planned, planFile, root.global, out, err, () -> {
+                        int code = PlanReport.print(planned, planFile, root.global, out, err, sha256 -> {
                             try {
-                                trail.planned(planFile, PlanFile.sha256(planFile), execution.noSalvage ? null
+                                trail.planned(planFile, sha256, execution.noSalvage ? null
                                         : execution.salvageDir != null ? execution.salvageDir
                                         : SalvageStore.besidePlan(planFile));
                             } catch (IOException e) {

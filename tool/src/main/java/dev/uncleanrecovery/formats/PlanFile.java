@@ -20,17 +20,17 @@ public final class PlanFile {
     }
 
     /**
-     * Writes a new plan file.
+     * Writes a new plan file; returns the SHA-256 of what it wrote (what {@link #sha256} reads back).
      *
      * @throws dev.uncleanrecovery.UserInputException if {@code file} exists or its directory does not
      */
-    public static void write(Path file, Plan plan) throws IOException {
-        FORMAT.write(file, plan, false);
+    public static String write(Path file, Plan plan) throws IOException {
+        return FORMAT.write(file, plan, false);
     }
 
-    /** Writes the plan file, atomically replacing an existing one. */
-    public static void overwrite(Path file, Plan plan) throws IOException {
-        FORMAT.write(file, plan, true);
+    /** Writes the plan file, atomically replacing an existing one; returns the SHA-256 of what it wrote. */
+    public static String overwrite(Path file, Plan plan) throws IOException {
+        return FORMAT.write(file, plan, true);
     }
 
     /**

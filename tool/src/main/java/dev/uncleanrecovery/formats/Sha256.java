@@ -13,10 +13,19 @@ public final class Sha256 {
     }
 
     public static String hex(byte[] bytes) {
+        return HexFormat.of().formatHex(digest().digest(bytes));
+    }
+
+    /** A digest to feed bytes as they are written; {@link #hexOf} names them once all are in. */
+    public static MessageDigest digest() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
         }
+    }
+
+    public static String hexOf(MessageDigest fed) {
+        return HexFormat.of().formatHex(fed.digest());
     }
 }

@@ -22,6 +22,8 @@ import dev.uncleanrecovery.support.BoundedFiles;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -140,20 +142,26 @@ final class StrictJsonFile<T> {
     /**
      * Writes {@code value} under {@code file} through {@link DurableFiles}: never over an existing file unless
      * {@code replaceExisting}, and then in one rename.
+     *
+     * @return the SHA-256 of the bytes written, hashed as they went to the disk
      */
-    void write(Path file, T value, boolean replaceExisting) throws IOException {
+    String write(Path file, T value, boolean replaceExisting) throws IOException {
         Path target = file.toAbsolutePath();
         Path directory = target.getParent();
         if (!Files.isDirectory(directory)) {
             throw new UserInputException(file + ": directory " + directory + " does not exist; create it or write the "
                     + kind + " elsewhere");
         }
+        MessageDigest digest = Sha256.digest();
+        DurableFiles.Content content = Json.fileContent(value);
+        DurableFiles.Content hashed = out -> content.writeTo(new DigestOutputStream(out, digest));
         if (replaceExisting) {
-            DurableFiles.replace(target, Json.fileContent(value));
-            return;
+            DurableFiles.replace(target, hashed);
+            return Sha256.hexOf(digest);
         }
         try {
-            DurableFiles.writeNew(target, Json.fileContent(value));
+            DurableFiles.writeNew(target, hashed);
+            return Sha256.hexOf(digest);
         } catch (FileAlreadyExistsException e) {
             throw new UserInputException(file + " already exists; not overwriting it — write to another path, or"
                     + " remove the old " + kind + " first", e);

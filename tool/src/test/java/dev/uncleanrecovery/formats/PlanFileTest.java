@@ -146,6 +146,21 @@ class PlanFileTest {
     }
 
     @Test
+    void the_hash_a_write_returns_is_the_hash_of_the_file_as_read_back_and_as_sha256sum_names_it() throws Exception {
+        Path file = dir.resolve("plan.json");
+        Path replaced = dir.resolve("replaced.json");
+        Files.writeString(replaced, "{}");
+
+        String written = PlanFile.write(file, SamplePlan.plan());
+        String overwritten = PlanFile.overwrite(replaced, SamplePlan.plan());
+
+        assertThat(written).matches("[0-9a-f]{64}").isEqualTo(PlanFile.sha256(file))
+                .isEqualTo(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(Files.readAllBytes(file))));
+        assertThat(overwritten).isEqualTo(PlanFile.sha256(replaced)).isEqualTo(written);
+    }
+
+    @Test
     void a_plan_written_before_unanswered_brokers_and_skipped_evidence_still_reads() throws IOException {
         // The golden plan as older versions wrote it: without those two fields.
         ObjectNode old = (ObjectNode) Json.mapper().readTree(GOLDEN);
