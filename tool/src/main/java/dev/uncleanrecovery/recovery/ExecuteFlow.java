@@ -207,24 +207,26 @@ public final class ExecuteFlow implements AutoCloseable {
                     new SalvageStore.PlanReference(planFile, plan.clusterId(), plan.createdAt()), discovery::connections,
                     LiveReplicaReader.Settings.defaults(), progress));
         }
-        ExecutionResult result;
+        ExecutionResult withHanging;
+        // The lock is held until the hanging transactions are looked at: an abort changes the cluster, and the look
+        // itself is not queued behind the lock topic's deletion on a broker still applying it.
         try {
-            result = execution.run(plan, planFile, gate, asPlanned);
+            ExecutionResult result = execution.run(plan, planFile, gate, asPlanned);
+            if (options.mode().dryRun() || !result.anyUncleanElection()) {
+                return result;
+            }
+            HangingTransactions.Result hanging = hangingTransactions(result, progress);
+            if (options.abortHanging() && !hanging.hanging().isEmpty()) {
+                progress.accept("aborting " + hanging.hanging().size() + " hanging transaction(s)");
+                hanging = hanging.withAborts(HangingTransactions.abort(discovery.admin(), hanging.hanging(),
+                        discovery.requestTimeout()));
+            }
+            withHanging = result.withHanging(hanging);
         } finally {
             releaseInBackground(); // what is left only reads
         }
-        if (options.mode().dryRun() || !result.anyUncleanElection()) {
-            return result;
-        }
-        HangingTransactions.Result hanging = hangingTransactions(result, progress);
-        if (options.abortHanging() && !hanging.hanging().isEmpty()) {
-            progress.accept("aborting " + hanging.hanging().size() + " hanging transaction(s)");
-            hanging = hanging.withAborts(HangingTransactions.abort(discovery.admin(), hanging.hanging(),
-                    discovery.requestTimeout()));
-        }
-        ExecutionResult withHanging = result.withHanging(hanging);
         try {
-            return withHanging.withTruncations(measuredTruncations(plan, result, cutLookUp.lookUps(), options.reprobe()));
+            return withHanging.withTruncations(measuredTruncations(plan, withHanging, cutLookUp.lookUps(), options.reprobe()));
         } catch (RuntimeException | Error e) {
             // the elections are done and recorded: a read-back that fails leaves the truncations unmeasured
             progress.accept("the truncations could not be read back after the election: " + e);
