@@ -128,6 +128,10 @@ public final class PlanFlow {
         }
     }
 
+    /** Decisions made together before they go into the plan; fewer than twice the minimum are made on one core. */
+    private static final int DECISION_CHUNK = 2_048;
+    private static final int MIN_PARALLEL_DECISIONS = 64;
+
     /** How long a fenced broker may take to answer (it normally cannot: it serves requests only once unfenced). */
     static final Duration FENCED_BROKER_PROBE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -203,17 +207,28 @@ public final class PlanFlow {
         Elections elections = new Elections(plan, snapshot, groupsPossible);
         List<Decision.Elect> bounded = new ArrayList<>();
         List<TopicPartitionState> boundedStates = new ArrayList<>();
-        for (TopicPartitionState partition : considered) {
-            List<ReplicaEvidence> known = evidence.getOrDefault(partition.topicPartition(), List.of());
-            Decision decision = snapshot.reassigning().contains(partition.topicPartition())
-                    ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
-                            "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
-                    : LeaderChoice.decide(partition, known, fenced, options.election());
-            if (decision instanceof Decision.Elect elect && anyLowerBound(elect)) {
-                bounded.add(elect);
-                boundedStates.add(partition);
-            } else {
-                elections.add(partition, known, decision);
+        Map<TopicPartition, List<ReplicaEvidence>> answers = evidence;
+        Function<TopicPartitionState, Decision> decide = partition -> snapshot.reassigning()
+                .contains(partition.topicPartition())
+                ? new Decision.Skip(partition.topicPartition(), SkipCause.REASSIGNMENT_IN_PROGRESS,
+                        "a reassignment is in progress; finish or cancel it first (kafka-reassign-partitions.sh --list)")
+                : LeaderChoice.decide(partition, answers.getOrDefault(partition.topicPartition(), List.of()), fenced,
+                        options.election());
+        // Each decision depends on its partition alone: a chunk of them is made on every core, then added to the plan
+        // in order. A chunk at a time keeps only that many decisions beside the plan.
+        for (int from = 0; from < considered.size(); from += DECISION_CHUNK) {
+            List<TopicPartitionState> chunk = considered.subList(from, Math.min(considered.size(), from + DECISION_CHUNK));
+            List<Decision> decided = chunk.size() < 2 * MIN_PARALLEL_DECISIONS ? chunk.stream().map(decide).toList()
+                    : chunk.parallelStream().map(decide).toList();
+            for (int i = 0; i < chunk.size(); i++) {
+                TopicPartitionState partition = chunk.get(i);
+                Decision decision = decided.get(i);
+                if (decision instanceof Decision.Elect elect && anyLowerBound(elect)) {
+                    bounded.add(elect);
+                    boundedStates.add(partition);
+                } else {
+                    elections.add(partition, evidence.getOrDefault(partition.topicPartition(), List.of()), decision);
+                }
             }
         }
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
