@@ -68,6 +68,17 @@ final class KafkaLogLoading implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether inspect must have kept the batches where a new leader may cut {@code inspected}, as {@code complete} of
+     * {@link Outcome#batchesDifferFrom} asks, on a broker's own disk (no damage seeded): it keeps fewer only from a log
+     * it has a note on (a torn end, an odd file, an unreadable header) or whose recovery cuts data. On seeded damage
+     * it may keep fewer without a note (its reads stop at a zeroed page that Kafka's index steps over): fewer is the
+     * larger loss statement, never a wrong one.
+     */
+    static boolean mustKeepBatches(PartitionLogSummary inspected) {
+        return !inspected.batches().isEmpty() || inspected.notes().isEmpty() && inspected.recoveryCutsData() == null;
+    }
+
     /** The offsets whose batches {@link Outcome#batchesDifferFrom} compares. */
     static List<Long> batchOffsets(PartitionLogSummary inspected) {
         List<Long> offsets = new ArrayList<>();

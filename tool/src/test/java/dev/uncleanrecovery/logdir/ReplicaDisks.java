@@ -69,7 +69,8 @@ public final class ReplicaDisks implements AutoCloseable {
             Path copy = copy(dir, scratch.resolve(report.brokerId() + "-" + tp.topic() + "-" + tp.partition()));
             KafkaLogLoading.Outcome kafkaSays = kafka.load(copy, logStarts.getOrDefault(tp, 0L),
                     recoveryPoints.getOrDefault(tp, 0L), report.cleanShutdown(), KafkaLogLoading.batchOffsets(summary));
-            String batches = kafkaSays.failure() == null ? kafkaSays.batchesDifferFrom(summary, !summary.batches().isEmpty()) : null;
+            String batches = kafkaSays.failure() == null ? kafkaSays.batchesDifferFrom(summary,
+                    KafkaLogLoading.mustKeepBatches(summary)) : null;
             if (batches != null) {
                 throw new AssertionError("broker " + report.brokerId() + " " + tp + ": " + batches);
             }
