@@ -25,12 +25,12 @@ public final class PlanFile {
      * @throws dev.uncleanrecovery.UserInputException if {@code file} exists or its directory does not
      */
     public static String write(Path file, Plan plan) throws IOException {
-        return FORMAT.write(file, plan, false);
+        return FORMAT.writeHashed(file, plan, false);
     }
 
     /** Writes the plan file, atomically replacing an existing one; returns the SHA-256 of what it wrote. */
     public static String overwrite(Path file, Plan plan) throws IOException {
-        return FORMAT.write(file, plan, true);
+        return FORMAT.writeHashed(file, plan, true);
     }
 
     /**

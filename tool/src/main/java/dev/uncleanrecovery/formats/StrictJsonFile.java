@@ -142,26 +142,34 @@ final class StrictJsonFile<T> {
     /**
      * Writes {@code value} under {@code file} through {@link DurableFiles}: never over an existing file unless
      * {@code replaceExisting}, and then in one rename.
-     *
-     * @return the SHA-256 of the bytes written, hashed as they went to the disk
      */
-    String write(Path file, T value, boolean replaceExisting) throws IOException {
+    void write(Path file, T value, boolean replaceExisting) throws IOException {
+        publish(file, Json.fileContent(value), replaceExisting);
+    }
+
+    /**
+     * {@link #write}, and the SHA-256 of the bytes written, hashed as they went to the disk (not read back).
+     */
+    String writeHashed(Path file, T value, boolean replaceExisting) throws IOException {
+        MessageDigest digest = Sha256.digest();
+        DurableFiles.Content content = Json.fileContent(value);
+        publish(file, out -> content.writeTo(new DigestOutputStream(out, digest)), replaceExisting);
+        return Sha256.hexOf(digest);
+    }
+
+    private void publish(Path file, DurableFiles.Content content, boolean replaceExisting) throws IOException {
         Path target = file.toAbsolutePath();
         Path directory = target.getParent();
         if (!Files.isDirectory(directory)) {
             throw new UserInputException(file + ": directory " + directory + " does not exist; create it or write the "
                     + kind + " elsewhere");
         }
-        MessageDigest digest = Sha256.digest();
-        DurableFiles.Content content = Json.fileContent(value);
-        DurableFiles.Content hashed = out -> content.writeTo(new DigestOutputStream(out, digest));
         if (replaceExisting) {
-            DurableFiles.replace(target, hashed);
-            return Sha256.hexOf(digest);
+            DurableFiles.replace(target, content);
+            return;
         }
         try {
-            DurableFiles.writeNew(target, hashed);
-            return Sha256.hexOf(digest);
+            DurableFiles.writeNew(target, content);
         } catch (FileAlreadyExistsException e) {
             throw new UserInputException(file + " already exists; not overwriting it — write to another path, or"
                     + " remove the old " + kind + " first", e);
