@@ -89,7 +89,7 @@ class ControllerCapScaleClusterTest {
         System.out.printf("recover of %,d partitions (%s): %,d ms wall, %,d ms CPU, peak RSS %,d MiB, heap %s;"
                         + " %s; new leaders shown %s ms after the last election; plan file %,d bytes%n",
                 PARTITIONS, String.join(" ", Benchmarks.toolHeapFlags()), run.wallMillis(), run.cpuMillis(),
-                run.peakRssKib() / 1024, heapAcrossCollections(gcLog), sent, result.leadersShownMs(), Files.size(plan));
+                run.peakRssKib() / 1024, GcLog.read(gcLog), sent, result.leadersShownMs(), Files.size(plan));
         System.out.println(output.lines().filter(l -> l.contains("brokers' metadata") || l.contains(" elected, ")
                 || l.contains("electing") || l.contains("reorder") || l.contains("restor")).collect(Collectors.joining("\n")));
         // 10,500 partitions a kind: two requests each (9,999 + 501), more if a broker did not answer one in time;
@@ -201,26 +201,6 @@ class ControllerCapScaleClusterTest {
             log = cluster.nodes().logSinceLastStart(node);
         }
         return log;
-    }
-
-    /**
-     * The heap in use before and after each collection the GC log records ("Pause Young (Allocation Failure)
-     * 612M->87M(1024M)"): the largest before is what the run touched at most, the largest after its live data at most.
-     */
-    private static String heapAcrossCollections(Path gcLog) throws Exception {
-        java.util.regex.Pattern pause = java.util.regex.Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
-        long before = 0;
-        long after = 0;
-        long collections = 0;
-        for (String line : Files.readAllLines(gcLog)) {
-            java.util.regex.Matcher m = pause.matcher(line);
-            if (m.find()) {
-                collections++;
-                before = Math.max(before, Long.parseLong(m.group(1)));
-                after = Math.max(after, Long.parseLong(m.group(2)));
-            }
-        }
-        return collections + " collections, at most " + before + " MiB before one and " + after + " MiB after";
     }
 
     /** API name → how many requests of it the tool sent, from its request log. */

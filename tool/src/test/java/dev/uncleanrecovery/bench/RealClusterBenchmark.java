@@ -438,29 +438,9 @@ final class RealClusterBenchmark {
         return count == 1 ? List.of("bench") : java.util.stream.IntStream.range(0, count).mapToObj(i -> "bench-" + i).toList();
     }
 
-    /**
-     * The heap the tool had in use at most, from its GC log: the most before a collection ("Pause Young (Allocation
-     * Failure) 612M->87M(1024M)"), or at exit (the generations' "used" sizes), whichever is larger.
-     */
+    /** The heap the tool had in use at most, from its GC log; -1 when it left none. */
     static long heapInUseMib(Path gcLog) throws java.io.IOException {
-        if (!Files.exists(gcLog)) {
-            return -1;
-        }
-        java.util.regex.Pattern pause = java.util.regex.Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
-        java.util.regex.Pattern used = java.util.regex.Pattern.compile("(?:PSYoungGen|ParOldGen) +total \\d+K, used (\\d+)K");
-        long beforeCollection = 0;
-        long atExitKib = 0;
-        for (String line : Files.readAllLines(gcLog)) {
-            java.util.regex.Matcher m = pause.matcher(line);
-            if (m.find()) {
-                beforeCollection = Math.max(beforeCollection, Long.parseLong(m.group(1)));
-            }
-            java.util.regex.Matcher u = used.matcher(line);
-            if (u.find()) {
-                atExitKib += Long.parseLong(u.group(1));
-            }
-        }
-        return Math.max(beforeCollection, atExitKib / 1024);
+        return Files.exists(gcLog) ? GcLog.read(gcLog).inUseMib() : -1;
     }
 
     /** The last line a failed contender printed that names an exception or an error (else its last line). */

@@ -35,6 +35,7 @@ class RealClusterBenchmarkTest {
                 [4.000s][info][gc,heap,exit]  ParOldGen       total 1398272K, used 97280K [0x4, 0x5, 0x6)
                 """);
         assertThat(RealClusterBenchmark.heapInUseMib(collected)).isEqualTo(612);
+        assertThat(GcLog.read(collected)).isEqualTo(new GcLog(2, 612, 95, 295));
 
         Path never = dir.resolve("never.log");
         Files.writeString(never, """
