@@ -34,6 +34,7 @@ import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.RequestCounts;
 import dev.uncleanrecovery.probe.UnansweredBroker;
 import dev.uncleanrecovery.support.Futures;
+import dev.uncleanrecovery.support.InOrder;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import dev.uncleanrecovery.support.PartitionMap;
 import java.time.Clock;
@@ -128,9 +129,8 @@ public final class PlanFlow {
         }
     }
 
-    /** Decisions made together before they go into the plan; fewer than twice the minimum are made on one core. */
+    /** Decisions made together before they go into the plan. */
     private static final int DECISION_CHUNK = 2_048;
-    private static final int MIN_PARALLEL_DECISIONS = 64;
 
     /** How long a fenced broker may take to answer (it normally cannot: it serves requests only once unfenced). */
     static final Duration FENCED_BROKER_PROBE_TIMEOUT = Duration.ofSeconds(5);
@@ -216,21 +216,14 @@ public final class PlanFlow {
                         options.election());
         // Each decision depends on its partition alone: a chunk of them is made on every core, then added to the plan
         // in order. A chunk at a time keeps only that many decisions beside the plan.
-        for (int from = 0; from < considered.size(); from += DECISION_CHUNK) {
-            List<TopicPartitionState> chunk = considered.subList(from, Math.min(considered.size(), from + DECISION_CHUNK));
-            List<Decision> decided = chunk.size() < 2 * MIN_PARALLEL_DECISIONS ? chunk.stream().map(decide).toList()
-                    : chunk.parallelStream().map(decide).toList();
-            for (int i = 0; i < chunk.size(); i++) {
-                TopicPartitionState partition = chunk.get(i);
-                Decision decision = decided.get(i);
-                if (decision instanceof Decision.Elect elect && anyLowerBound(elect)) {
-                    bounded.add(elect);
-                    boundedStates.add(partition);
-                } else {
-                    elections.add(partition, evidence.getOrDefault(partition.topicPartition(), List.of()), decision);
-                }
+        InOrder.map(considered, DECISION_CHUNK, decide, (partition, decision) -> {
+            if (decision instanceof Decision.Elect elect && anyLowerBound(elect)) {
+                bounded.add(elect);
+                boundedStates.add(partition);
+            } else {
+                elections.add(partition, answers.getOrDefault(partition.topicPartition(), List.of()), decision);
             }
-        }
+        });
         // Where epochs differ the estimate is a lower bound: the brokers are asked where those replicas will cut, and
         // the partition is decided again with the exact loss (the same leader: the ranking does not depend on it).
         // Usually no partition needs it, and the map stays empty.
