@@ -114,10 +114,20 @@ class HangingTransactionClusterTest {
                 "--strategy", "proactive", "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
 
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test", "--accept-unknown-loss",
-                "--abort-hanging-transactions", "--plan", plan.toString());
+        List<String> sentRequests;
+        CliRun run;
+        try (SentRequests sent = SentRequests.record()) {
+            run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test",
+                    "--accept-unknown-loss", "--abort-hanging-transactions", "--plan", plan.toString());
+            sentRequests = sent.apis();
+        }
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        // the abort is a change: it is sent while the run lock is held, before the lock topic's deletion releases it
+        assertThat(sentRequests).as("requests, in order").contains("CREATE_TOPICS", "WRITE_TXN_MARKERS",
+                "DELETE_TOPICS");
+        assertThat(sentRequests.lastIndexOf("WRITE_TXN_MARKERS")).as(sentRequests.toString())
+                .isLessThan(sentRequests.indexOf("DELETE_TOPICS"));
         ResultFile result = ResultFile.read(dir.resolve("journal-result.json"));
         assertThat(result.hangingTransactions()).singleElement().satisfies(h -> {
             assertThat(h.topic()).isEqualTo(JOURNAL.topic());
