@@ -165,14 +165,18 @@ public final class PlanFlow {
                 .filter(p -> !snapshot.reassigning().contains(p.topicPartition()))
                 .toList();
         // Listing every topic shows whether any group ever committed an offset: without __consumer_offsets there is
-        // no consumer group to look at (and no Admin to start)
-        boolean groupsPossible = !toProbe.isEmpty() && (!(options.selection() instanceof PartitionSelection.AllTopics)
-                || snapshot.partitions().stream().anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME))
-                || discovery.mayHaveTopic(Topic.GROUP_METADATA_TOPIC_NAME));
-        if (groupsPossible) {
-            // Admin reads the consumer groups once the choice is made: its start-up goes beside the probe
-            OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
-        }
+        // no consumer group to look at (and no Admin to start). Where the listing cannot tell, the question to a
+        // broker goes beside the probe, as does Admin's start-up: the groups are read once the choice is made.
+        CompletableFuture<Boolean> groupsPossible = toProbe.isEmpty() ? CompletableFuture.completedFuture(false)
+                : !(options.selection() instanceof PartitionSelection.AllTopics) || snapshot.partitions().stream()
+                        .anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME))
+                ? CompletableFuture.completedFuture(true)
+                : OnItsOwnThread.run("consumer-offsets-topic", () -> discovery.mayHaveTopic(Topic.GROUP_METADATA_TOPIC_NAME));
+        groupsPossible.thenAccept(possible -> {
+            if (possible) {
+                OnItsOwnThread.run("admin-start", discovery::admin).exceptionally(failure -> null);
+            }
+        });
         // Kept in the probe's PartitionMap, not copied to a HashMap: TopicPartition hashes collide (see PartitionMap)
         Map<TopicPartition, List<ReplicaEvidence>> evidence = Map.of();
         RequestCounts requests = new RequestCounts();
@@ -204,7 +208,7 @@ public final class PlanFlow {
         // Each decision goes into the plan as soon as it is final and only its plan entry is kept: 100,000 decisions
         // take about as much heap again as the plan. What the plan tells of the elections as a whole (tiered storage,
         // consumer groups ahead) is gathered on the way.
-        Elections elections = new Elections(plan, snapshot, groupsPossible);
+        Elections elections = new Elections(plan, snapshot, OnItsOwnThread.join(groupsPossible));
         List<Decision.Elect> bounded = new ArrayList<>();
         List<TopicPartitionState> boundedStates = new ArrayList<>();
         Map<TopicPartition, List<ReplicaEvidence>> answers = evidence;
@@ -238,7 +242,7 @@ public final class PlanFlow {
         }
         bounded.clear(); // in the plan now, while the consumer groups are read
         tieredStorage(elections.tieredTopics, plan);
-        if (groupsPossible) {
+        if (elections.groupsPossible) {
             consumerImpact(elections.newLogEnds, plan);
         }
         return new Result(plan.build(), snapshot, Answered.by(evidence), disk.evidence(), requests, probeTime);
