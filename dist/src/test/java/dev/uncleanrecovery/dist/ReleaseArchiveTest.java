@@ -110,6 +110,30 @@ class ReleaseArchiveTest {
     }
 
     @Test
+    void the_class_data_archive_the_launcher_builds_holds_picocli() throws Exception {
+        Path jar = unpacked.home.resolve("lib/kafka-unclean-recovery.jar");
+        Path archive = unpacked.home.resolve("lib/kafka-unclean-recovery.jsa");
+        // the first run builds the archive in the background
+        assertThat(unpacked.tool(dir, "--version").exitCode()).isZero();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+        while (!(Files.exists(archive) && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+        }
+        assertThat(archive).as("the launcher's class-data archive").isRegularFile();
+
+        UnpackedArchive.Result loaded = unpacked.tool(dir, Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", "-Xlog:class+load=info"),
+                "--version");
+
+        assertThat(loaded.exitCode()).as(loaded.err()).isZero();
+        // picocli is compiled for Java 5: only with the stack-map frames the build adds can the archive hold it
+        assertThat(loaded.out().lines().filter(l -> l.contains(" picocli.CommandLine ")))
+                .singleElement().asString().contains("source: shared objects file");
+        assertThat(loaded.out().lines().filter(l -> l.contains(" picocli.") && !l.contains("shared objects file")))
+                .as("picocli classes loaded from the jar").hasSizeLessThan(20);
+    }
+
+    @Test
     void the_completion_script_completes_the_commands() throws Exception {
         UnpackedArchive.Result completed = unpacked.shell(dir, "source " + unpacked.home.resolve(
                 "completion/kafka-unclean-recovery.sh.bash") + " && COMP_WORDS=(kafka-unclean-recovery.sh pl) && COMP_CWORD=1"

@@ -106,6 +106,8 @@ public final class ClassDataTraining {
                 }
             }
         }
+        // the usage text, as --help and a mistyped option print it
+        Main.run(sink, sink, "--help");
         protocolMessages();
         // The network side: discovery against a port nothing listens on (it fails, as it should here), and the Admin
         // calls of a recovery against the same port.
