@@ -52,9 +52,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * class-data archive (AppCDS), kept out of the command tree so no operator ever sees it. It must
  * load what real runs load — the plan, election, JSON and table code as well as kafka-clients' network stack — yet
  * touch no cluster. So it plans, writes, reads back and prints a made-up outage of a few partitions in a temporary
- * directory, writes a made-up result the same way, writes and reads the requests and answers of the RPCs a
- * recovery sends, and then asks a closed loopback port for the cluster's status and makes a recovery's Admin calls
- * there (which fail, after loading the clients). An archive recorded from {@code status} alone would hold only
+ * directory, writes a made-up result the same way, renders the usage text, writes and reads every request and answer
+ * kafka-clients knows, and then asks a closed loopback port for the cluster's status and makes a recovery's Admin
+ * calls there (which fail, after loading the clients). An archive recorded from {@code status} alone would hold only
  * the client's classes: a plan would still load and verify its own ones from the jar at every start.
  */
 public final class ClassDataTraining {
