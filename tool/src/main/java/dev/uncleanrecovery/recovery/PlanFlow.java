@@ -167,10 +167,10 @@ public final class PlanFlow {
         // Listing every topic shows whether any group ever committed an offset: without __consumer_offsets there is
         // no consumer group to look at (and no Admin to start). Where the listing cannot tell, the question to a
         // broker goes beside the probe, as does Admin's start-up: the groups are read once the choice is made.
+        boolean assumedOrListed = !(options.selection() instanceof PartitionSelection.AllTopics)
+                || snapshot.partitions().stream().anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME));
         CompletableFuture<Boolean> groupsPossible = toProbe.isEmpty() ? CompletableFuture.completedFuture(false)
-                : !(options.selection() instanceof PartitionSelection.AllTopics) || snapshot.partitions().stream()
-                        .anyMatch(p -> p.topic().equals(Topic.GROUP_METADATA_TOPIC_NAME))
-                ? CompletableFuture.completedFuture(true)
+                : assumedOrListed ? CompletableFuture.completedFuture(true)
                 : OnItsOwnThread.run("consumer-offsets-topic", () -> discovery.mayHaveTopic(Topic.GROUP_METADATA_TOPIC_NAME));
         groupsPossible.thenAccept(possible -> {
             if (possible) {

@@ -13,15 +13,13 @@ import java.util.regex.Pattern;
 import org.slf4j.LoggerFactory;
 
 /**
- * The requests the tool sends in this JVM, in the order sent, from the lines the request log is made of ("Sending
- * DELETE_TOPICS request with header ..."): its own broker connections' and Admin's NetworkClient's, read in a test
- * that runs the tool in-process.
+ * The requests the tool sends in this JVM, in the order sent, from the loggers the request log is made of
+ * ({@link LogbackSetup#REQUEST_LOGGERS}: "Sending DELETE_TOPICS request with header ..."), read in a test that runs
+ * the tool in-process.
  */
 final class SentRequests implements AutoCloseable {
 
     private static final Pattern SENDING = Pattern.compile("Sending ([A-Z_]+) request");
-    private static final List<String> LOGGERS = List.of("dev.uncleanrecovery.connect.BrokerConnections",
-            "org.apache.kafka.clients.NetworkClient");
 
     private final List<Logger> loggers;
     private final List<Level> levels;
@@ -34,7 +32,7 @@ final class SentRequests implements AutoCloseable {
 
     static SentRequests record() {
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        SentRequests recording = new SentRequests(LOGGERS.stream().map(context::getLogger).toList());
+        SentRequests recording = new SentRequests(LogbackSetup.REQUEST_LOGGERS.stream().map(context::getLogger).toList());
         recording.appender.setContext(context);
         recording.appender.start();
         // the tool sets the levels of "org.apache.kafka" and the root at each start; a logger's own level stays
