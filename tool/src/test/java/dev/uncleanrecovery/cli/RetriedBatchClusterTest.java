@@ -170,13 +170,15 @@ class RetriedBatchClusterTest {
         return acknowledged;
     }
 
-    /** An idempotent producer that waits for every in-sync replica and retries for two minutes. */
+    /** An idempotent producer: waits for every in-sync replica, batches what is sent at once, retries two minutes. */
     static KafkaProducer<String, String> producer(LocalKafkaCluster cluster) {
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        // The records sent together go in one batch: a second one would wait behind the first, held for acks=all, in
+        // the leader's queue (a broker reads one request per connection at a time) and never reach its log.
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "100");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "60000");
         return new KafkaProducer<>(props, new StringSerializer(), new StringSerializer());
