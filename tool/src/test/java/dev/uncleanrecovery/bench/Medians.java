@@ -35,7 +35,30 @@ final class Medians {
                     worst(stock, RealClusterBenchmark.Row::recordsLostByEndOffsets),
                     worst(tool, RealClusterBenchmark.Row::recordsLostByEndOffsets)));
         }
+        List<RealClusterBenchmark.Row> baselines = rows.stream().filter(r -> r.contender().startsWith("baseline")).toList();
+        if (!baselines.isEmpty()) {
+            sb.append("\n| N | runs | recover wall ms: median (min–max) | baseline wall ms: median (min–max) | CPU ms, medians"
+                    + " (recover / baseline) | recover vs baseline (medians) | wrong leaders, worst run (recover / baseline)"
+                    + " | records lost, worst run (recover / baseline) |\n|---|---|---|---|---|---|---|---|\n");
+        }
+        for (int n : new TreeSet<>(baselines.stream().map(RealClusterBenchmark.Row::partitions).toList())) {
+            List<RealClusterBenchmark.Row> tool = of(rows, n, "tool");
+            List<RealClusterBenchmark.Row> baseline = of(rows, n, "baseline");
+            sb.append(String.format("| %,d | %d | %s | %s | %s / %s | %s | %s / %s | %s / %s |%n", n,
+                    Math.max(tool.size(), baseline.size()), spread(tool), spread(baseline),
+                    medianOf(tool, RealClusterBenchmark.Row::cpuMillis), medianOf(baseline, RealClusterBenchmark.Row::cpuMillis),
+                    tool.isEmpty() || baseline.isEmpty() ? "-" : String.format("**%.2f×**",
+                            (double) median(values(tool, RealClusterBenchmark.Row::wallMillis))
+                                    / median(values(baseline, RealClusterBenchmark.Row::wallMillis))),
+                    worst(tool, RealClusterBenchmark.Row::wrongLeaders), worst(baseline, RealClusterBenchmark.Row::wrongLeaders),
+                    worst(tool, RealClusterBenchmark.Row::recordsLostByEndOffsets),
+                    worst(baseline, RealClusterBenchmark.Row::recordsLostByEndOffsets)));
+        }
         return sb.toString();
+    }
+
+    private static String medianOf(List<RealClusterBenchmark.Row> rows, ToLongFunction<RealClusterBenchmark.Row> value) {
+        return rows.isEmpty() ? "-" : String.format("%,d", median(values(rows, value)));
     }
 
     /** The middle value; of an even count, the lower of the two middle ones (a value that was measured). */

@@ -39,4 +39,22 @@ class MediansTest {
                 + " | **2.00×** | 500 / 1 | 1,000 / 2 |")), table);
         assertTrue(table.startsWith("| N | runs |"), table);
     }
+
+    @Test
+    void a_baseline_build_gets_its_own_table_against_this_build() {
+        List<RealClusterBenchmark.Row> rows = List.of(
+                row(5000, "tool", 4000, 0), row(5000, "baseline", 5000, 0),
+                row(5000, "tool", 4400, 0), row(5000, "baseline", 4000, 1),
+                row(5000, "tool", 3000, 0), row(5000, "baseline", 4400, 0));
+        String table = Medians.table(rows);
+        assertTrue(table.lines().anyMatch(l -> l.equals("| 5,000 | 3 | 4,000 (3,000–4,400) | 4,400 (4,000–5,000)"
+                + " | 2,000 / 2,200 | **0.91×** | 0 / 1 | 0 / 2 |")), table);
+        assertEquals(1, table.lines().filter(l -> l.startsWith("| N | runs | recover wall ms")).count(), table);
+    }
+
+    @Test
+    void without_a_baseline_there_is_no_second_table() {
+        String table = Medians.table(List.of(row(1000, "stock", 900, 500), row(1000, "tool", 1800, 0)));
+        assertEquals(1, table.lines().filter(l -> l.startsWith("| N |")).count(), table);
+    }
 }

@@ -13,9 +13,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
@@ -33,7 +35,21 @@ import org.apache.kafka.common.TopicPartitionInfo;
  */
 final class RealClusterBenchmark {
 
-    enum Contender { stock, tool }
+    /**
+     * Kafka's own tool, this checkout's {@code recover}, and {@code baseline}: {@code recover} of another build (its
+     * launcher given as {@code --baseline-script}), to compare two builds on the same outages, taking turns.
+     */
+    enum Contender {
+        stock, tool, baseline;
+
+        boolean isRecover() {
+            return this != stock;
+        }
+    }
+
+    /** Where {@code recover} comes from: the launcher, and the arguments its build does not know (left out). */
+    record Launcher(Path script, List<String> omitted) {
+    }
 
     /**
      * @param heapMib   the tool's heap in use at most (its GC log), -1 for Kafka's tool
@@ -71,12 +87,19 @@ final class RealClusterBenchmark {
                 .flatMap(s -> List.of(s.split(",")).stream()).map(String::trim).map(Contender::valueOf).toList();
         long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
         Path script = Path.of(options.getOrDefault("script", "bin/kafka-unclean-recovery.sh")).toAbsolutePath();
+        Launcher baseline = contenders.contains(Contender.baseline) ? new Launcher(Path.of(Optional.ofNullable(
+                options.get("baseline-script")).orElseThrow(() -> new IllegalArgumentException(
+                        "contender baseline needs --baseline-script PATH (another build's bin/kafka-unclean-recovery.sh)")))
+                .toAbsolutePath(), words(options.getOrDefault("baseline-omit", ""))) : null;
         Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
         List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
         Path agent = patchAgent(options);
         Files.createDirectories(out);
         if (contenders.contains(Contender.tool)) {
             ensureClassDataArchive(script);
+        }
+        if (baseline != null) {
+            ensureClassDataArchive(baseline.script());
         }
         int runs = Integer.parseInt(options.getOrDefault("runs", "1"));
         Path results = out.resolve("real-cluster.md");
@@ -87,7 +110,8 @@ final class RealClusterBenchmark {
                 for (Contender c : contenders) {
                     Path dir = out.resolve(c + "-" + n + (agent == null ? "" : "-patched")
                             + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args") + (runs == 1 ? "" : "-run" + run));
-                    Row row = runOnFreshOutage(n, c, perRound, script, toolArgs, agent, dir);
+                    Launcher launcher = c == Contender.baseline ? baseline : new Launcher(script, List.of());
+                    Row row = runOnFreshOutage(n, c, perRound, launcher, toolArgs, agent, dir);
                     rows.add(row);
                     System.out.println(Row.header());
                     rows.forEach(r -> System.out.println(r.line()));
@@ -105,21 +129,21 @@ final class RealClusterBenchmark {
         System.out.println("\nresults appended to " + results);
     }
 
-    private static Row runOnFreshOutage(int n, Contender c, long perRound, Path script, List<String> toolArgs, Path agent,
-                                        Path dir) throws Exception {
+    private static Row runOnFreshOutage(int n, Contender c, long perRound, Launcher launcher, List<String> toolArgs,
+                                        Path agent, Path dir) throws Exception {
         try {
-            return runOnce(n, c, perRound, script, toolArgs, agent, dir);
+            return runOnce(n, c, perRound, launcher, toolArgs, agent, dir);
         } catch (OutageSetupFailed e) {
             // Seen twice in many runs: one partition's acks=all record never acknowledged on a fresh cluster.
             // The broken cluster's node logs are kept for a look; the measurement needs a cluster that works.
             System.out.println("  [" + c + " " + n + "] outage set-up failed (" + e.getMessage()
                     + "); node logs kept in " + e.nodeLogs + "; once more on a fresh cluster");
-            return runOnce(n, c, perRound, script, toolArgs, agent, dir);
+            return runOnce(n, c, perRound, launcher, toolArgs, agent, dir);
         }
     }
 
-    private static Row runOnce(int partitions, Contender contender, long perRound, Path script, List<String> toolArgs, Path agent,
-                               Path dir) throws Exception {
+    private static Row runOnce(int partitions, Contender contender, long perRound, Launcher launcher, List<String> toolArgs,
+                               Path agent, Path dir) throws Exception {
         Files.createDirectories(dir);
         // The tool never overwrites a plan: a previous run's files would make this one fail.
         for (String previous : List.of("plan.json", "plan-result.json")) {
@@ -143,8 +167,8 @@ final class RealClusterBenchmark {
 
             Path requestLog = dir.resolve("requests.log");
             Files.deleteIfExists(requestLog);
-            List<String> command = new ArrayList<>(command(contender, cluster, script, dir));
-            if (contender == Contender.tool) {
+            List<String> command = new ArrayList<>(command(contender, cluster, launcher, dir));
+            if (contender.isRecover()) {
                 command.addAll(toolArgs);
             }
             AtomicLong launchedAt = new AtomicLong();
@@ -157,7 +181,7 @@ final class RealClusterBenchmark {
             // Its GC log gives the heap it used: the most in use before a collection, or at exit.
             Path gcLog = dir.resolve("tool-gc.log");
             Files.deleteIfExists(gcLog);
-            Map<String, String> environment = contender == Contender.tool
+            Map<String, String> environment = contender.isRecover()
                     ? Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", ("-D" + LogbackSetup.REQUEST_LOG_PROPERTY + "=" + requestLog
                             + " -Xlog:gc,gc+heap+exit:file=" + gcLog + " "
                             + System.getenv().getOrDefault("BENCH_TOOL_OPTS", "")).strip())
@@ -200,10 +224,10 @@ final class RealClusterBenchmark {
             }
             long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
             Path plan = dir.resolve("plan.json");
-            return new Row(partitions, topics.size(), contender + (contender == Contender.tool && !toolArgs.isEmpty()
+            return new Row(partitions, topics.size(), contender + (contender.isRecover() && !toolArgs.isEmpty()
                     ? " " + String.join(" ", toolArgs) : "") + (agent == null ? "" : " (patched cluster)"), m.exitCode(),
                     m.wallMillis(), allLed, wrong, leaderless, lostByLeader, lostByEnd, m.peakRssKib() / 1024,
-                    contender == Contender.tool ? heapInUseMib(gcLog) : -1, m.cpuMillis(),
+                    contender.isRecover() ? heapInUseMib(gcLog) : -1, m.cpuMillis(),
                     Files.exists(plan) ? Files.size(plan) : -1, RequestLog.format(RequestLog.count(requestLog)),
                     m.exitCode() == 0 ? null : lastWords(m), setupMillis);
         }
@@ -329,7 +353,7 @@ final class RealClusterBenchmark {
         return Files.exists(archive) && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0;
     }
 
-    private static List<String> command(Contender contender, LocalKafkaCluster cluster, Path script, Path dir)
+    private static List<String> command(Contender contender, LocalKafkaCluster cluster, Launcher launcher, Path dir)
             throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         return switch (contender) {
@@ -340,10 +364,29 @@ final class RealClusterBenchmark {
                             "target/kafka-server-4.4.0.classpath"))).trim(),
                     "org.apache.kafka.tools.LeaderElectionCommand", "--bootstrap-server", cluster.bootstrapServers(),
                     "--election-type", "unclean", "--all-topic-partitions");
-            case tool -> List.of(script.toString(), "--bootstrap-server", cluster.bootstrapServers(),
-                    "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test", "--strategy", "proactive",
-                    "--output-file", dir.resolve("plan.json").toString());
+            case tool, baseline -> without(List.of(launcher.script().toString(), "--bootstrap-server",
+                    cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason",
+                    "test", "--strategy", "proactive", "--output-file", dir.resolve("plan.json").toString()),
+                    launcher.omitted());
         };
+    }
+
+    /** The command without the first run of {@code omitted} words in it (an earlier build's unknown options). */
+    static List<String> without(List<String> command, List<String> omitted) {
+        if (omitted.isEmpty()) {
+            return command;
+        }
+        int at = Collections.indexOfSubList(command, omitted);
+        if (at < 0) {
+            throw new IllegalArgumentException("--baseline-omit " + omitted + " is not in the command " + command);
+        }
+        List<String> kept = new ArrayList<>(command.subList(0, at));
+        kept.addAll(command.subList(at + omitted.size(), command.size()));
+        return kept;
+    }
+
+    private static List<String> words(String text) {
+        return text.isBlank() ? List.of() : List.of(text.trim().split("\\s+"));
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,16 @@ class RealClusterBenchmarkTest {
         assertThat(RealClusterBenchmark.topics(19_500)).containsExactly("bench-0", "bench-1");
         assertThat(RealClusterBenchmark.topics(30_000)).hasSize(4);
         assertThatThrownBy(() -> RealClusterBenchmark.topics(19_501)).hasMessageContaining("multiple of 2");
+    }
+
+    @Test
+    void an_earlier_build_runs_without_the_options_it_does_not_know() {
+        assertThat(RealClusterBenchmark.without(List.of("recover", "--reason", "test", "--strategy", "proactive"),
+                List.of("--reason", "test"))).containsExactly("recover", "--strategy", "proactive");
+        assertThat(RealClusterBenchmark.without(List.of("recover", "--reason", "test"), List.of()))
+                .containsExactly("recover", "--reason", "test");
+        assertThatThrownBy(() -> RealClusterBenchmark.without(List.of("recover"), List.of("--reason", "test")))
+                .hasMessageContaining("not in the command");
     }
 
     @Test
