@@ -24,18 +24,13 @@ final class Medians {
         for (int n : new TreeSet<>(rows.stream().map(RealClusterBenchmark.Row::partitions).toList())) {
             List<RealClusterBenchmark.Row> stock = of(rows, n, "stock");
             List<RealClusterBenchmark.Row> tool = of(rows, n, "tool");
-            sb.append(String.format("| %,d | %d | %s | %s | %s | %s | %s / %s | %s / %s |%n", n, Math.max(stock.size(), tool.size()),
+            sb.append(String.format("| %,d | %d | %s | %s | %s | %s | %s |%n", n, Math.max(stock.size(), tool.size()),
                     spread(stock), spread(tool),
                     tool.isEmpty() ? "-" : String.format("%,d / %,d", median(values(tool, RealClusterBenchmark.Row::cpuMillis)),
                             median(values(tool, RealClusterBenchmark.Row::peakRssMib))),
-                    stock.isEmpty() || tool.isEmpty() ? "-" : String.format("**%.2f×**",
-                            (double) median(values(tool, RealClusterBenchmark.Row::wallMillis))
-                                    / median(values(stock, RealClusterBenchmark.Row::wallMillis))),
-                    worst(stock, RealClusterBenchmark.Row::wrongLeaders), worst(tool, RealClusterBenchmark.Row::wrongLeaders),
-                    worst(stock, RealClusterBenchmark.Row::recordsLostByEndOffsets),
-                    worst(tool, RealClusterBenchmark.Row::recordsLostByEndOffsets)));
+                    ratio(tool, stock), losses(stock, tool)));
         }
-        List<RealClusterBenchmark.Row> baselines = rows.stream().filter(r -> r.contender().startsWith("baseline")).toList();
+        List<RealClusterBenchmark.Row> baselines = rows.stream().filter(r -> r.contender().equals("baseline")).toList();
         if (!baselines.isEmpty()) {
             sb.append("\n| N | runs | recover wall ms: median (min–max) | baseline wall ms: median (min–max) | CPU ms, medians"
                     + " (recover / baseline) | recover vs baseline (medians) | wrong leaders, worst run (recover / baseline)"
@@ -44,17 +39,26 @@ final class Medians {
         for (int n : new TreeSet<>(baselines.stream().map(RealClusterBenchmark.Row::partitions).toList())) {
             List<RealClusterBenchmark.Row> tool = of(rows, n, "tool");
             List<RealClusterBenchmark.Row> baseline = of(rows, n, "baseline");
-            sb.append(String.format("| %,d | %d | %s | %s | %s / %s | %s | %s / %s | %s / %s |%n", n,
+            sb.append(String.format("| %,d | %d | %s | %s | %s / %s | %s | %s |%n", n,
                     Math.max(tool.size(), baseline.size()), spread(tool), spread(baseline),
                     medianOf(tool, RealClusterBenchmark.Row::cpuMillis), medianOf(baseline, RealClusterBenchmark.Row::cpuMillis),
-                    tool.isEmpty() || baseline.isEmpty() ? "-" : String.format("**%.2f×**",
-                            (double) median(values(tool, RealClusterBenchmark.Row::wallMillis))
-                                    / median(values(baseline, RealClusterBenchmark.Row::wallMillis))),
-                    worst(tool, RealClusterBenchmark.Row::wrongLeaders), worst(baseline, RealClusterBenchmark.Row::wrongLeaders),
-                    worst(tool, RealClusterBenchmark.Row::recordsLostByEndOffsets),
-                    worst(baseline, RealClusterBenchmark.Row::recordsLostByEndOffsets)));
+                    ratio(tool, baseline), losses(tool, baseline)));
         }
         return sb.toString();
+    }
+
+    /** The median wall time of the first rows over that of the second, "-" without both. */
+    private static String ratio(List<RealClusterBenchmark.Row> over, List<RealClusterBenchmark.Row> under) {
+        return over.isEmpty() || under.isEmpty() ? "-" : String.format("**%.2f×**",
+                (double) median(values(over, RealClusterBenchmark.Row::wallMillis))
+                        / median(values(under, RealClusterBenchmark.Row::wallMillis)));
+    }
+
+    /** The wrong leaders and the records lost of the worst run of each, as two cells "left / right". */
+    private static String losses(List<RealClusterBenchmark.Row> left, List<RealClusterBenchmark.Row> right) {
+        return worst(left, RealClusterBenchmark.Row::wrongLeaders) + " / " + worst(right, RealClusterBenchmark.Row::wrongLeaders)
+                + " | " + worst(left, RealClusterBenchmark.Row::recordsLostByEndOffsets) + " / "
+                + worst(right, RealClusterBenchmark.Row::recordsLostByEndOffsets);
     }
 
     private static String medianOf(List<RealClusterBenchmark.Row> rows, ToLongFunction<RealClusterBenchmark.Row> value) {
