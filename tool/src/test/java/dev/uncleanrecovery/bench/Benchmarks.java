@@ -18,7 +18,7 @@ import java.util.Map;
  *            [--patched true] [--tool-args '...']                   (patched: the kafka-patch agent on every node)
  *            [--runs 3]                     (each contender that often, taking turns, on fresh outages: medians)
  *            [--contenders tool,baseline --baseline-script DIR/bin/kafka-unclean-recovery.sh]  another build's recover
- *            [--baseline-omit '--reason test']          (options of this recover the other build does not know)
+ *            [--baseline-omit '--reason test,--accept-unknown-loss']   (options the other build does not know)
  * outage     [--partitions 1000] [--patched true]        one broken cluster, kept until target/bench/outage.stop
  * startup    [--runs 5]                                                                    CLI start-up
  * simulated  [--brokers 60] [--partitions 100000] [--latency-ms 5]                         wire-protocol simulator

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -47,8 +48,8 @@ final class RealClusterBenchmark {
         }
     }
 
-    /** Where {@code recover} comes from: the launcher, and the arguments its build does not know (left out). */
-    record Launcher(Path script, List<String> omitted) {
+    /** Where {@code recover} comes from: the launcher, and the options its build does not know (left out). */
+    record Launcher(Path script, List<List<String>> omitted) {
     }
 
     /**
@@ -90,7 +91,7 @@ final class RealClusterBenchmark {
         Launcher baseline = contenders.contains(Contender.baseline) ? new Launcher(Path.of(Optional.ofNullable(
                 options.get("baseline-script")).orElseThrow(() -> new IllegalArgumentException(
                         "contender baseline needs --baseline-script PATH (another build's bin/kafka-unclean-recovery.sh)")))
-                .toAbsolutePath(), words(options.getOrDefault("baseline-omit", ""))) : null;
+                .toAbsolutePath(), options(options.getOrDefault("baseline-omit", ""))) : null;
         Path out = Path.of(options.getOrDefault("out", "target/bench")).toAbsolutePath();
         List<String> toolArgs = options.containsKey("tool-args") ? List.of(options.get("tool-args").trim().split("\\s+")) : List.of();
         Path agent = patchAgent(options);
@@ -371,22 +372,26 @@ final class RealClusterBenchmark {
         };
     }
 
-    /** The command without the first run of {@code omitted} words in it (an earlier build's unknown options). */
-    static List<String> without(List<String> command, List<String> omitted) {
-        if (omitted.isEmpty()) {
-            return command;
+    /**
+     * The command without each of {@code omitted}: an option an earlier build does not know, with its value if it
+     * has one (its words in a row, as they are in the command).
+     */
+    static List<String> without(List<String> command, List<List<String>> omitted) {
+        List<String> kept = new ArrayList<>(command);
+        for (List<String> option : omitted) {
+            int at = Collections.indexOfSubList(kept, option);
+            if (at < 0) {
+                throw new IllegalArgumentException("--baseline-omit " + String.join(" ", option) + " is not in the command "
+                        + command);
+            }
+            kept.subList(at, at + option.size()).clear();
         }
-        int at = Collections.indexOfSubList(command, omitted);
-        if (at < 0) {
-            throw new IllegalArgumentException("--baseline-omit " + omitted + " is not in the command " + command);
-        }
-        List<String> kept = new ArrayList<>(command.subList(0, at));
-        kept.addAll(command.subList(at + omitted.size(), command.size()));
         return kept;
     }
 
-    private static List<String> words(String text) {
-        return text.isBlank() ? List.of() : List.of(text.trim().split("\\s+"));
+    /** {@code --baseline-omit '--reason test,--accept-unknown-loss'}: options separated by commas, words by spaces. */
+    private static List<List<String>> options(String text) {
+        return Arrays.stream(text.split(",")).filter(o -> !o.isBlank()).map(o -> List.of(o.trim().split("\\s+"))).toList();
     }
 
     /**

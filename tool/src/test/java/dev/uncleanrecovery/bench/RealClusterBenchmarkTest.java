@@ -25,11 +25,13 @@ class RealClusterBenchmarkTest {
 
     @Test
     void an_earlier_build_runs_without_the_options_it_does_not_know() {
-        assertThat(RealClusterBenchmark.without(List.of("recover", "--reason", "test", "--strategy", "proactive"),
-                List.of("--reason", "test"))).containsExactly("recover", "--strategy", "proactive");
-        assertThat(RealClusterBenchmark.without(List.of("recover", "--reason", "test"), List.of()))
-                .containsExactly("recover", "--reason", "test");
-        assertThatThrownBy(() -> RealClusterBenchmark.without(List.of("recover"), List.of("--reason", "test")))
+        List<String> command = List.of("recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
+                "--strategy", "proactive");
+        assertThat(RealClusterBenchmark.without(command, List.of(List.of("--reason", "test"),
+                List.of("--accept-unknown-loss")))).containsExactly("recover", "--automated-recovery", "--strategy",
+                "proactive");
+        assertThat(RealClusterBenchmark.without(command, List.of())).isEqualTo(command);
+        assertThatThrownBy(() -> RealClusterBenchmark.without(List.of("recover"), List.of(List.of("--reason", "test"))))
                 .hasMessageContaining("not in the command");
     }
 
