@@ -88,6 +88,7 @@ final class RealClusterBenchmark {
                 .flatMap(s -> List.of(s.split(",")).stream()).map(String::trim).map(Contender::valueOf).toList();
         long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
         Path script = Path.of(options.getOrDefault("script", "bin/kafka-unclean-recovery.sh")).toAbsolutePath();
+        Launcher own = new Launcher(script, List.of());
         Launcher baseline = contenders.contains(Contender.baseline) ? new Launcher(Path.of(Optional.ofNullable(
                 options.get("baseline-script")).orElseThrow(() -> new IllegalArgumentException(
                         "contender baseline needs --baseline-script PATH (another build's bin/kafka-unclean-recovery.sh)")))
@@ -111,7 +112,7 @@ final class RealClusterBenchmark {
                 for (Contender c : contenders) {
                     Path dir = out.resolve(c + "-" + n + (agent == null ? "" : "-patched")
                             + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args") + (runs == 1 ? "" : "-run" + run));
-                    Launcher launcher = c == Contender.baseline ? baseline : new Launcher(script, List.of());
+                    Launcher launcher = c == Contender.baseline ? baseline : own;
                     Row row = runOnFreshOutage(n, c, perRound, launcher, toolArgs, agent, dir);
                     rows.add(row);
                     System.out.println(Row.header());
