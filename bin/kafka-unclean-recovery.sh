@@ -42,12 +42,12 @@ if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$demo_jar" ] || [ ! -f "
 fi
 
 # 'demo' (module demo: the local cluster it breaks) is the one command that needs the demo jar; every other run
-# leaves it off the classpath and starts the tool's own main class. DemoMain runs every command as well, so an
-# argument that only looks like the command (a topic named demo) costs just the larger classpath.
+# leaves it off the classpath. An argument that only looks like the command (a topic named demo) costs just the
+# larger classpath.
 main=(-jar "$jar")
 for arg in "$@"; do
   if [ "$arg" = demo ]; then
-    main=(-cp "$jar:$demo_jar" dev.uncleanrecovery.demo.DemoMain)
+    main=(-cp "$jar:$demo_jar" dev.uncleanrecovery.cli.Main)
     break
   fi
 done

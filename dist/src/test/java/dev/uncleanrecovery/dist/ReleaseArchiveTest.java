@@ -42,7 +42,8 @@ class ReleaseArchiveTest {
         assertThat(home.resolve("THIRD-PARTY-NOTICES.txt")).isRegularFile();
         assertThat(home.resolve("completion/kafka-unclean-recovery.sh.bash")).isRegularFile();
         for (String page : List.of("kafka-unclean-recovery.sh.1", "kafka-unclean-recovery.sh-plan.1",
-                "kafka-unclean-recovery.sh-execute.1", "kafka-unclean-recovery.sh-inspect.1")) {
+                "kafka-unclean-recovery.sh-execute.1", "kafka-unclean-recovery.sh-inspect.1",
+                "kafka-unclean-recovery.sh-demo.1")) {
             assertThat(home.resolve("man/man1").resolve(page)).isRegularFile();
         }
         assertThat(Path.of(UnpackedArchive.archive().toString().replace(".tar.gz", ".zip"))).isRegularFile();
@@ -92,6 +93,8 @@ class ReleaseArchiveTest {
 
         assertThat(help.exitCode()).as(help.err()).isZero();
         assertThat(help.out()).contains("Usage: kafka-unclean-recovery.sh demo", "--kafka-home=DIR");
+        // the launcher runs --help without the demo jar: demo is listed all the same
+        assertThat(unpacked.tool(dir, "--help").out()).containsPattern("(?m)^  demo +Break a local real Kafka");
         // KAFKA_HOME is read as --kafka-home is: here a directory that is no Kafka installation
         UnpackedArchive.Result notKafka = unpacked.tool(dir, Map.of("KAFKA_HOME", dir.toString()), "demo");
         assertThat(notKafka.exitCode()).isEqualTo(2);
@@ -236,5 +239,10 @@ class ReleaseArchiveTest {
 
         assertThat(completed.exitCode()).as(completed.err()).isZero();
         assertThat(completed.out().strip()).isEqualTo("plan");
+        UnpackedArchive.Result demo = unpacked.shell(dir, "source " + unpacked.home.resolve(
+                "completion/kafka-unclean-recovery.sh.bash") + " && COMP_WORDS=(kafka-unclean-recovery.sh de) && COMP_CWORD=1"
+                + " && COMP_LINE='kafka-unclean-recovery.sh de' && _complete_kafka-unclean-recovery 2>/dev/null;"
+                + " echo \"${COMPREPLY[@]}\"");
+        assertThat(demo.out().strip()).isEqualTo("demo");
     }
 }
