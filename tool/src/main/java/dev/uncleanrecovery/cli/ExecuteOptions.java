@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanApproval;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.UserInputException;
@@ -13,6 +14,8 @@ import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import picocli.CommandLine.Option;
 
@@ -86,6 +89,24 @@ class ExecuteOptions {
                                                      boolean change) {
         return resetConsumerOffsets
                 ? ConsumerOffsetRepair.run(discovery, plan, elected, change) : null;
+    }
+
+    /** The options given that turn a safeguard off: with {@code --require-approval} the approval allows each. */
+    Set<PlanApproval.SafeguardOption> safeguardsOff() {
+        Set<PlanApproval.SafeguardOption> off = EnumSet.noneOf(PlanApproval.SafeguardOption.class);
+        if (noSalvage) {
+            off.add(PlanApproval.SafeguardOption.NO_SALVAGE);
+        }
+        if (allowUnprobedLeader) {
+            off.add(PlanApproval.SafeguardOption.ALLOW_UNPROBED_LEADER);
+        }
+        if (withoutLock) {
+            off.add(PlanApproval.SafeguardOption.WITHOUT_LOCK);
+        }
+        if (acceptUnknownLoss) {
+            off.add(PlanApproval.SafeguardOption.ACCEPT_UNKNOWN_LOSS);
+        }
+        return off;
     }
 
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */

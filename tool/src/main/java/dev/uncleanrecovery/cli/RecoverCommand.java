@@ -77,7 +77,7 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             ExecuteFlow recovery = new ExecuteFlow(discovery)) {
+             ExecuteFlow recovery = new ExecuteFlow(discovery).reportingLockTo(AuditTrail.lockFateTo(trail))) {
             if (automatedRecovery) {
                 // One run at a time from here on; a recover killed midway left its reorders recorded beside its own
                 // plan: put them back before this plan reads the partitions (it would take the best-first order for
@@ -122,7 +122,8 @@ public class RecoverCommand implements Callable<Integer> {
                     }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
-            ResultFile elected = ExecutionReport.resultFile(result, root.global);
+            ResultFile elected = ExecutionReport.resultFile(result, root.global)
+                    .withRunLock(recovery.releaseLock().orElse(null));
             int executeCode = ExecutionReport.print(result, elected,
                     execution.resetConsumerOffsets(discovery, planned.plan(), elected, true),
                     execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()),

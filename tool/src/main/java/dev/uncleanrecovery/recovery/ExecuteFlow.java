@@ -28,6 +28,7 @@ import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ReorderJournal;
+import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.support.Futures;
@@ -104,10 +105,20 @@ public final class ExecuteFlow implements AutoCloseable {
     private final ClusterDiscovery discovery;
     /** The run lock, taken on a thread of its own while the run reads: every change waits for it. */
     private CompletableFuture<RunLock> locking;
-    private CompletableFuture<Void> releasing;
+    /** What became of the lock once released; null until then, and for a run that took none. */
+    private CompletableFuture<RunLockFate> releasing;
+
+    /** Told what became of the run lock once it is released. */
+    private Consumer<RunLockFate> lockReleased = fate -> { };
 
     public ExecuteFlow(ClusterDiscovery discovery) {
         this.discovery = discovery;
+    }
+
+    /** Tells {@code released} what became of the run lock once it is released (nothing when none was taken). */
+    public ExecuteFlow reportingLockTo(Consumer<RunLockFate> released) {
+        this.lockReleased = released;
+        return this;
     }
 
     /**
@@ -123,6 +134,7 @@ public final class ExecuteFlow implements AutoCloseable {
             progress.accept("WARNING: --without-lock: nothing keeps another run from changing these partitions at the"
                     + " same time; the operator vouches that none is active");
             this.locking = CompletableFuture.completedFuture(null);
+            this.releasing = CompletableFuture.completedFuture(RunLockFate.NOT_TAKEN);
             return;
         }
         ControllerCalls controller = ControllerCalls.through(discovery);
@@ -145,21 +157,28 @@ public final class ExecuteFlow implements AutoCloseable {
         CompletableFuture<RunLock> taken = locking;
         locking = null;
         if (taken != null && releasing == null) {
-            releasing = taken.handle((held, failure) -> held).thenAcceptAsync(held -> {
-                if (held != null) {
-                    held.close();
-                }
-            });
+            releasing = taken.handle((held, failure) -> held)
+                    .thenApplyAsync(held -> held == null ? null : held.release());
         }
     }
 
-    /** Releases the run lock, if this run took it, and waits until it is. */
+    /**
+     * Releases the run lock, if this run took it, and waits until it is.
+     *
+     * @return what became of it ({@link RunLockFate#NOT_TAKEN} with --without-lock); empty when this run took none
+     *         (a dry run, or one stopped before the lock was taken)
+     */
+    public Optional<RunLockFate> releaseLock() {
+        releaseInBackground();
+        Optional<RunLockFate> fate = releasing == null ? Optional.empty() : Optional.ofNullable(releasing.join());
+        fate.ifPresent(lockReleased);
+        return fate;
+    }
+
+    /** {@link #releaseLock}: a lock left in place is said as a warning. */
     @Override
     public void close() {
-        releaseInBackground();
-        if (releasing != null) {
-            releasing.join();
-        }
+        releaseLock();
     }
 
     public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {

@@ -23,6 +23,8 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
@@ -185,12 +187,20 @@ public final class DurableFiles {
     }
 
     /**
-     * Appends {@code line} to the log at {@code file} and forces it to the disk before returning: opened with
-     * {@code O_APPEND}, never truncated or rewritten, so what earlier runs wrote stays as it was. A new log is created
-     * 0600 (its missing directories 0700) and its name flushed into the directory; an existing one keeps its mode.
-     * Never through a symbolic link at {@code file}, and only a regular file: another user's link or FIFO there could
-     * otherwise redirect or stall the tool's writes. One write call per line: appends of other processes on a local
-     * file system do not interleave with it.
+     * Appends {@code line} (ending in a newline) to the log at {@code file} and forces it to the disk before returning:
+     * opened with {@code O_APPEND}, never truncated or rewritten, so what earlier runs wrote stays as it was. A new log
+     * is created 0600 (its missing directories 0700) and its name flushed into the directory; an existing one keeps
+     * its mode. Never through a symbolic link at {@code file}, and only a regular file: another user's link or FIFO
+     * there could otherwise redirect or stall the tool's writes.
+     *
+     * <p>Every line whole, or named as torn. The line goes in one {@code write(2)}: on a local file system an
+     * {@code O_APPEND} write moves to the end and writes under the file's lock, so another process's append lands
+     * before or after it, never inside. It can still end short (a full disk, the file size limit): the rest is never
+     * written after it, where another process's line may already follow, and the torn part is ended with a newline
+     * where the disk still takes one. A log whose last line has no newline (a write torn that way, a crash) gets one
+     * in front of this line: the next line always starts on a line of its own.
+     *
+     * @throws IOException when the line is not whole on the disk: the message says how much of it was written
      */
     public static void appendLine(Path file, byte[] line) throws IOException {
         Path absolute = file.toAbsolutePath();
@@ -213,15 +223,52 @@ public final class DurableFiles {
             created = false;
         }
         try (FileChannel log = channel) {
-            ByteBuffer remaining = ByteBuffer.wrap(line);
-            while (remaining.hasRemaining()) {
-                log.write(remaining);
+            byte[] whole = endsInNewline(absolute, log) ? line : newlineFirst(line);
+            int written = log.write(ByteBuffer.wrap(whole));
+            if (written < whole.length) {
+                throw torn(absolute, log, written, whole.length);
             }
             log.force(true);
         }
         if (created) {
             syncDirectory(absolute.getParent());
         }
+    }
+
+    /** Whether the log is empty or its last byte is a newline (read from the file, which APPEND cannot read). */
+    private static boolean endsInNewline(Path file, FileChannel appending) throws IOException {
+        long size = appending.size();
+        if (size == 0) {
+            return true;
+        }
+        try (FileChannel reading = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer last = ByteBuffer.allocate(1);
+            return reading.read(last, size - 1) != 1 || last.get(0) == '\n';
+        }
+    }
+
+    private static byte[] newlineFirst(byte[] line) {
+        byte[] whole = new byte[line.length + 1];
+        whole[0] = '\n';
+        System.arraycopy(line, 0, whole, 1, line.length);
+        return whole;
+    }
+
+    /**
+     * A write that ended short: the torn part is ended with a newline if the disk still takes one byte, and the error
+     * says how much was written and, from that newline's write, why the rest was not.
+     */
+    private static IOException torn(Path file, FileChannel log, int written, int length) {
+        String why;
+        try {
+            why = log.write(ByteBuffer.wrap(new byte[] {'\n'})) == 1 ? "the torn part ends with a newline"
+                    : "the torn part could not be ended";
+            log.force(true);
+        } catch (IOException e) {
+            why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
+        return new IOException(file + ": only " + written + " of the line's " + length + " bytes were written ("
+                + why + ")");
     }
 
     /**
@@ -257,23 +304,74 @@ public final class DurableFiles {
         if (!attributes.isDirectory()) {
             return Optional.of("is not a directory");
         }
-        Optional<Integer> owner = ownerUid(directory);
+        return whyOthersMayWrite(directory, attributes, false, ownerUid(directory));
+    }
+
+    /**
+     * Why {@code file}, which the tool trusts to say who may do what (an allowed_signers file), may say what another
+     * user wants: it, or a directory on its path (as given, and with its links resolved), is owned by a user other
+     * than the one running the tool and root, or may be written by its group or by everyone; a directory with the
+     * sticky bit (/tmp) excepted, where only an entry's owner may rename or remove it. OpenSSH's StrictModes judges
+     * the files sshd trusts the same way. Empty when it is fine, and where the file system cannot tell.
+     */
+    public static Optional<String> whyOthersMayChange(Path file) throws IOException {
+        Path given = file.toAbsolutePath().normalize();
+        if (!hasPosixPermissions(given)) {
+            return Optional.empty();
+        }
+        LinkedHashSet<Path> onItsPath = new LinkedHashSet<>();
+        for (Path path : List.of(given, given.toRealPath())) {
+            for (Path p = path; p != null; p = p.getParent()) {
+                onItsPath.add(p);
+            }
+        }
+        for (Path p : onItsPath) {
+            PosixFileAttributes attributes = Files.readAttributes(p, PosixFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (attributes.isSymbolicLink()) {
+                continue; // its target is on the resolved path, and a link's own mode means nothing
+            }
+            Optional<String> why = whyOthersMayWrite(p, attributes, true, ownerUid(p, LinkOption.NOFOLLOW_LINKS));
+            if (why.isPresent()) {
+                return Optional.of((p.equals(given) ? "" : "its directory " + p + " ") + why.get());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param rootAndSticky a file or directory root owns counts as the user's own, and a directory with the sticky
+     *                      bit may be written by others
+     */
+    private static Optional<String> whyOthersMayWrite(Path path, PosixFileAttributes attributes,
+                                                      boolean rootAndSticky, Optional<Integer> owner) {
         Optional<Integer> me = OwnUid.VALUE;
-        if (owner.isPresent() && me.isPresent() && !owner.get().equals(me.get())) {
-            return Optional.of("is owned by " + attributes.owner().getName() + ", not by the user running the tool");
+        if (owner.isPresent() && me.isPresent() && !owner.get().equals(me.get())
+                && !(rootAndSticky && owner.get() == 0)) {
+            return Optional.of("is owned by " + attributes.owner().getName() + ", not by the user running the tool"
+                    + (rootAndSticky ? " or root" : ""));
         }
         Set<PosixFilePermission> writable = EnumSet.copyOf(OTHERS_MAY_WRITE);
         writable.retainAll(attributes.permissions());
-        if (!writable.isEmpty()) {
+        if (!writable.isEmpty() && !(rootAndSticky && attributes.isDirectory() && isSticky(path))) {
             return Optional.of("is writable by " + (writable.contains(PosixFilePermission.OTHERS_WRITE) ? "every user"
                     : "its group") + " (mode " + PosixFilePermissions.toString(attributes.permissions()) + ")");
         }
         return Optional.empty();
     }
 
-    private static Optional<Integer> ownerUid(Path path) {
+    /** The sticky bit (S_ISVTX), which PosixFilePermission does not carry; false where the file system cannot tell. */
+    private static boolean isSticky(Path directory) {
         try {
-            return Optional.of((Integer) Files.getAttribute(path, "unix:uid"));
+            return ((Integer) Files.getAttribute(directory, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 01000) != 0;
+        } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
+            return false;
+        }
+    }
+
+    private static Optional<Integer> ownerUid(Path path, LinkOption... options) {
+        try {
+            return Optional.of((Integer) Files.getAttribute(path, "unix:uid", options));
         } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
             return Optional.empty();
         }

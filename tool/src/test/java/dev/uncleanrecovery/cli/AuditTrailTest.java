@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.formats.AuditLine;
+import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.formats.Sha256;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,8 @@ class AuditTrailTest {
                 Instant.parse("2026-12-05T02:00:00Z"), Instant.parse("2026-12-05T02:00:04Z"), "alice", "ops-1", 42,
                 reason, List.of("execute", "--plan", "plan.json"), "/ops/plan.json", "ab".repeat(32), null,
                 "/ops/plan-salvage", "/ops/plan-result.json", null, 0, null,
-                List.of(new AuditLine.Outcome("orders", 0, "ELECTED", 2, null, null)));
+                List.of(new AuditLine.Outcome("orders", 0, "ELECTED", 2, null, null)),
+                new RunLockFate("hk1oX2dvTqCnT0ahVNy6Bg", RunLockFate.Fate.RELEASED, null));
     }
 
     @Test
