@@ -91,6 +91,11 @@ final class StrictJsonFile<T> {
         this.formatError = formatError;
     }
 
+    /** "a plan", "an approval", "an audit line". */
+    private String aKind() {
+        return ("aeiou".indexOf(kind.charAt(0)) >= 0 ? "an " : "a ") + kind;
+    }
+
     /**
      * @throws BoundedFiles.NotRegularFileException when {@code file} is a device, FIFO or directory (an IOException,
      *                                              as any other file that cannot be read)
@@ -117,7 +122,7 @@ final class StrictJsonFile<T> {
     T parse(String source, byte[] json) {
         JsonNode root = readTree(source, json);
         if (!root.isObject()) {
-            throw fail(source, "", "not a " + kind + ": expected a JSON object, found " + describe(root), null);
+            throw fail(source, "", "not " + aKind() + ": expected a JSON object, found " + describe(root), null);
         }
         // A newer format may have fields this tool does not know: say "version", not "unknown field".
         JsonNode versionNode = root.get("version");
@@ -177,7 +182,7 @@ final class StrictJsonFile<T> {
     }
 
     private JsonNode readTree(String source, byte[] json) {
-        String empty = "empty file; expected a " + kind + " written by " + producedBy;
+        String empty = "empty file; expected " + aKind() + " written by " + producedBy;
         if (new String(json, StandardCharsets.UTF_8).isBlank()) {
             throw fail(source, "", empty, null);
         }
@@ -258,7 +263,7 @@ final class StrictJsonFile<T> {
         List<JsonMappingException.Reference> refs = e.getPath();
         String path = path(refs);
         if (e instanceof UnrecognizedPropertyException unknown) {
-            return fail(source, path, "is not a field of a " + kind + " here"
+            return fail(source, path, "is not a field of " + aKind() + " here"
                     + suggestion(unknown.getPropertyName(), unknown.getKnownPropertyIds())
                     + "; fix the spelling or remove it", e);
         }

@@ -94,7 +94,9 @@ public final class PlanApprovals {
             String name = f.file().getFileName().toString();
             PlanApproval a = f.approval();
             if (a == null) {
-                why.add(name + " is not an approval (" + f.problem() + ")");
+                String problem = f.problem().startsWith(f.file() + ": ")
+                        ? f.problem().substring(f.file().toString().length() + 2) : f.problem();
+                why.add(name + " is not an approval (" + problem + ")");
                 continue;
             }
             if (!a.planSha256().equals(plan.sha256())) {

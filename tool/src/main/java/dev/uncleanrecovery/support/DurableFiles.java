@@ -333,7 +333,7 @@ public final class DurableFiles {
             }
             Optional<String> why = whyOthersMayWrite(p, attributes, true, ownerUid(p, LinkOption.NOFOLLOW_LINKS));
             if (why.isPresent()) {
-                return Optional.of((p.equals(given) ? "" : "its directory " + p + " ") + why.get());
+                return Optional.of(p.equals(given) ? why.get() : "is in " + p + ", which " + why.get());
             }
         }
         return Optional.empty();
