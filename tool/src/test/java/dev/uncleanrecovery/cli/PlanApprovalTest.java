@@ -124,6 +124,23 @@ class PlanApprovalTest {
         return key;
     }
 
+    /**
+     * {@code plan approve} of {@code plan} by {@code by}, signed with a throwaway key of that name (the test is skipped
+     * without ssh-keygen).
+     *
+     * @return the key
+     */
+    private Path approvedWithAKey(Path plan, String by, String... more) throws Exception {
+        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
+        Path key = key(by);
+        List<String> args = new ArrayList<>(List.of("plan", "approve", "--plan", plan.toString(), "--by", by,
+                "--ssh-key", key.toString()));
+        args.addAll(List.of(more));
+        CliRun approve = CliRun.of(args.toArray(String[]::new));
+        assertThat(approve.exitCode()).as(approve.err()).isZero();
+        return key;
+    }
+
     /** An allowed_signers file only its owner may change (0644, whatever the umask). */
     private Path allowedSigners(String name, Path key) throws Exception {
         Path file = Files.writeString(dir.resolve("allowed_signers-" + key.getFileName()),
@@ -157,11 +174,8 @@ class PlanApprovalTest {
 
     @Test
     void a_signed_approval_of_a_plan_edited_since_does_not_verify_even_with_the_hash_changed_to_match() throws Exception {
-        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
         Path plan = plan();
-        Path alice = key("alice");
-        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice", "--ssh-key",
-                alice.toString()).exitCode()).isZero();
+        Path alice = approvedWithAKey(plan, "alice");
         Path approval = dir.resolve("plan-approval.json");
         String approvedHash = PlanApproval.read(approval).planSha256();
 
@@ -290,12 +304,8 @@ class PlanApprovalTest {
 
     @Test
     void an_allowed_signers_file_others_may_change_is_refused() throws Exception {
-        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
         Path plan = plan();
-        Path alice = key("alice");
-        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice", "--ssh-key",
-                alice.toString()).exitCode()).isZero();
-        Path signers = allowedSigners("alice", alice);
+        Path signers = allowedSigners("alice", approvedWithAKey(plan, "alice"));
         Path sharedDirectory = Files.createDirectory(dir.resolve("shared"));
         Path inShared = Files.copy(signers, sharedDirectory.resolve("allowed_signers"));
         Files.setPosixFilePermissions(sharedDirectory, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -323,12 +333,8 @@ class PlanApprovalTest {
 
     @Test
     void the_signature_covers_the_options_the_approval_allows() throws Exception {
-        Assumptions.assumeTrue(hasSshKeygen(), "ssh-keygen (openssh-client) is not installed");
         Path plan = plan();
-        Path alice = key("alice");
-        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice", "--ssh-key",
-                alice.toString(), "--allow-option", "no-salvage").exitCode()).isZero();
-        Path signers = allowedSigners("alice", alice);
+        Path signers = allowedSigners("alice", approvedWithAKey(plan, "alice", "--allow-option", "no-salvage"));
 
         CliRun signed = execute(plan, "--no-salvage", "--allowed-signers", signers.toString());
         // whoever may write beside the plan adds an option to the approval: only the signature tells
