@@ -23,12 +23,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "approve", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Record an approval of a plan's exact content beside it, for 'execute --require-approval'.",
         description = {"Write <plan>-approval.json beside the plan (-2, -3, ... for more approvers; never replaced):"
-                + " the SHA-256 of the plan's bytes, who approves (--by), when, and with --ssh-key a signature of those"
-                + " bytes made by ssh-keygen -Y sign. 'execute --require-approval' elects only a plan an approval names"
-                + " by that hash: one edited after its approval is refused, and so is a run with an option that weakens"
-                + " a safeguard unless the approval allows it (--allow-option; the signature covers those too)."
-                + " Without a signature the name is only what was typed; with one, 'execute --allowed-signers FILE'"
-                + " checks it belongs to the key FILE lists for that name. Reads only the plan; never connects."})
+                + " the SHA-256 of the plan's bytes, who approves (--by), when, the options it allows, and with"
+                + " --ssh-key a signature of that hash and those options made by ssh-keygen -Y sign. 'execute"
+                + " --require-approval' elects only a plan an approval names by that hash: one edited after its"
+                + " approval is refused, and so is a run with an option that weakens a safeguard unless the approval"
+                + " allows it (--allow-option). Without a signature the name is only what was typed; with one,"
+                + " 'execute --allowed-signers FILE' checks it belongs to the key FILE lists for that name. Reads only"
+                + " the plan; never connects."})
 public class PlanApproveCommand implements Callable<Integer> {
 
     @Spec
@@ -68,7 +69,8 @@ public class PlanApproveCommand implements Callable<Integer> {
             Table.printWrapped(out, "Approved by " + approval.by() + (approval.sshSignature() == null ? " (by name, not"
                     + " signed)" : " (signed with " + sshKey + ")") + ": " + planFile.path + ", SHA-256 "
                     + approval.planSha256() + (approval.allowedOptions().isEmpty() ? ""
-                    : ", allowing " + String.join(" ", approval.allowedOptions())) + ". Written to " + written + ".", 4);
+                    : ", allowing " + String.join(" ", approval.allowedOptions())) + ". Written to " + written + ".",
+                    4);
             Table.printWrapped(out, "Apply it with: execute --plan " + planFile.path + " --require-approval"
                     + (approval.sshSignature() == null ? "" : " --allowed-signers FILE") + " --reason TEXT"
                     + (approval.allowedOptions().isEmpty() ? "" : " [" + String.join(" ", approval.allowedOptions())

@@ -202,8 +202,9 @@ class AuditTrailTest {
     @Test
     void a_reason_holding_a_secret_is_recorded_as_the_command_line_records_it() throws Exception {
         Path plan = plan();
-        String pasted = "INC-7 login broke after sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
-                + " required username=\"recovery\" password=\"hunter2\";";
+        String pasted = "INC-7 login broke after sasl.jaas.config="
+                + "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"recovery\""
+                + " password=\"hunter2\";";
         String secondLine = "INC-8 orders offline\nrotated with password=hunter3";
 
         execute(plan, "--reason", pasted);
