@@ -86,6 +86,16 @@ class AuditTrailTest {
     }
 
     @Test
+    void a_line_appended_after_a_torn_one_starts_on_a_line_of_its_own() throws Exception {
+        // what a write that ended short (a full disk) or a crash mid-write left
+        Path log = Files.writeString(dir.resolve("audit.jsonl"), "{\"whole\":1}\n{\"torn\":");
+
+        DurableFiles.appendLine(log, "{\"next\":2}\n".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(Files.readString(log)).isEqualTo("{\"whole\":1}\n{\"torn\":\n{\"next\":2}\n");
+    }
+
+    @Test
     void an_audit_log_behind_a_symbolic_link_is_never_written() throws Exception {
         Path elsewhere = Files.writeString(dir.resolve("elsewhere"), "kept\n");
         Path link = Files.createSymbolicLink(dir.resolve("audit.jsonl"), elsewhere);
