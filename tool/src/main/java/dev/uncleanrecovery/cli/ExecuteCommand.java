@@ -13,6 +13,7 @@ import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanApprovals;
 import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.support.RunFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -52,7 +53,7 @@ public class ExecuteCommand implements Callable<Integer> {
 
     @Option(names = "--html", paramLabel = "FILE",
             description = "Also write the plan and what this run did with it as one self-contained HTML page (see"
-                    + " 'plan --html'); replaces FILE.")
+                    + " 'plan --html'): a new file, never over one.")
     Path html;
 
     // Here rather than in ExecuteOptions: 'recover' mixes in PlanOptions, which has the same option.
@@ -88,6 +89,12 @@ public class ExecuteCommand implements Callable<Integer> {
         if (allowedSigners != null && !requireApproval) {
             throw new UserInputException("--allowed-signers checks the approval --require-approval asks for: give both");
         }
+        RunFiles files = new RunFiles().reads("--command-config", root.global.commandConfig)
+                .reads("--plan", planFile.path).reads("--allowed-signers", allowedSigners).creates("--html", html);
+        if (!dryRun) {
+            execution.electing(files, planFile.path).appendsTo("--audit-log", audit.auditLog);
+        }
+        files.check();
         Checked checked = readPlan();
         Plan plan = checked.plan();
         if (dryRun) {

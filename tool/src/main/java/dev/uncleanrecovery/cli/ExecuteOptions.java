@@ -12,9 +12,12 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
+import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.support.RunFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import picocli.CommandLine.Option;
@@ -143,6 +146,22 @@ class ExecuteOptions {
             throw new UserInputException("--break-lock " + breakLock + ": not a lock id (the base64 topic id a refusal"
                     + " names)", e);
         }
+    }
+
+    /**
+     * Adds the files a run that elects writes: the result file (the first free name from there on) and the salvage
+     * directory.
+     *
+     * @param planFile the plan, when known before the run (null: {@code recover} writes it in the run, under a name
+     *                 of its time); only the options given are added then
+     */
+    RunFiles electing(RunFiles files, Path planFile) {
+        files.createsFirstFree("--result-file", planFile == null ? resultFile : resultFile(planFile));
+        if (!noSalvage) {
+            files.createsIn("--salvage-dir", salvageDir != null || planFile == null ? salvageDir
+                    : SalvageStore.besidePlan(planFile), List.of());
+        }
+        return files;
     }
 
     Path resultFile(Path planFile) {

@@ -24,8 +24,6 @@ import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.DigestOutputStream;
@@ -145,40 +143,27 @@ final class StrictJsonFile<T> {
     }
 
     /**
-     * Writes {@code value} under {@code file} through {@link DurableFiles}: never over an existing file unless
-     * {@code replaceExisting}, and then in one rename.
+     * Writes {@code value} under {@code file} through {@link DurableFiles}: always a new file, never over one.
+     *
+     * @throws UserInputException when {@code file} exists (a symbolic link included) or its directory does not
      */
-    void write(Path file, T value, boolean replaceExisting) throws IOException {
-        publish(file, Json.fileContent(value), replaceExisting);
+    void write(Path file, T value) throws IOException {
+        DurableFiles.writeNew(file, Json.fileContent(value));
     }
 
     /**
      * {@link #write}, and the SHA-256 of the bytes written, hashed as they went to the disk (not read back).
      */
-    String writeHashed(Path file, T value, boolean replaceExisting) throws IOException {
+    String writeHashed(Path file, T value) throws IOException {
         MessageDigest digest = Sha256.digest();
         DurableFiles.Content content = Json.fileContent(value);
-        publish(file, out -> content.writeTo(new DigestOutputStream(out, digest)), replaceExisting);
+        DurableFiles.writeNew(file, out -> content.writeTo(new DigestOutputStream(out, digest)));
         return Sha256.hexOf(digest);
     }
 
-    private void publish(Path file, DurableFiles.Content content, boolean replaceExisting) throws IOException {
-        Path target = file.toAbsolutePath();
-        Path directory = target.getParent();
-        if (!Files.isDirectory(directory)) {
-            throw new UserInputException(file + ": directory " + directory + " does not exist; create it or write the "
-                    + kind + " elsewhere");
-        }
-        if (replaceExisting) {
-            DurableFiles.replace(target, content);
-            return;
-        }
-        try {
-            DurableFiles.writeNew(target, content);
-        } catch (FileAlreadyExistsException e) {
-            throw new UserInputException(file + " already exists; not overwriting it — write to another path, or"
-                    + " remove the old " + kind + " first", e);
-        }
+    /** Writes {@code value} over the tool's own record at {@code file} in one rename ({@link DurableFiles#update}). */
+    void update(Path file, T value) throws IOException {
+        DurableFiles.update(file, Json.fileContent(value));
     }
 
     private JsonNode readTree(String source, byte[] json) {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.support;
 
+import dev.uncleanrecovery.UserInputException;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -18,6 +20,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
@@ -31,8 +34,10 @@ import java.util.function.IntFunction;
 
 /**
  * Every file the tool writes and every one it removes: written aside, flushed, published under its name, and the
- * name flushed too. On Linux a new, renamed or removed name is durable only once its directory is flushed
- * (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step that
+ * name flushed too. Published only under a free name: a file, a directory or a symbolic link already there is never
+ * replaced nor written through ({@link #publish}, {@link #whyNotNew}); the one record the tool rewrites is its own
+ * replay journal ({@link #update}). On Linux a new, renamed or removed name is durable only once its directory is
+ * flushed (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step that
  * depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
  *
  * <p>And private: what the tool writes holds the records of the cluster's topics (salvage) and what it learned of
@@ -59,7 +64,7 @@ public final class DurableFiles {
     /**
      * Writes {@code bytes} under {@code target}, durably.
      *
-     * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
+     * @throws UserInputException when {@code target} cannot be a new file ({@link #whyNotNew}): it is never replaced
      */
     public static void writeNew(Path target, ByteBuffer bytes) throws IOException {
         writeNew(target, out -> {
@@ -73,24 +78,40 @@ public final class DurableFiles {
 
     /**
      * Writes {@code content} to a temporary file in {@code target}'s directory, forces it to the disk, links it under
-     * {@code target} and flushes the directory.
+     * {@code target} and flushes the directory. Refused before anything is written when the name is taken or its
+     * directory is missing, and again by the link itself, which never replaces a name that appeared meanwhile.
      *
-     * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
+     * @throws UserInputException when {@code target} cannot be a new file ({@link #whyNotNew}): it is never replaced
      */
     public static void writeNew(Path target, Content content) throws IOException {
         Path absolute = target.toAbsolutePath();
-        Path temporary = writeAside(absolute, content);
+        refuseTaken(target);
         try {
-            publish(temporary, absolute);
-        } finally {
-            Files.deleteIfExists(temporary);
+            Path temporary = writeAside(absolute, content);
+            try {
+                publish(temporary, absolute);
+            } finally {
+                Files.deleteIfExists(temporary);
+            }
+        } catch (IOException e) {
+            refuseExplained(target, whyNotNew(target), e);
+            throw e;
         }
         syncDirectory(absolute.getParent());
     }
 
-    /** Writes {@code content} under {@code target}, replacing a file there in one atomic rename; durably. */
-    public static void replace(Path target, Content content) throws IOException {
+    /**
+     * Writes {@code content} under {@code target}, replacing the file there in one atomic rename; durably. Only for a
+     * record the tool itself keeps up to date as it goes and reads back first (the replay journal: each version holds
+     * the one before and one more range): every file a command creates for the operator is new ({@link #writeNew}).
+     * Only a regular file is replaced: a rename over a symbolic link or a directory is refused.
+     */
+    public static void update(Path target, Content content) throws IOException {
         Path absolute = target.toAbsolutePath();
+        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(absolute, LinkOption.NOFOLLOW_LINKS)) {
+            throw new UserInputException(target + " is " + BoundedFiles.describeType(absolute, LinkOption.NOFOLLOW_LINKS)
+                    + ", not the tool's own record: move it away");
+        }
         Path temporary = writeAside(absolute, content);
         try {
             try {
@@ -112,7 +133,14 @@ public final class DurableFiles {
      */
     public static Path writeUnderFreeName(IntFunction<Path> names, Content content) throws IOException {
         Path first = names.apply(1).toAbsolutePath();
-        Path temporary = writeAside(first, content);
+        Path temporary;
+        try {
+            temporary = writeAside(first, content);
+        } catch (IOException e) {
+            // the first name may be an earlier run's: only its directory can explain this
+            refuseExplained(names.apply(1), whyNoFileIn(first.getParent()), e);
+            throw e;
+        }
         try {
             for (int n = 1; ; n++) {
                 Path target = names.apply(n).toAbsolutePath();
@@ -492,21 +520,99 @@ public final class DurableFiles {
 
     /**
      * Puts the finished {@code temporary} under {@code target}, never over an existing file. A hard link appears whole
-     * or not at all and fails when the name is taken, even by a file created a moment ago; a rename (atomic on one
-     * file system) where links are not supported, after checking the name is free. The caller flushes the directory.
+     * or not at all and fails when the name is taken, even by a file created a moment ago (link(2): EEXIST, whatever
+     * is there, a symbolic link to nothing included). Where links are not supported (FAT, some network mounts), the
+     * name is claimed first by creating it new ({@code O_CREAT|O_EXCL}, never through a link) and the content renamed
+     * onto that claim: a rename replaces what is at its target, so it only ever replaces the empty file just made. A
+     * reader may then see that empty file for a moment, never another one's content replaced. The caller flushes the
+     * directory.
      *
      * @throws FileAlreadyExistsException when {@code target} exists
      */
     public static void publish(Path temporary, Path target) throws IOException {
         try {
             Files.createLink(target, temporary);
+            return;
         } catch (FileAlreadyExistsException e) {
             throw e;
         } catch (UnsupportedOperationException | FileSystemException e) {
-            if (Files.exists(target)) {
-                throw new FileAlreadyExistsException(target.toString());
-            }
+            // no hard links here: claim the name below
+        }
+        claimAndRename(temporary, target);
+    }
+
+    /** The publication where hard links are not supported: the name claimed new, then the content renamed onto it. */
+    static void claimAndRename(Path temporary, Path target) throws IOException {
+        FileChannel.open(target, Set.<OpenOption>of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), privateFile(target.getParent())).close();
+        try {
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(target);
+            throw e;
+        }
+    }
+
+    /**
+     * Why no new file can be created at {@code file}, in words that follow its path: something is there already (a
+     * file, a directory, a symbolic link, even one to nothing), or its directory is missing or no directory. Empty when
+     * the name is free in an existing directory. The tool creates every file it writes new, so each of these is the
+     * operator's to change: exit 2, nothing written.
+     */
+    public static Optional<String> whyNotNew(Path file) {
+        Path absolute = file.toAbsolutePath();
+        BasicFileAttributes there;
+        try {
+            there = Files.readAttributes(absolute, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            there = null;
+        }
+        if (there != null) {
+            String what = BoundedFiles.describe(absolute, there, LinkOption.NOFOLLOW_LINKS);
+            if (there.isSymbolicLink()) {
+                return Optional.of("is " + what + "; the tool never writes through a symbolic link: name a new file");
+            }
+            if (there.isDirectory()) {
+                return Optional.of("is a directory: name a new file, not a directory");
+            }
+            return Optional.of("already exists" + (there.isRegularFile() ? "" : " (" + what + ")")
+                    + "; the tool never writes over a file: name a new file, or move the old one away");
+        }
+        return whyNoFileIn(absolute.getParent());
+    }
+
+    /** Why no file can be created in {@code directory}: it is missing, or no directory. */
+    static Optional<String> whyNoFileIn(Path directory) {
+        if (!Files.exists(directory)) {
+            return Optional.of("cannot be created: directory " + directory + " does not exist; create it, or name a file"
+                    + " in an existing directory");
+        }
+        if (!Files.isDirectory(directory)) {
+            return Optional.of("cannot be created: " + directory + " is not a directory; name a file in a directory");
+        }
+        return Optional.empty();
+    }
+
+    /** Refuses {@code target}, as the caller named it, when it cannot be a new file: before anything is written. */
+    private static void refuseTaken(Path target) {
+        Optional<String> why = whyNotNew(target);
+        if (why.isPresent()) {
+            throw new UserInputException(target + " " + why.get());
+        }
+    }
+
+    /**
+     * Refuses, as one line of bad input, a failure to create {@code target} that its path explains ({@code why}: the
+     * name was taken or its directory went meanwhile; or permission denied); returns for any other, which the caller
+     * throws as it is.
+     */
+    private static void refuseExplained(Path target, Optional<String> why, IOException e) {
+        if (why.isPresent()) {
+            throw new UserInputException(target + " " + why.get(), e);
+        }
+        if (e instanceof AccessDeniedException) {
+            throw new UserInputException(target + " cannot be created: permission denied in directory "
+                    + target.toAbsolutePath().getParent() + "; name a file in a directory you may write", e);
         }
     }
 
