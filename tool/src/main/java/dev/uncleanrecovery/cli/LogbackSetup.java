@@ -93,16 +93,20 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
 
     private static String whyNotCreated(String requestLog, Exception e) {
         String what = "-D" + REQUEST_LOG_PROPERTY + "=" + requestLog + ": ";
-        if (e instanceof FileAlreadyExistsException && Files.isSymbolicLink(Path.of(requestLog))) {
-            return what + "is a symbolic link, and the request log is never written through one; the request log is"
-                    + " always a new file (never overwritten nor appended to): name a new file, or move the old one away";
+        String alwaysNew = "; the request log is always a new file (never overwritten nor appended to): name a new"
+                + " file, or move the old one away";
+        if (e instanceof InvalidPathException invalid) {
+            return what + "not a path (" + invalid.getMessage() + "); name a file in a directory you may write";
         }
-        if (e instanceof FileAlreadyExistsException && Files.isRegularFile(Path.of(requestLog), LinkOption.NOFOLLOW_LINKS)) {
-            return what + "the file exists; the request log is always a new file (never overwritten nor appended to):"
-                    + " name a new file, or move the old one away";
+        Path path = Path.of(requestLog);
+        if (e instanceof FileAlreadyExistsException && Files.isSymbolicLink(path)) {
+            return what + "is a symbolic link, and the request log is never written through one" + alwaysNew;
+        }
+        if (e instanceof FileAlreadyExistsException && Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            return what + "the file exists" + alwaysNew;
         }
         if (e instanceof IOException) {
-            Optional<String> why = DurableFiles.whyNotNew(Path.of(requestLog));
+            Optional<String> why = DurableFiles.whyNotNew(path);
             if (why.isPresent()) {
                 return what + why.get();
             }

@@ -7,7 +7,8 @@ import java.nio.file.Path;
 
 /**
  * Reads and writes plan files. Writing is atomic (a temporary file in the same directory, then a hard link) and never
- * replaces an existing file: a plan under review must not change under the reviewer's eyes. Reading checks everything a hand edit can break and says, in one line, where and what to fix:
+ * replaces an existing file: a plan under review must not change under the reviewer's eyes. Reading checks everything
+ * a hand edit can break and says, in one line, where and what to fix:
  * {@code plan.json: partitions[2].partition must be an integer, found "3"}.
  */
 public final class PlanFile {

@@ -37,8 +37,8 @@ import java.util.function.IntFunction;
  * name flushed too. Published only under a free name: a file, a directory or a symbolic link already there is never
  * replaced nor written through ({@link #publish}, {@link #whyNotNew}); the one record the tool rewrites is its own
  * replay journal ({@link #update}). On Linux a new, renamed or removed name is durable only once its directory is
- * flushed (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step that
- * depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
+ * flushed (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step
+ * that depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
  *
  * <p>And private: what the tool writes holds the records of the cluster's topics (salvage) and what it learned of
  * the cluster, so every file is created 0600 and every directory 0700, whatever the umask, with the permissions given
@@ -108,8 +108,10 @@ public final class DurableFiles {
      */
     public static void update(Path target, Content content) throws IOException {
         Path absolute = target.toAbsolutePath();
-        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(absolute, LinkOption.NOFOLLOW_LINKS)) {
-            throw new UserInputException(target + " is " + BoundedFiles.describeType(absolute, LinkOption.NOFOLLOW_LINKS)
+        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(absolute, LinkOption.NOFOLLOW_LINKS)) {
+            throw new UserInputException(target + " is "
+                    + BoundedFiles.describeType(absolute, LinkOption.NOFOLLOW_LINKS)
                     + ", not the tool's own record: move it away");
         }
         Path temporary = writeAside(absolute, content);
@@ -584,8 +586,8 @@ public final class DurableFiles {
     /** Why no file can be created in {@code directory}: it is missing, or no directory. */
     static Optional<String> whyNoFileIn(Path directory) {
         if (!Files.exists(directory)) {
-            return Optional.of("cannot be created: directory " + directory + " does not exist; create it, or name a file"
-                    + " in an existing directory");
+            return Optional.of("cannot be created: directory " + directory + " does not exist; create it, or name a"
+                    + " file in an existing directory");
         }
         if (!Files.isDirectory(directory)) {
             return Optional.of("cannot be created: " + directory + " is not a directory; name a file in a directory");

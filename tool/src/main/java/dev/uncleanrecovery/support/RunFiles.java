@@ -132,7 +132,7 @@ public final class RunFiles {
         }
         if (existing != null && !Files.isDirectory(existing)) {
             refuse(f.says() + (existing.equals(f.path().toAbsolutePath()) ? "" : ": " + existing) + " is "
-                    + describe(existing) + ", not a directory: name a new or empty directory");
+                    + describe(existing) + ", not a directory: name a directory");
         }
         refuseTwice(f, f.path(), written);
         for (String name : f.names()) {

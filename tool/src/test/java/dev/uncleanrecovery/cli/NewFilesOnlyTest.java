@@ -231,8 +231,8 @@ class NewFilesOnlyTest {
         assertRefused(taken, "--kafka-tools " + steps + " holds STEPS.txt already; the tool never writes over a file:"
                 + " name a new or empty directory");
         assertThat(Files.readAllBytes(earlier)).isEqualTo(before);
-        assertRefused(notADirectory, "--kafka-tools " + file + " is a regular file, not a directory: name a new or"
-                + " empty directory");
+        assertRefused(notADirectory, "--kafka-tools " + file + " is a regular file, not a directory: name a"
+                + " directory");
         assertThat(Files.readString(file)).isEqualTo("not a directory\n");
     }
 

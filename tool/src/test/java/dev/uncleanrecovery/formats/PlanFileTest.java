@@ -329,8 +329,8 @@ class PlanFileTest {
         // when / then
         assertThatThrownBy(() -> PlanFile.write(file, SamplePlan.plan()))
                 .isInstanceOf(UserInputException.class)
-                .hasMessage(file + " already exists; the tool never writes over a file: name a new file, or move the old"
-                        + " one away");
+                .hasMessage(file + " already exists; the tool never writes over a file: name a new file, or move the"
+                        + " old one away");
         assertThat(Files.readString(file)).isEqualTo("under review");
         assertThat(dir).isDirectoryNotContaining("glob:**.tmp");
     }

@@ -28,7 +28,8 @@ public final class DurableFilesSyscalls {
         mark(dir, "journal-deleted");
         DurableFiles.delete(journal);
         mark(dir, "updated");
-        DurableFiles.update(dir.resolve("replay-into-orders.json"), out -> out.write("{}\n".getBytes(StandardCharsets.UTF_8)));
+        DurableFiles.update(dir.resolve("replay-into-orders.json"),
+                out -> out.write("{}\n".getBytes(StandardCharsets.UTF_8)));
         mark(dir, "written-new");
         DurableFiles.writeNew(dir.resolve("00000000000000000000.log"), ByteBuffer.wrap(new byte[] {1, 2, 3}));
         mark(dir, "written-under-free-name");

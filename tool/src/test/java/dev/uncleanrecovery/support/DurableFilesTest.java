@@ -66,8 +66,8 @@ class DurableFilesTest {
         Path first = Files.write(dir.resolve("result.json"), EARLIER);
         Path second = Files.createSymbolicLink(dir.resolve("result-2.json"), dir.resolve("not-yet"));
 
-        Path written = DurableFiles.writeUnderFreeName(n -> dir.resolve(n == 1 ? "result.json" : "result-" + n + ".json"),
-                NEW);
+        Path written = DurableFiles.writeUnderFreeName(
+                n -> dir.resolve(n == 1 ? "result.json" : "result-" + n + ".json"), NEW);
 
         assertThat(written).isEqualTo(dir.resolve("result-3.json"));
         assertThat(Files.readString(written)).isEqualTo("new\n");
