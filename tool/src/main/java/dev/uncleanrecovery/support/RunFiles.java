@@ -101,24 +101,24 @@ public final class RunFiles {
             switch (f.kind()) {
                 case READ -> { }
                 case NEW -> {
-                    refuseInput(f, f.path(), read);
+                    refuseInput(f, read);
                     DurableFiles.whyNotNew(f.path()).ifPresent(why -> refuse(f.says() + " " + why));
                     refuseTwice(f, f.path(), written);
                 }
                 case FIRST_FREE -> {
-                    refuseInput(f, f.path(), read);
+                    refuseInput(f, read);
                     if (Files.isDirectory(f.path(), LinkOption.NOFOLLOW_LINKS)) {
                         refuse(f.says() + " is a directory: name a file, not a directory");
                     }
-                    refuseMissingDirectory(f, f.path());
+                    refuseMissingDirectory(f);
                     refuseTwice(f, f.path(), written);
                 }
                 case APPENDED -> {
-                    refuseInput(f, f.path(), read);
+                    refuseInput(f, read);
                     refuseTwice(f, f.path(), written);
                 }
                 case DIRECTORY -> {
-                    refuseInput(f, f.path(), read);
+                    refuseInput(f, read);
                     directory(f, written);
                 }
             }
@@ -146,9 +146,9 @@ public final class RunFiles {
     }
 
     /** An output that is a file the run reads: the plan it would replace, say, while reading it. */
-    private static void refuseInput(Named output, Path path, List<Named> read) {
+    private static void refuseInput(Named output, List<Named> read) {
         for (Named input : read) {
-            if (sameFile(path, input.path())) {
+            if (sameFile(output.path(), input.path())) {
                 refuse(output.says() + " is the file this run reads as " + input.option() + "; the tool never writes"
                         + " over a file: name " + (output.kind() == Kind.NEW ? "a new file"
                         : output.kind() == Kind.DIRECTORY ? "another directory" : "another file"));
@@ -164,8 +164,9 @@ public final class RunFiles {
         }
     }
 
-    private static void refuseMissingDirectory(Named output, Path path) {
-        DurableFiles.whyNoFileIn(path.toAbsolutePath().getParent()).ifPresent(why -> refuse(output.says() + " " + why));
+    private static void refuseMissingDirectory(Named output) {
+        DurableFiles.whyNoFileIn(output.path().toAbsolutePath().getParent())
+                .ifPresent(why -> refuse(output.says() + " " + why));
     }
 
     private static boolean sameFile(Path a, Path b) {

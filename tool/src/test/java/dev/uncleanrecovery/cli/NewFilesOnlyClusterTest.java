@@ -12,13 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * On a real outage (orders-0 offline, its last leader gone, two replicas alive): an output path a run cannot write is
@@ -28,17 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KafkaClusterTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class NewFilesOnlyClusterTest {
-
-    private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
-
-    @TempDir
-    static Path dir;
-
-    @BeforeAll
-    static void killEveryIsrMember(LocalKafkaCluster cluster) {
-        LastReplicaStandingOutage.reproduce(cluster, "orders", 1, 50, 10, s -> { });
-    }
+class NewFilesOnlyClusterTest extends OfflineOrdersPartition {
 
     @Test
     @Order(1)

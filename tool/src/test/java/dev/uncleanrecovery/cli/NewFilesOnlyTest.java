@@ -57,41 +57,30 @@ class NewFilesOnlyTest {
         Path approval = dir.resolve("plan-approval.json");
         byte[] approvalBytes = Files.readAllBytes(approval);
 
-        CliRun run = CliRun.of("render", "--plan", plan.toString(), "--html", approval.toString());
-
-        assertRefused(run, "--html " + approval + " already exists; the tool never writes over a file: name a new"
-                + " file, or move the old one away");
-        assertThat(Files.readAllBytes(approval)).isEqualTo(approvalBytes);
-        assertThat(Files.readAllBytes(plan)).isEqualTo(planBytes);
+        CliRun render = CliRun.of("render", "--plan", plan.toString(), "--html", approval.toString());
         CliRun execute = CliRun.of("--bootstrap-server", NOWHERE, "execute", "--plan", plan.toString(), "--dry-run",
                 "--require-approval", "--html", approval.toString());
-        assertRefused(execute, "--html " + approval + " already exists; the tool never writes over a file: name a"
-                + " new file, or move the old one away");
+
+        for (CliRun run : List.of(render, execute)) {
+            assertRefused(run, "--html " + approval + " already exists; the tool never writes over a file: name a new"
+                    + " file, or move the old one away");
+        }
         assertThat(Files.readAllBytes(approval)).isEqualTo(approvalBytes);
+        assertThat(Files.readAllBytes(plan)).isEqualTo(planBytes);
     }
 
     @Test
-    void plan_with_its_page_and_its_plan_in_one_file_is_refused_before_it_asks_the_cluster() {
+    void plan_and_recover_with_the_page_and_the_plan_in_one_file_are_refused_before_they_ask_the_cluster() {
         Path both = dir.resolve("orders.json");
 
-        CliRun run = CliRun.of("--bootstrap-server", NOWHERE, "plan", "--output-file", both.toString(),
-                "--html", both.toString());
+        for (String command : List.of("plan", "recover")) {
+            CliRun run = CliRun.of("--bootstrap-server", NOWHERE, command, "--output-file", both.toString(),
+                    "--html", both.toString());
 
-        assertRefused(run, "--html " + both + " is also where --output-file " + both + " goes: name a different"
-                + " file for each");
-        assertThat(both).doesNotExist();
-    }
-
-    @Test
-    void recover_with_its_page_and_its_plan_in_one_file_is_refused_before_it_asks_the_cluster() {
-        Path both = dir.resolve("orders.json");
-
-        CliRun run = CliRun.of("--bootstrap-server", NOWHERE, "recover", "--output-file", both.toString(),
-                "--html", both.toString());
-
-        assertRefused(run, "--html " + both + " is also where --output-file " + both + " goes: name a different"
-                + " file for each");
-        assertThat(both).doesNotExist();
+            assertRefused(run, "--html " + both + " is also where --output-file " + both + " goes: name a different"
+                    + " file for each");
+            assertThat(both).as(command).doesNotExist();
+        }
     }
 
     @Test
