@@ -5,6 +5,7 @@ package dev.uncleanrecovery.harness;
 import dev.uncleanrecovery.localcluster.ClusterBackend;
 import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.NodeNetwork;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -41,9 +42,21 @@ public final class KafkaClusterExtension
         if (unavailable.isPresent()) {
             return ConditionEvaluationResult.disabled("-D" + ClusterBackend.PROPERTY + "=containers: " + unavailable.get());
         }
-        Optional<String> wantedVersion = context.getTestClass()
-                .flatMap(type -> AnnotationSupport.findAnnotation(type, KafkaClusterTest.class))
-                .map(KafkaClusterTest::kafkaVersion).filter(version -> !version.isEmpty());
+        Optional<KafkaClusterTest> wanted = context.getTestClass()
+                .flatMap(type -> AnnotationSupport.findAnnotation(type, KafkaClusterTest.class));
+        if (wanted.map(KafkaClusterTest::network).orElse(NodeNetwork.LOOPBACK) == NodeNetwork.HOSTS) {
+            if (backend == ClusterBackend.CONTAINERS) {
+                return ConditionEvaluationResult.disabled("its nodes are hosts in network namespaces, and -D"
+                        + ClusterBackend.PROPERTY + "=containers runs them in containers on this machine's network");
+            }
+            Optional<String> noHosts = NodeNetwork.HOSTS.unavailableReason();
+            if (noHosts.isPresent()) {
+                return ConditionEvaluationResult.disabled("its nodes are hosts in network namespaces: "
+                        + noHosts.get());
+            }
+        }
+        Optional<String> wantedVersion = wanted.map(KafkaClusterTest::kafkaVersion)
+                .filter(version -> !version.isEmpty());
         Optional<String> imageVersion = backend.imageKafkaVersion();
         if (wantedVersion.isPresent() && imageVersion.isPresent() && !wantedVersion.equals(imageVersion)) {
             return ConditionEvaluationResult.disabled("runs Kafka " + wantedVersion.get() + ", and the image of -D"
@@ -112,6 +125,7 @@ public final class KafkaClusterExtension
         ClusterBuilder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
                 .controllers(wanted.controllers())
                 .security(wanted.security())
+                .network(wanted.network())
                 .startupTimeout(java.time.Duration.ofSeconds(wanted.startupTimeoutSeconds()))
                 .jvmArgs(NodeRole.BROKER, wanted.brokerJvmArgs())
                 .jvmArgs(NodeRole.CONTROLLER, wanted.controllerJvmArgs());

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.harness;
 
 import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
+import dev.uncleanrecovery.localcluster.NodeNetwork;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -87,6 +88,13 @@ public @interface KafkaClusterTest {
 
     /** JVM options for the controllers, as {@link #brokerJvmArgs()}. */
     String[] controllerJvmArgs() default {};
+
+    /**
+     * {@link NodeNetwork#HOSTS}: every node, the clients and the test JVM a host of its own (network namespaces), so
+     * that {@code cluster.network()} can partition them. The class is skipped, with the reason, where this machine
+     * cannot make namespaces (not root, no {@code ip netns}, no {@code iptables}) or the nodes run in containers.
+     */
+    NodeNetwork network() default NodeNetwork.LOOPBACK;
 
     /** How long the cluster and each restarted broker may take to start (a broker unfenced). */
     int startupTimeoutSeconds() default 90;

@@ -37,6 +37,7 @@ public final class ClusterBuilder {
     Duration cleanStopTimeout = Duration.ofSeconds(60);
     boolean classDataSharing = true;
     ClusterBackend backend = ClusterBackend.fromSystemProperty();
+    NodeNetwork network = NodeNetwork.LOOPBACK;
     boolean kafkaVersionChosen;
     ClusterSecurity security = ClusterSecurity.NONE;
     final List<String> saslUsers = new ArrayList<>(
@@ -225,6 +226,15 @@ public final class ClusterBuilder {
         return this;
     }
 
+    /**
+     * Loopback (the default) or {@link NodeNetwork#HOSTS}: every node, the clients and this JVM a host of its own,
+     * with the faults of {@link LocalKafkaCluster#network()} between them. Hosts need root and the processes backend.
+     */
+    public ClusterBuilder network(NodeNetwork network) {
+        this.network = java.util.Objects.requireNonNull(network, "network");
+        return this;
+    }
+
     /** How clients authenticate and what they may do; {@link ClusterSecurity#NONE} by default. */
     public ClusterBuilder security(ClusterSecurity security) {
         this.security = java.util.Objects.requireNonNull(security, "security");
@@ -248,6 +258,14 @@ public final class ClusterBuilder {
         if (controllerId >= 1 && controllerId <= brokers) {
             throw new IllegalArgumentException("controller id " + controllerId
                     + " collides with the broker ids 1.." + brokers + "; pick one above " + brokers);
+        }
+        if (network == NodeNetwork.HOSTS && backend == ClusterBackend.CONTAINERS) {
+            throw new LocalClusterException("a cluster of hosts runs its nodes as processes in network namespaces;"
+                    + " containers share this machine's network: drop -D" + ClusterBackend.PROPERTY + "=containers");
+        }
+        if (network == NodeNetwork.HOSTS && security.usesTls()) {
+            throw new LocalClusterException("a cluster of hosts has no TLS listeners yet (the certificates name"
+                    + " 127.0.0.1); use " + ClusterSecurity.SASL_PLAIN_WITH_ACLS + " or " + ClusterSecurity.NONE);
         }
         Optional<String> image = backend == ClusterBackend.CONTAINERS ? ContainerRuntime.configuredImage() : Optional.empty();
         if (image.isPresent()) {

@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,11 +23,17 @@ import java.util.stream.Stream;
  */
 final class ClusterLayout {
 
+    static final int BROKER_PORT = 9092;
+    static final int CONTROLLER_PORT = 9093;
+
     final Path baseDirectory;
     final boolean ownsBaseDirectory;
     /** Null when the nodes run an image that brings its own Kafka ({@code -Dkafka.test.image}). */
     final KafkaServerClasspath classpath;
     final ClusterBackend backend;
+    final NodeNetwork network;
+    /** The hosts' namespaces on {@link NodeNetwork#HOSTS}, made with the layout; null on loopback. */
+    final NetworkNamespaces networkNamespaces;
     final List<Path> readOnlyMounts;
     /** The first controller: its log is the fencing witness when no broker runs. */
     final KafkaNode controller;
@@ -64,20 +72,37 @@ final class ClusterLayout {
                 security.usesTls() ? TlsListener.SASL_SSL.securityProtocol() : "SASL_PLAINTEXT") : null;
         this.certificates = security.usesTls() ? new ClusterCertificates(baseDirectory.resolve("tls")) : null;
 
-        // A TLS broker's first port is its SASL_SSL listener's, the others follow after every node's first
+        this.network = builder.network;
+        Map<Integer, String> nodeNames = new LinkedHashMap<>();
+        IntStream.range(0, builder.controllers).map(i -> builder.controllerId + i)
+                .forEach(id -> nodeNames.put(id, KafkaNode.nameOf(NodeRole.CONTROLLER, id)));
+        IntStream.rangeClosed(1, builder.brokers)
+                .forEach(id -> nodeNames.put(id, KafkaNode.nameOf(NodeRole.BROKER, id)));
+        this.networkNamespaces = network == NodeNetwork.HOSTS ? NetworkNamespaces.create(nodeNames) : null;
+        Map<Integer, String> hosts = new HashMap<>();
+        nodeNames.forEach((id, name) -> hosts.put(id, networkNamespaces == null ? LoopbackPorts.HOST
+                : networkNamespaces.host(name).address()));
+
+        // A TLS broker's first port is its SASL_SSL listener's, the others follow after every node's first. A node
+        // with a host of its own listens on Kafka's usual ports.
         int extraListeners = security.usesTls() ? TlsListener.values().length - 1 : 0;
-        List<Integer> ports = LoopbackPorts.pickFree(builder.controllers + builder.brokers * (1 + extraListeners));
+        int portCount = builder.controllers + builder.brokers * (1 + extraListeners);
+        List<Integer> ports = networkNamespaces == null ? LoopbackPorts.pickFree(portCount)
+                : IntStream.range(0, portCount).mapToObj(i -> i < builder.controllers ? CONTROLLER_PORT : BROKER_PORT)
+                        .toList();
         List<Integer> controllerPorts = ports.subList(0, builder.controllers);
         String quorumVoters = IntStream.range(0, builder.controllers)
-                .mapToObj(i -> (builder.controllerId + i) + "@" + LoopbackPorts.HOST + ":" + controllerPorts.get(i))
+                .mapToObj(i -> (builder.controllerId + i) + "@" + hosts.get(builder.controllerId + i) + ":"
+                        + controllerPorts.get(i))
                 .collect(Collectors.joining(","));
         for (int i = 0; i < builder.controllers; i++) {
             int id = builder.controllerId + i;
             int port = controllerPorts.get(i);
             Path controllerDirectory = baseDirectory.resolve("controller-" + id);
-            controllers.put(id, new KafkaNode(id, NodeRole.CONTROLLER, port, controllerDirectory,
-                    builder.propertiesOf(id, NodeRole.CONTROLLER, NodeDefaults.secured(NodeDefaults.controller(id, port,
-                                    quorumVoters, builder.brokers, controllerDirectory.resolve(KafkaNode.DATA)),
+            controllers.put(id, new KafkaNode(id, NodeRole.CONTROLLER, hosts.get(id), port, controllerDirectory,
+                    builder.propertiesOf(id, NodeRole.CONTROLLER, NodeDefaults.secured(NodeDefaults.controller(id,
+                                    hosts.get(id), port, quorumVoters, builder.brokers,
+                                    controllerDirectory.resolve(KafkaNode.DATA)),
                             saslUsers == null ? Map.of() : saslUsers.controllerConfig())),
                     builder.jvmArgs.get(NodeRole.CONTROLLER)));
         }
@@ -86,7 +111,8 @@ final class ClusterLayout {
         for (int brokerId = 1; brokerId <= builder.brokers; brokerId++) {
             int port = ports.get(builder.controllers + brokerId - 1);
             Path brokerDirectory = baseDirectory.resolve("broker-" + brokerId);
-            Map<String, String> brokerSecurity = saslUsers == null ? Map.of() : saslUsers.brokerConfig(port);
+            String host = hosts.get(brokerId);
+            Map<String, String> brokerSecurity = saslUsers == null ? Map.of() : saslUsers.brokerConfig(host, port);
             if (certificates != null) {
                 Map<TlsListener, Integer> listenerPorts = new EnumMap<>(TlsListener.class);
                 listenerPorts.put(TlsListener.SASL_SSL, port);
@@ -97,9 +123,9 @@ final class ClusterLayout {
                 tlsPorts.put(brokerId, listenerPorts);
                 brokerSecurity = TlsListener.brokerConfig(brokerSecurity, listenerPorts, certificates);
             }
-            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, port, brokerDirectory,
+            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, host, port, brokerDirectory,
                     builder.propertiesOf(brokerId, NodeRole.BROKER, NodeDefaults.secured(NodeDefaults.broker(brokerId,
-                                    port, quorumVoters, builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
+                                    host, port, quorumVoters, builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
                             brokerSecurity)),
                     builder.brokersWithoutAgents.contains(brokerId)
                             ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
@@ -140,6 +166,12 @@ final class ClusterLayout {
         return node;
     }
 
+    /** {@code command} as the node's host runs it: in its namespace on {@link NodeNetwork#HOSTS}. */
+    List<String> commandOnHostOf(KafkaNode node, List<String> command) {
+        return networkNamespaces == null ? command
+                : networkNamespaces.commandOn(networkNamespaces.host(node.name()), command);
+    }
+
     /** The controllers first, then the brokers. */
     Stream<KafkaNode> allNodes() {
         return Stream.concat(controllers.values().stream(), brokers.values().stream());
@@ -149,7 +181,7 @@ final class ClusterLayout {
         return allNodes().filter(KafkaNode::isRunning).map(KafkaNode::id).toList();
     }
 
-    /** {@code 127.0.0.1:p1,127.0.0.1:p2,...} of every broker, running or not. */
+    /** {@code host:port} of every broker, running or not: {@code 127.0.0.1:p1,...} on loopback. */
     String bootstrapServers() {
         return brokers.values().stream().map(KafkaNode::address).collect(Collectors.joining(","));
     }

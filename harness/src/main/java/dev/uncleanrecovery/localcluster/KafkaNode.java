@@ -13,7 +13,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * One node of the local cluster: its fixed identity (id, role, port, directory, configuration)
+ * One node of the local cluster: its fixed identity (id, role, address, directory, configuration)
  * and the JVM currently running it, if any. A node keeps its port and directory across restarts.
  *
  * <pre>
@@ -29,6 +29,7 @@ final class KafkaNode {
 
     private final int id;
     private final NodeRole role;
+    private final String host;
     private final int port;
     private final Path directory;
     private final SortedMap<String, String> properties;
@@ -42,9 +43,11 @@ final class KafkaNode {
     private int starts;
     private boolean paused;
 
-    KafkaNode(int id, NodeRole role, int port, Path directory, Map<String, String> properties, List<String> jvmArgs) {
+    KafkaNode(int id, NodeRole role, String host, int port, Path directory, Map<String, String> properties,
+              List<String> jvmArgs) {
         this.id = id;
         this.role = role;
+        this.host = host;
         this.port = port;
         this.directory = directory;
         this.properties = new TreeMap<>(properties);
@@ -65,11 +68,15 @@ final class KafkaNode {
     }
 
     String address() {
-        return LoopbackPorts.HOST + ":" + port;
+        return host + ":" + port;
     }
 
     /** "broker 2" or "controller 1000", as messages name it. */
     String name() {
+        return nameOf(role, id);
+    }
+
+    static String nameOf(NodeRole role, int id) {
         return role.processRoles() + " " + id;
     }
 

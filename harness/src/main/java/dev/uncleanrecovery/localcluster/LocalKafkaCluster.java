@@ -17,13 +17,15 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * A real Kafka KRaft cluster (4.4.0, or any version from 3.7.2 the build resolved) on this machine: a dedicated
  * controller (or a quorum of three) and N brokers, each a separate {@code kafka.Kafka} JVM with a small heap,
- * listening on 127.0.0.1 only, each in its own directory. Made to be broken: brokers can be killed
- * ({@link StopMode#ABRUPT}), stopped cleanly or frozen, and restarted on the same port with the same data.
+ * listening on 127.0.0.1 only, each in its own directory, or each a host of its own ({@link NodeNetwork#HOSTS}).
+ * Made to be broken: brokers can be killed ({@link StopMode#ABRUPT}), stopped cleanly or frozen, restarted on the same
+ * port with the same data, and, as hosts, cut off from each other ({@link #network()}).
  *
  * <p>This type holds what most tests touch: start and close, the brokers' lifecycle, and clients. The rest is
  * grouped by what it is about: {@link #metadata()} (partitions and fencing, now or once they hold), {@link #disk()}
- * (faults on a stopped broker's disk), {@link #controllers()}, {@link #nodes()} (processes, directories, logs) and
- * {@link #access()} (SASL users, ACLs, TLS). {@link ClusterBuilder} configures it.
+ * (faults on a stopped broker's disk), {@link #controllers()}, {@link #nodes()} (processes, directories, logs),
+ * {@link #access()} (SASL users, ACLs, TLS) and {@link #network()} (hosts and the faults between them).
+ * {@link ClusterBuilder} configures it.
  *
  * <p>Every JVM it starts is killed by PID on {@link #close()}, and a watchdog kills it if this JVM dies first, even by
  * {@code kill -9}.
@@ -44,6 +46,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
     private final ControllerQuorum controllers;
     private final ClusterNodes nodes;
     private final ClusterAccess access;
+    private final ClusterNetwork network;
     /** The harness's own client, for polling and ACLs; made on first use, closed with the cluster. */
     private Admin harnessAdmin;
 
@@ -55,6 +58,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         this.disk = new DiskFaults(layout, lifecycle);
         this.controllers = new ControllerQuorum(layout, lifecycle, this::harnessAdmin);
         this.nodes = new ClusterNodes(layout, lifecycle);
+        this.network = new ClusterNetwork(layout);
     }
 
     public static ClusterBuilder builder() {
@@ -96,7 +100,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return layout.kafkaVersion;
     }
 
-    /** {@code 127.0.0.1:p1,127.0.0.1:p2,...} of every broker, running or not. */
+    /** {@code host:port} of every broker, running or not: {@code 127.0.0.1:p1,...} on loopback. */
     public String bootstrapServers() {
         return layout.bootstrapServers();
     }
@@ -247,6 +251,14 @@ public final class LocalKafkaCluster implements AutoCloseable {
     /** Every node's process, directory and log. */
     public ClusterNodes nodes() {
         return nodes;
+    }
+
+    /**
+     * The hosts and the faults between them: partitions, one-way cuts, lossy links and their healing, on a cluster
+     * built with {@link NodeNetwork#HOSTS}; where the clients and the tool run.
+     */
+    public ClusterNetwork network() {
+        return network;
     }
 
     /** SASL users, ACLs, {@code --command-config} files and TLS listeners of a secured cluster. */

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The server properties and JVM flags every node starts from, before the builder's own properties: loopback
- * listeners, a static quorum, short sessions and small internal topics, sized for several nodes on a 2-core machine.
+ * The server properties and JVM flags every node starts from, before the builder's own properties: listeners on the
+ * node's address (loopback, or its own host's), a static quorum, short sessions and small internal topics, sized for
+ * several nodes on a 2-core machine.
  */
 final class NodeDefaults {
 
@@ -21,9 +22,10 @@ final class NodeDefaults {
     private NodeDefaults() {
     }
 
-    static Map<String, String> controller(int id, int port, String quorumVoters, int brokerCount, Path logDir) {
+    static Map<String, String> controller(int id, String host, int port, String quorumVoters, int brokerCount,
+                                          Path logDir) {
         Map<String, String> config = common(id, NodeRole.CONTROLLER, quorumVoters, logDir);
-        config.put("listeners", "CONTROLLER://" + LoopbackPorts.HOST + ":" + port);
+        config.put("listeners", "CONTROLLER://" + host + ":" + port);
         // A kill -9'd broker is fenced once its session times out (default 9 s); too short a session fences a
         // CPU-starved broker that is still starting.
         config.put("broker.session.timeout.ms", "6000");
@@ -33,9 +35,10 @@ final class NodeDefaults {
         return config;
     }
 
-    static Map<String, String> broker(int id, int port, String quorumVoters, int brokerCount, Path logDir) {
+    static Map<String, String> broker(int id, String host, int port, String quorumVoters, int brokerCount,
+                                      Path logDir) {
         Map<String, String> config = common(id, NodeRole.BROKER, quorumVoters, logDir);
-        String listener = "PLAINTEXT://" + LoopbackPorts.HOST + ":" + port;
+        String listener = "PLAINTEXT://" + host + ":" + port;
         config.put("listeners", listener);
         config.put("advertised.listeners", listener);
         config.put("inter.broker.listener.name", "PLAINTEXT");

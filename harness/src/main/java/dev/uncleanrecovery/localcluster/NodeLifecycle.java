@@ -151,6 +151,9 @@ final class NodeLifecycle {
         if (runtime != null) {
             runtime.close();
         }
+        if (layout.networkNamespaces != null) {
+            layout.networkNamespaces.close();
+        }
         classDataSharing.finishDump(baseDirectory);
         if (ownsBaseDirectory && !keepBaseDirectory) {
             deleteRecursively(baseDirectory);
@@ -258,7 +261,7 @@ final class NodeLifecycle {
         jvmArgs.addAll(node.jvmArgs());
         List<String> command = javaCommand(log4jConfig, jvmArgs);
         command.addAll(List.of("kafka.Kafka", node.propertiesFile().toString()));
-        node.started(runtime.launch(node.name(), command, log.file()), logLength);
+        node.started(runtime.launch(node.name(), layout.commandOnHostOf(node, command), log.file()), logLength);
     }
 
     void awaitServerStarted(Collection<KafkaNode> nodes) {

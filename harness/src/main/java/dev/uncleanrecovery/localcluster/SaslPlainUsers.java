@@ -74,9 +74,9 @@ final class SaslPlainUsers {
     }
 
     /** One SASL listener for clients and replication; the brokers log in to each other as admin. */
-    Map<String, String> brokerConfig(int port) {
+    Map<String, String> brokerConfig(String host, int port) {
         Map<String, String> config = authorizerConfig();
-        String address = listener + "://" + LoopbackPorts.HOST + ":" + port;
+        String address = listener + "://" + host + ":" + port;
         config.put("listeners", address);
         config.put("advertised.listeners", address);
         config.put("inter.broker.listener.name", listener);

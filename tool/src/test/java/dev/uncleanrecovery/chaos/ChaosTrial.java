@@ -678,7 +678,7 @@ final class ChaosTrial {
     }
 
     /** Every record of the partitions from their start to their end now, read_uncommitted: offset to value. */
-    private static Map<TopicPartition, Map<Long, String>> readAll(LocalKafkaCluster cluster, List<TopicPartition> tps) {
+    static Map<TopicPartition, Map<Long, String>> readAll(LocalKafkaCluster cluster, List<TopicPartition> tps) {
         Properties props = new Properties();
         props.putAll(cluster.clientProperties());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

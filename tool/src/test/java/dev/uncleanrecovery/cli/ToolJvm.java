@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.localcluster.ClusterNetwork;
+import dev.uncleanrecovery.localcluster.NetworkHost;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,18 +12,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * The tool in a JVM of its own, as an operator runs it, with its request log on: a test acts the moment the log
  * shows a request or an answer (kill the tool, kill a broker or the active controller) while the tool goes on.
  */
-final class ToolJvm {
+public final class ToolJvm {
 
     /**
      * @param triggered the request log showed the trigger line before the tool ended (or the deadline)
      * @param exitCode  the tool's exit code; -1 when it was killed
      */
-    record Run(boolean triggered, int exitCode, String output) {
+    public record Run(boolean triggered, int exitCode, String output) {
     }
 
     /**
@@ -50,7 +53,7 @@ final class ToolJvm {
             throws IOException, InterruptedException {
         Path requestLog = newRequestLog(dir);
         Path output = Files.createTempFile(dir, "tool-", ".out");
-        Process tool = start(requestLog, output, jvmArgs, args);
+        Process tool = start(List.of(), requestLog, output, jvmArgs, args);
         boolean triggered = false;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -110,8 +113,22 @@ final class ToolJvm {
      */
     static Run runToTheEnd(Path dir, List<String> jvmOptions, Duration timeout, String... args)
             throws IOException, InterruptedException {
+        return runToTheEnd(command -> command, dir, jvmOptions, timeout, args);
+    }
+
+    /**
+     * Runs the tool to its end on a host of a cluster of hosts, as an operator on that machine would: the clients'
+     * host, or a broker's for {@code inspect} of its disk.
+     */
+    public static Run runToTheEndOn(ClusterNetwork network, NetworkHost host, Path dir, Duration timeout,
+                                    String... args) throws IOException, InterruptedException {
+        return runToTheEnd(command -> network.commandOn(host, command), dir, List.of(), timeout, args);
+    }
+
+    private static Run runToTheEnd(UnaryOperator<List<String>> onHost, Path dir, List<String> jvmOptions,
+                                   Duration timeout, String... args) throws IOException, InterruptedException {
         Path output = Files.createTempFile(dir, "tool-", ".out");
-        Process tool = start(newRequestLog(dir), output, jvmOptions, args);
+        Process tool = start(onHost.apply(List.of()), newRequestLog(dir), output, jvmOptions, args);
         try {
             if (!tool.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("the tool did not finish within " + timeout.toSeconds() + " s: "
@@ -131,9 +148,11 @@ final class ToolJvm {
         return dir.resolve("requests-" + UUID.randomUUID() + ".log");
     }
 
-    private static Process start(Path requestLog, Path output, List<String> jvmOptions, String... args)
-            throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    /** @param launcher what the java command runs under (a host's {@code ip netns exec ...}); empty: nothing */
+    private static Process start(List<String> launcher, Path requestLog, Path output, List<String> jvmOptions,
+                                 String... args) throws IOException {
+        List<String> command = new ArrayList<>(launcher);
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.addAll(List.of("-Dkafka.unclean.recovery.request.log=" + requestLog, "-cp",
                 System.getProperty("java.class.path"), "dev.uncleanrecovery.cli.Main"));
