@@ -266,9 +266,13 @@ public final class LeaderChoice {
         if (missing.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(String.join("; ", missing)
-                + " — the balanced strategy waits for it: bring it back, pass its log with --evidence from 'inspect',"
-                + " or use --strategy proactive");
+        // An ISR or ELR member that is unfenced again is elected by the controller at once, cleanly, whatever the
+        // others hold: bringing it back is the election, not a way to plan one.
+        boolean electedOnReturn = missing.stream().anyMatch(m -> !m.startsWith("LastKnownELR "));
+        return Optional.of(String.join("; ", missing) + " — the balanced strategy waits for it: "
+                + (electedOnReturn ? "pass its log with --evidence from 'inspect' on its host (restarting it makes"
+                        + " Kafka elect it at once, whatever the others hold), or use --strategy proactive"
+                        : "bring it back, pass its log with --evidence from 'inspect', or use --strategy proactive"));
     }
 
     /**

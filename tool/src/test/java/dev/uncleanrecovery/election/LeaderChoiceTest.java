@@ -241,6 +241,20 @@ class LeaderChoiceTest {
         }
 
         @Test
+        void waiting_for_a_leaderless_isr_member_warns_that_restarting_it_elects_it() {
+            // without ELR the controller elects the ISR member the moment it is unfenced, whatever the others hold
+            Decision isr = decide(orders3().isr(1).state(), BALANCED, unreachable(1, "timed out"), live(2, 6, 1042));
+            Decision lastKnown = decide(orders3().lastKnownElr(1).state(), BALANCED, unreachable(1, "timed out"),
+                    live(2, 6, 1042));
+
+            assertThat(skipped(isr, SkipCause.WAITING_FOR_ELR).reason())
+                    .contains("--evidence from 'inspect' on its host (restarting it makes Kafka elect it at once")
+                    .doesNotContain("bring it back");
+            assertThat(skipped(lastKnown, SkipCause.WAITING_FOR_ELR).reason()).contains("bring it back")
+                    .doesNotContain("elect it at once");
+        }
+
+        @Test
         void balanced_names_a_last_known_elr_member_that_was_not_probed() {
             Decision decision = decide(orders3().lastKnownElr(3).state(), BALANCED, live(2, 6, 1042));
 
