@@ -86,9 +86,8 @@ public class ExecuteCommand implements Callable<Integer> {
             throw new UserInputException("--allowed-signers checks the approval --require-approval asks for: give both");
         }
         Checked checked = readPlan();
-        Plan plan = checked.plan();
         if (dryRun) {
-            return run(plan, options, null);
+            return run(checked, options, null);
         }
         Path salvageDir = options.noSalvage() ? null
                 : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(planFile.path);
@@ -100,7 +99,7 @@ public class ExecuteCommand implements Callable<Integer> {
                 .withPlan(planFile.path.toAbsolutePath().toString(), checked.sha256())
                 .withApproval(checked.approval())
                 .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null),
-                trail -> run(plan, options, trail));
+                trail -> run(checked, options, trail));
     }
 
     /**
@@ -119,10 +118,11 @@ public class ExecuteCommand implements Callable<Integer> {
     }
 
     /** @param trail the audit of a run that changes the cluster; null for a dry run */
-    private int run(Plan plan, ExecuteFlow.Options options, AuditTrail trail) throws Exception {
+    private int run(Checked checked, ExecuteFlow.Options options, AuditTrail trail) throws Exception {
+        Plan plan = checked.plan();
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             ExecuteFlow recovery = new ExecuteFlow(discovery)) {
-            ExecutionResult result = recovery.execute(plan, planFile.path.toString(), options,
+             ExecuteFlow recovery = ExecuteFlow.on(discovery, plan.clusterId())) {
+            ExecutionResult result = recovery.execute(plan, planFile.path.toString(), checked.sha256(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
             ResultFile elected = ExecutionReport.resultFile(result, root.global);
