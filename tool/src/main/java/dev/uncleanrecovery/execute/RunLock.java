@@ -138,8 +138,9 @@ public final class RunLock implements AutoCloseable {
      * by id deletes any topic for good).
      *
      * @throws UserInputException when no topic of that id is the run lock; nothing was deleted
+     * @throws NotTaken          when the controller refused to delete it
      */
-    private static void breakLock(ControllerCalls controller, Uuid lockId, Consumer<String> progress) {
+    public static void breakLock(ControllerCalls controller, Uuid lockId, Consumer<String> progress) {
         // every topic this principal may describe: the lock's own name, and what an id that is not the lock names
         Map<String, Uuid> topics = controller.topicsNamed("");
         String named = topics.entrySet().stream().filter(t -> t.getValue().equals(lockId)).map(Map.Entry::getKey)

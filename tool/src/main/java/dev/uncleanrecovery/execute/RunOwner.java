@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.execute;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -163,14 +164,13 @@ public record RunOwner(String host, long pid, Instant started, ProcessTable tabl
          */
         Optional<ProcessTable> table() {
             try {
-                String bootId = Files.readString(root.resolve("sys/kernel/random/boot_id"), StandardCharsets.US_ASCII)
-                        .strip();
+                String bootId = read(root.resolve("sys/kernel/random/boot_id")).strip();
                 String link = Files.readSymbolicLink(root.resolve("self/ns/pid")).toString(); // "pid:[4026531836]"
                 if (!link.startsWith("pid:[") || !link.endsWith("]")) {
                     return Optional.empty();
                 }
                 long namespace = Long.parseLong(link.substring(5, link.length() - 1));
-                ProcStat self = ProcStat.parse(Files.readString(root.resolve("self/stat"), StandardCharsets.UTF_8));
+                ProcStat self = ProcStat.parse(read(root.resolve("self/stat")));
                 if (self.pid() != ProcessHandle.current().pid()) {
                     return Optional.empty();
                 }
@@ -195,7 +195,7 @@ public record RunOwner(String host, long pid, Instant started, ProcessTable tabl
         Optional<ProcStat> stat(long pid) throws IOException {
             String line;
             try {
-                line = Files.readString(root.resolve(pid + "/stat"), StandardCharsets.UTF_8);
+                line = read(root.resolve(pid + "/stat"));
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             }
@@ -203,6 +203,16 @@ public record RunOwner(String host, long pid, Instant started, ProcessTable tabl
                 return Optional.of(ProcStat.parse(line));
             } catch (IllegalArgumentException e) {
                 throw new IOException(e.getMessage(), e);
+            }
+        }
+
+        /**
+         * A /proc file whole, in reads of a buffer's size: /proc files say they are empty, and Files.readAllBytes then
+         * reads one byte and asks again from offset 1, where a sysctl file (pid_max) answers end of file.
+         */
+        private static String read(Path file) throws IOException {
+            try (InputStream in = Files.newInputStream(file)) {
+                return new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8);
             }
         }
     }

@@ -167,7 +167,11 @@ public final class ExecuteFlow implements AutoCloseable {
             return;
         }
         ControllerCalls controller = ControllerCalls.through(discovery);
-        this.locking = OnItsOwnThread.run("run-lock", () -> RunLock.take(controller, locking.breakLock(), progress));
+        if (locking.breakLock() != null) {
+            // right away, not beside the reads: an id that is not the run lock's is bad input, said before any work
+            RunLock.breakLock(controller, locking.breakLock(), progress);
+        }
+        this.locking = OnItsOwnThread.run("run-lock", () -> RunLock.take(controller, null, progress));
     }
 
     /**

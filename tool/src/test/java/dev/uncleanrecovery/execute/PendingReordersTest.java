@@ -48,8 +48,9 @@ class PendingReordersTest {
 
     /** A process of this host that ran and has ended. */
     private static RunOwner ended() throws Exception {
-        Process gone = new ProcessBuilder("true").start();
-        long ticks = RunOwner.Proc.THIS_HOST.startTicks(gone.pid()).orElse(1L);
+        Process gone = new ProcessBuilder("sleep", "60").start();
+        long ticks = RunOwner.Proc.THIS_HOST.startTicks(gone.pid()).orElseThrow();
+        gone.destroy();
         gone.waitFor(10, TimeUnit.SECONDS);
         RunOwner self = RunOwner.current();
         return new RunOwner(self.host(), gone.pid(), null, self.table(), ticks);
