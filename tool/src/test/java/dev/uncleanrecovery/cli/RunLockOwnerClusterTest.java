@@ -79,13 +79,9 @@ class RunLockOwnerClusterTest {
         }, ToolJvm.AtTrigger.PAUSE_THE_TOOL, "--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason",
                 "test", "--plan", inside.toString(), "--accept-unknown-loss");
 
-        // then: the lock's owner topic names that pid and its namespace, which is not this one
+        // then: the second run changed nothing and named the holder, though its pid is no process here
         assertThat(held.triggered()).as(held.output()).isTrue();
         assertThat(pidFreeHere).as("pid " + pid + " is no process of this namespace").isTrue();
-        String ownNamespace = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString().replaceAll("\\D", "");
-        assertThat(ownerTopics.get()).anySatisfy(name -> assertThat(name).contains(".pid-" + pid + ".")
-                .contains(".pidns-").doesNotContain(".pidns-" + ownNamespace + "."));
-        // and: the second run changed nothing and named the holder; the first went on and finished
         CliRun refused = second.get();
         assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.FAILURE);
         assertThat(refused.err().replaceAll("\\s+", " ")).contains("another run is changing this cluster: pid " + pid
@@ -94,6 +90,11 @@ class RunLockOwnerClusterTest {
         PartitionView untouched = cluster.metadata().describePartition(OWNED_1);
         assertThat(untouched.leader()).isEqualTo(PartitionView.NO_LEADER);
         assertThat(untouched.replicas()).isEqualTo(ASSIGNMENT);
+        // and: the lock's owner topic names that pid and its namespace, which is not this one
+        String ownNamespace = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString().replaceAll("\\D", "");
+        assertThat(ownerTopics.get()).anySatisfy(name -> assertThat(name).contains(".pid-" + pid + ".")
+                .contains(".pidns-").doesNotContain(".pidns-" + ownNamespace + "."));
+        // and: the first went on and finished
         assertThat(held.exitCode()).as(held.output()).isEqualTo(ExitCode.OK);
         assertThat(cluster.metadata().awaitPartition(OWNED_0, v -> v.leader() != PartitionView.NO_LEADER,
                 Duration.ofSeconds(30)).leader()).isEqualTo(LONGEST_SURVIVOR);
