@@ -42,12 +42,12 @@ if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$demo_jar" ] || [ ! -f "
 fi
 
 # 'demo' (module demo: the local cluster it breaks) is the one command that needs the demo jar; every other run
-# leaves it off the classpath and starts the tool's own main class. DemoMain runs every command as well, so an
-# argument that only looks like the command (a topic named demo) costs just the larger classpath.
+# leaves it off the classpath. An argument that only looks like the command (a topic named demo) costs just the
+# larger classpath.
 main=(-jar "$jar")
 for arg in "$@"; do
   if [ "$arg" = demo ]; then
-    main=(-cp "$jar:$demo_jar" dev.uncleanrecovery.demo.DemoMain)
+    main=(-cp "$jar:$demo_jar" dev.uncleanrecovery.cli.Main)
     break
   fi
 done
@@ -69,22 +69,32 @@ heap_opts="${KAFKA_UNCLEAN_RECOVERY_HEAP_OPTS:--Xmx2g}"
 # once, in the background, by a throw-away run that cannot touch any cluster (the tool's ClassDataTraining main
 # class, not a command: a made-up plan in a temporary directory, then status against a closed loopback port),
 # written under a temporary name, checked by a JVM that must map it (-Xshare:on), and only then renamed into place: a
-# half-written archive would crash the JVM. A missing or stale archive (jar rebuilt, other JDK) is
-# silently ignored. KAFKA_UNCLEAN_RECOVERY_CDS=off disables all of it.
-archive="$(dirname "$jar")/kafka-unclean-recovery.jsa"
+# half-written archive would crash the JVM. It lives in the user's cache directory, never in the install (which may
+# be read-only or shared), one per jar and Java runtime: the JVM maps an archive only with the exact jar and JDK it
+# was made from. A missing or stale archive is silently ignored. KAFKA_UNCLEAN_RECOVERY_CDS=off disables all of it.
 quiet_cds=(-Xlog:cds=off -Xlog:cds+dynamic=off)
-if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ]; then
+cache_root="${XDG_CACHE_HOME:-${HOME:-}/.cache}"
+if [ "${KAFKA_UNCLEAN_RECOVERY_CDS:-on}" != "off" ] && [ "$cache_root" != "/.cache" ]; then
+  java_bin="$(command -v java)"
+  java_bin="$(readlink -f "$java_bin" 2>/dev/null || printf '%s' "$java_bin")"
+  jar_stamp="$(stat -c '%s.%Y' "$jar" 2>/dev/null || stat -f '%z.%m' "$jar" 2>/dev/null || true)"
+  # named by the jar's path and the runtime, then by the jar's size and time: a rebuilt jar replaces its archive
+  install_key="$(printf '%s|%s' "$jar" "$java_bin" | cksum | cut -d ' ' -f 1)"
+  build_key="$(printf '%s' "$jar_stamp" | cksum | cut -d ' ' -f 1)"
+  cache_dir="$cache_root/kafka-unclean-recovery"
+  archive="$cache_dir/kafka-unclean-recovery-$install_key-$build_key.jsa"
   if [ -s "$archive" ] && [ "$archive" -nt "$jar" ]; then
     jvm_opts+=(-XX:SharedArchiveFile="$archive" "${quiet_cds[@]}")
-  elif [ -w "$(dirname "$jar")" ] && command -v nohup >/dev/null 2>&1; then
+  elif mkdir -p -m 700 "$cache_dir" 2>/dev/null && [ -w "$cache_dir" ] && command -v nohup >/dev/null 2>&1; then
     # One archive build at a time; a lock left by a killed build expires after 10 minutes.
-    find "$(dirname "$jar")" -maxdepth 1 -name "$(basename "$archive").lock" -mmin +10 -exec rmdir {} + 2>/dev/null || true
+    find "$cache_dir" -maxdepth 1 -name "$(basename "$archive").lock" -mmin +10 -exec rmdir {} + 2>/dev/null || true
     if mkdir "$archive.lock" 2>/dev/null; then
       nohup sh -c '
         tmp="$0.$$.tmp"; archive="$0"; jar="$1"; shift
         java "$@" -XX:ArchiveClassesAtExit="$tmp" -cp "$jar" dev.uncleanrecovery.cli.ClassDataTraining >/dev/null 2>&1
         if [ -s "$tmp" ] && java "$@" -XX:SharedArchiveFile="$tmp" -Xshare:on -cp "$jar" -version >/dev/null 2>&1; then
           mv -f "$tmp" "$archive"
+          for old in "${archive%-*}"-*.jsa; do [ "$old" = "$archive" ] || rm -f "$old"; done
         fi
         rm -f "$tmp"; rmdir "$archive.lock"' "$archive" "$jar" "${jvm_opts[@]}" "${quiet_cds[@]}" >/dev/null 2>&1 &
     fi

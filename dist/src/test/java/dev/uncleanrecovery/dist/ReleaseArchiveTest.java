@@ -42,7 +42,8 @@ class ReleaseArchiveTest {
         assertThat(home.resolve("THIRD-PARTY-NOTICES.txt")).isRegularFile();
         assertThat(home.resolve("completion/kafka-unclean-recovery.sh.bash")).isRegularFile();
         for (String page : List.of("kafka-unclean-recovery.sh.1", "kafka-unclean-recovery.sh-plan.1",
-                "kafka-unclean-recovery.sh-execute.1", "kafka-unclean-recovery.sh-inspect.1")) {
+                "kafka-unclean-recovery.sh-execute.1", "kafka-unclean-recovery.sh-inspect.1",
+                "kafka-unclean-recovery.sh-demo.1")) {
             assertThat(home.resolve("man/man1").resolve(page)).isRegularFile();
         }
         assertThat(Path.of(UnpackedArchive.archive().toString().replace(".tar.gz", ".zip"))).isRegularFile();
@@ -92,6 +93,8 @@ class ReleaseArchiveTest {
 
         assertThat(help.exitCode()).as(help.err()).isZero();
         assertThat(help.out()).contains("Usage: kafka-unclean-recovery.sh demo", "--kafka-home=DIR");
+        // the launcher runs --help without the demo jar: demo is listed all the same
+        assertThat(unpacked.tool(dir, "--help").out()).containsPattern("(?m)^  demo +Break a local real Kafka");
         // KAFKA_HOME is read as --kafka-home is: here a directory that is no Kafka installation
         UnpackedArchive.Result notKafka = unpacked.tool(dir, Map.of("KAFKA_HOME", dir.toString()), "demo");
         assertThat(notKafka.exitCode()).isEqualTo(2);
@@ -110,20 +113,24 @@ class ReleaseArchiveTest {
     }
 
     @Test
-    void the_class_data_archive_the_launcher_builds_holds_picocli() throws Exception {
+    void the_class_data_archive_the_launcher_builds_holds_picocli_and_lives_in_the_users_cache() throws Exception {
         Path jar = unpacked.home.resolve("lib/kafka-unclean-recovery.jar");
-        Path archive = unpacked.home.resolve("lib/kafka-unclean-recovery.jsa");
+        Path cache = Files.createDirectories(dir.resolve("xdg-cache"));
+        Map<String, String> environment = Map.of("XDG_CACHE_HOME", cache.toString());
+        List<String> installBefore = listing(unpacked.home);
         // the first run builds the archive in the background
-        assertThat(unpacked.tool(dir, "--version").exitCode()).isZero();
+        assertThat(unpacked.tool(dir, environment, "--version").exitCode()).isZero();
+        Path archives = cache.resolve("kafka-unclean-recovery");
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
-        while (!(Files.exists(archive) && Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) > 0)
-                && System.nanoTime() < deadline) {
+        while (freshArchives(archives, jar).isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(250);
         }
-        assertThat(archive).as("the launcher's class-data archive").isRegularFile();
+        assertThat(freshArchives(archives, jar)).as("the launcher's class-data archive in $XDG_CACHE_HOME")
+                .singleElement();
+        assertThat(listing(unpacked.home)).as("the install directory after the archive is made").isEqualTo(installBefore);
 
-        UnpackedArchive.Result loaded = unpacked.tool(dir, Map.of("KAFKA_UNCLEAN_RECOVERY_OPTS", "-Xlog:class+load=info"),
-                "--version");
+        UnpackedArchive.Result loaded = unpacked.tool(dir, Map.of("XDG_CACHE_HOME", cache.toString(),
+                "KAFKA_UNCLEAN_RECOVERY_OPTS", "-Xlog:class+load=info"), "--version");
 
         assertThat(loaded.exitCode()).as(loaded.err()).isZero();
         // picocli is compiled for Java 5: only with the stack-map frames the build adds can the archive hold it
@@ -131,6 +138,96 @@ class ReleaseArchiveTest {
                 .singleElement().asString().contains("source: shared objects file");
         assertThat(loaded.out().lines().filter(l -> l.contains(" picocli.") && !l.contains("shared objects file")))
                 .as("picocli classes loaded from the jar").hasSizeLessThan(20);
+    }
+
+    @Test
+    void without_xdg_cache_home_the_archive_goes_to_the_cache_under_home() throws Exception {
+        Path jar = unpacked.home.resolve("lib/kafka-unclean-recovery.jar");
+        Path home = Files.createDirectories(dir.resolve("operator-home"));
+        // UnpackedArchive runs the tool with HOME set to the directory it runs in
+        assertThat(unpacked.tool(home, "--version").exitCode()).isZero();
+        Path archives = home.resolve(".cache/kafka-unclean-recovery");
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+        while (freshArchives(archives, jar).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+        }
+        assertThat(freshArchives(archives, jar)).singleElement();
+        assertThat(Files.getPosixFilePermissions(archives)).as("the cache directory is the user's alone")
+                .isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+
+    /** The archives in {@code dir} made after the jar was built. */
+    private static List<Path> freshArchives(Path dir, Path jar) throws java.io.IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".jsa")).filter(f -> {
+                try {
+                    return Files.getLastModifiedTime(f).compareTo(Files.getLastModifiedTime(jar)) > 0;
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            }).toList();
+        }
+    }
+
+    /** Every path below {@code root} with its size and modification time. */
+    private static List<String> listing(Path root) throws java.io.IOException {
+        try (var paths = Files.walk(root)) {
+            return paths.sorted().map(p -> {
+                try {
+                    return root.relativize(p) + " " + (Files.isRegularFile(p) ? Files.size(p) : -1) + " "
+                            + Files.getLastModifiedTime(p).toMillis();
+                } catch (java.io.IOException e) {
+                    return root.relativize(p) + " unreadable";
+                }
+            }).toList();
+        }
+    }
+
+    @Test
+    void every_relative_link_in_the_archives_docs_resolves() throws Exception {
+        List<String> broken = new java.util.ArrayList<>();
+        int checked = 0;
+        List<Path> documents;
+        try (var paths = Files.walk(unpacked.home)) {
+            documents = paths.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().toList();
+        }
+        Pattern link = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+        for (Path document : documents) {
+            Matcher m = link.matcher(Files.readString(document));
+            while (m.find()) {
+                String target = m.group(1);
+                if (target.matches("^[a-z]+:.*")) {
+                    continue; // https:, mailto:
+                }
+                checked++;
+                int hash = target.indexOf('#');
+                String file = hash < 0 ? target : target.substring(0, hash);
+                Path resolved = file.isEmpty() ? document : document.getParent().resolve(file).normalize();
+                String where = unpacked.home.relativize(document) + ": " + target;
+                if (!resolved.startsWith(unpacked.home) || !Files.exists(resolved)) {
+                    broken.add(where + " (no such file in the archive)");
+                } else if (hash >= 0 && !anchors(resolved).contains(target.substring(hash + 1))) {
+                    broken.add(where + " (no such heading)");
+                }
+            }
+        }
+        assertThat(checked).as("relative links checked").isGreaterThan(20);
+        assertThat(broken).as("links that do not resolve in the unpacked archive").isEmpty();
+    }
+
+    /** The anchors GitHub gives a Markdown file's headings: lower case, punctuation dropped, spaces as hyphens. */
+    private static java.util.Set<String> anchors(Path markdown) throws java.io.IOException {
+        java.util.Set<String> anchors = new java.util.HashSet<>();
+        for (String line : Files.readAllLines(markdown)) {
+            if (line.startsWith("#")) {
+                String heading = line.replaceFirst("^#+\\s*", "").strip().toLowerCase(java.util.Locale.ROOT);
+                anchors.add(heading.replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
     }
 
     @Test
@@ -142,5 +239,10 @@ class ReleaseArchiveTest {
 
         assertThat(completed.exitCode()).as(completed.err()).isZero();
         assertThat(completed.out().strip()).isEqualTo("plan");
+        UnpackedArchive.Result demo = unpacked.shell(dir, "source " + unpacked.home.resolve(
+                "completion/kafka-unclean-recovery.sh.bash") + " && COMP_WORDS=(kafka-unclean-recovery.sh de) && COMP_CWORD=1"
+                + " && COMP_LINE='kafka-unclean-recovery.sh de' && _complete_kafka-unclean-recovery 2>/dev/null;"
+                + " echo \"${COMPREPLY[@]}\"");
+        assertThat(demo.out().strip()).isEqualTo("demo");
     }
 }

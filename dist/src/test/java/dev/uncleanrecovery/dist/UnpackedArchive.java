@@ -19,7 +19,7 @@ final class UnpackedArchive {
 
     /** What the bin script and a shell need; mvn is not among them. */
     private static final List<String> COMMANDS = List.of("bash", "sh", "dirname", "basename", "find", "mkdir", "nohup",
-            "mv", "rm", "rmdir", "cat", "mktemp", "env", "sleep", "ls");
+            "mv", "rm", "rmdir", "cat", "mktemp", "env", "sleep", "ls", "readlink", "stat", "cksum", "cut");
 
     final Path home;
     private final Path path;

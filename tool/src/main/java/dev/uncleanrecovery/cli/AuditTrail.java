@@ -7,15 +7,19 @@ import dev.uncleanrecovery.execute.RunOwner;
 import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.ConsumerOffsetReset;
 import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.formats.RunLockFate;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParseResult;
 
@@ -30,33 +34,41 @@ final class AuditTrail {
      * --command-config file, whose path alone is recorded), but a value given to such a name is never written.
      */
     private static final Pattern SECRET_OPTION = Pattern.compile(
-            "(?i).*(password|passwd|secret|token|credential|jaas|private[-_.]?key|api[-_.]?key).*");
-    /** A Kafka client property with a secret value pasted into an argument: {@code sasl.jaas.config=... password="x"}. */
+            "(?i)(password|passwd|secret|token|credential|jaas|private[-_.]?key|api[-_.]?key)");
+    /**
+     * A Kafka client property with a secret value pasted into an argument: {@code sasl.jaas.config=... password="x"};
+     * found anywhere in it, on any of its lines.
+     */
     private static final Pattern SECRET_TEXT = Pattern.compile(
-            "(?i).*(password\\s*=|sasl\\.jaas\\.config|secret\\s*=|token\\s*=).*");
+            "(?i)(password\\s*=|sasl\\.jaas\\.config|secret\\s*=|token\\s*=)");
     static final String REDACTED = "***";
 
     private final Path log;
+    private final CommandSpec spec;
     private final ParseResult parseResult;
     private AuditLine line;
     private final List<AuditLine.Outcome> outcomes = new ArrayList<>();
     private boolean finished;
+    /** The FINISHED line could not be written. */
+    private boolean incomplete;
 
-    private AuditTrail(Path log, ParseResult parseResult, AuditLine line) {
+    private AuditTrail(Path log, CommandSpec spec, ParseResult parseResult, AuditLine line) {
         this.log = log;
+        this.spec = spec;
         this.parseResult = parseResult;
         this.line = line;
     }
 
     static AuditTrail start(Path log, CommandSpec spec, String reason, UnaryOperator<AuditLine> details) {
         ParseResult parsed = spec.root().commandLine().getParseResult();
-        List<String> args = parsed == null ? List.of() : parsed.originalArgs();
+        // what the tool read: an @file argument hides the options in the file (--no-salvage, --without-lock, ...)
+        List<String> args = parsed == null ? List.of() : parsed.expandedArgs();
         String command = spec.qualifiedName(" ").replaceFirst("^\\S+ ", "");
         AuditLine started = details.apply(new AuditLine(AuditLine.VERSION, UUID.randomUUID().toString(),
                 AuditLine.Event.STARTED, command, Instant.now(), null, System.getProperty("user.name", "unknown"),
-                RunOwner.thisHost(), ProcessHandle.current().pid(), reason, withoutSecrets(args), null, null, null,
-                null, null, null, null, null, null));
-        AuditTrail trail = new AuditTrail(log, parsed, started);
+                RunOwner.thisHost(), ProcessHandle.current().pid(), reasonWithoutSecrets(reason),
+                withoutSecrets(args), null, null, null, null, null, null, null, null, null, null));
+        AuditTrail trail = new AuditTrail(log, spec, parsed, started);
         try {
             started.appendTo(log);
         } catch (IOException | RuntimeException e) {
@@ -77,18 +89,33 @@ final class AuditTrail {
                 continue;
             }
             int equals = arg.indexOf('=');
-            if (arg.startsWith("-") && equals > 0 && SECRET_OPTION.matcher(arg.substring(0, equals)).matches()) {
+            if (arg.startsWith("-") && equals > 0 && SECRET_OPTION.matcher(arg.substring(0, equals)).find()) {
                 kept.add(arg.substring(0, equals + 1) + REDACTED);
-            } else if (arg.startsWith("-") && equals < 0 && SECRET_OPTION.matcher(arg).matches()) {
+            } else if (arg.startsWith("-") && equals < 0 && SECRET_OPTION.matcher(arg).find()) {
                 kept.add(arg);
                 nextIsSecret = true;
-            } else if (SECRET_TEXT.matcher(arg).matches()) {
+            } else if (SECRET_TEXT.matcher(arg).find()) {
                 kept.add(REDACTED);
             } else {
                 kept.add(arg);
             }
         }
         return kept;
+    }
+
+    /** {@code --reason} as the command line records it: {@value #REDACTED} when it holds what may be a secret. */
+    static String reasonWithoutSecrets(String reason) {
+        return reason == null ? null : withoutSecrets(List.of(reason)).get(0);
+    }
+
+    /** What became of the run lock, for the FINISHED line. */
+    synchronized void runLock(RunLockFate fate) {
+        line = line.withRunLock(fate);
+    }
+
+    /** Where a run tells what became of its run lock: {@code trail}, or nowhere for a dry run (null). */
+    static Consumer<RunLockFate> lockFateTo(AuditTrail trail) {
+        return trail == null ? fate -> { } : trail::runLock;
     }
 
     /** The plan the run applies, once known (recover writes its own). */
@@ -155,35 +182,63 @@ final class AuditTrail {
                 + (r.detail() == null ? "" : ": " + r.detail()))));
     }
 
-    /** Runs the command's work and appends the FINISHED line, also when the work throws (then rethrown). */
+    /**
+     * Runs the command's work and appends the FINISHED line, also when the work throws (then reported as any error).
+     * A FINISHED line that cannot be written is an error of its own, said after the run's, and the run exits
+     * {@value ExitCode#FAILURE} whatever it did: a run that changed the cluster is never left unaudited silently.
+     */
     int around(Callable<Integer> work) throws Exception {
         int code;
         try {
             code = work.call();
         } catch (Exception | Error e) {
             ErrorReporter.Reported reported = ErrorReporter.reported(e, parseResult);
-            try {
-                finish(reported.code(), reported.line());
-            } catch (IOException | RuntimeException notWritten) {
-                e.addSuppressed(notWritten);
+            Optional<String> notWritten = finish(reported.code(), reported.line());
+            if (notWritten.isEmpty()) {
+                throw e;
             }
-            throw e;
+            if (e instanceof Error) {
+                ErrorReporter.printError(spec.commandLine().getErr(), notWritten.get());
+                throw e;
+            }
+            CommandLine commandLine = spec.commandLine();
+            commandLine.getExecutionExceptionHandler().handleExecutionException((Exception) e, commandLine,
+                    parseResult);
+            ErrorReporter.printError(commandLine.getErr(), notWritten.get());
+            return ExitCode.FAILURE;
         }
-        finish(code, null);
+        Optional<String> notWritten = finish(code, null);
+        if (notWritten.isPresent()) {
+            ErrorReporter.printError(spec.commandLine().getErr(), notWritten.get());
+            return ExitCode.FAILURE;
+        }
         return code;
     }
 
-    private synchronized void finish(int exitCode, String error) throws IOException {
+    /** Appends the FINISHED line; what went wrong, in one line, when it could not be. */
+    private synchronized Optional<String> finish(int exitCode, String error) {
         if (finished) {
-            return;
+            return Optional.empty();
         }
         finished = true;
-        line.next(AuditLine.Event.FINISHED, Instant.now(), exitCode, error, outcomes).appendTo(log);
+        try {
+            line.next(AuditLine.Event.FINISHED, Instant.now(), exitCode, error, outcomes).appendTo(log);
+            return Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            incomplete = true;
+            return Optional.of("run " + line.runId() + " is not fully audited: its FINISHED line could not be"
+                    + " appended to the audit log " + log + " (" + e.getMessage() + "). What it did is in "
+                    + (line.resultFile() == null ? "its output" : line.resultFile() + " and its output")
+                    + ": keep them with the log, and fix the log before the next run (exit " + ExitCode.FAILURE + ")");
+        }
     }
 
-    /** Where the run's lines went, after its output (text only: JSON output is the result alone). */
-    void printWhere(java.io.PrintWriter out, GlobalOptions global) {
-        if (global.output != GlobalOptions.OutputFormat.json) {
+    /**
+     * Where the run's lines went, after its output (text only: JSON output is the result alone); nothing where the
+     * FINISHED line is missing (an error says so).
+     */
+    synchronized void printWhere(java.io.PrintWriter out, GlobalOptions global) {
+        if (global.output != GlobalOptions.OutputFormat.json && !incomplete) {
             Table.printWrapped(out, "Audit log: " + log + " (run " + line.runId() + ")", 4);
         }
     }

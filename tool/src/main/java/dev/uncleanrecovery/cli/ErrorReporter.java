@@ -34,7 +34,7 @@ final class ErrorReporter implements IExecutionExceptionHandler {
     public int handleExecutionException(Exception ex, CommandLine commandLine, ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
         Reported reported = reported(ex, parseResult);
-        err.println("error: " + reported.line());
+        printError(err, reported.line());
         if (isVerbose(parseResult)) {
             ex.printStackTrace(err);
         } else if (reported.code() == ExitCode.FAILURE && !(unwrap(ex) instanceof RunLock.NotTaken)) {
@@ -42,6 +42,12 @@ final class ErrorReporter implements IExecutionExceptionHandler {
         }
         err.flush();
         return reported.code();
+    }
+
+    /** One error, as every error is said: "error: " and its one line. */
+    static void printError(PrintWriter err, String line) {
+        err.println("error: " + line);
+        err.flush();
     }
 
     /** The exit code an error ends the run with, and the line that says it (after "error: "). */

@@ -13,6 +13,7 @@ import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanApprovals;
 import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.support.RunFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -52,7 +53,7 @@ public class ExecuteCommand implements Callable<Integer> {
 
     @Option(names = "--html", paramLabel = "FILE",
             description = "Also write the plan and what this run did with it as one self-contained HTML page (see"
-                    + " 'plan --html'); replaces FILE.")
+                    + " 'plan --html'): a new file, never over one.")
     Path html;
 
     // Here rather than in ExecuteOptions: 'recover' mixes in PlanOptions, which has the same option.
@@ -62,12 +63,15 @@ public class ExecuteCommand implements Callable<Integer> {
 
     @Option(names = "--require-approval",
             description = "Refuse (exit 2) a plan without an approval of its exact content beside it ('plan approve'):"
-                    + " one edited after its approval is refused too.")
+                    + " one edited after its approval is refused too, and so is an option that weakens a safeguard"
+                    + " (--no-salvage, --allow-unprobed-leader, --without-lock, --accept-unknown-loss) the approval"
+                    + " does not allow.")
     boolean requireApproval;
 
     @Option(names = "--allowed-signers", paramLabel = "FILE",
             description = "With --require-approval: accept only an approval whose SSH signature ssh-keygen -Y verify"
-                    + " checks against FILE (OpenSSH's allowed_signers: 'NAME KEYTYPE KEY' lines) for its --by NAME.")
+                    + " checks against FILE (OpenSSH's allowed_signers: 'NAME KEYTYPE KEY' lines) for its --by NAME."
+                    + " Refused when others than you and root may change FILE.")
     Path allowedSigners;
 
     @Mixin
@@ -85,6 +89,12 @@ public class ExecuteCommand implements Callable<Integer> {
         if (allowedSigners != null && !requireApproval) {
             throw new UserInputException("--allowed-signers checks the approval --require-approval asks for: give both");
         }
+        RunFiles files = new RunFiles().reads("--command-config", root.global.commandConfig)
+                .reads("--plan", planFile.path).reads("--allowed-signers", allowedSigners).creates("--html", html);
+        if (!dryRun) {
+            execution.electing(files, planFile.path).appendsTo("--audit-log", audit.auditLog);
+        }
+        files.check();
         Checked checked = readPlan();
         if (dryRun) {
             return run(checked, options, null);
@@ -110,22 +120,33 @@ public class ExecuteCommand implements Callable<Integer> {
     private record Checked(Plan plan, String sha256, AuditLine.Approval approval) {
     }
 
-    /** The plan as read, checked against its approval; its bytes (a large plan's are large) are not kept. */
+    /**
+     * The plan as read, checked against its approval, and the options this run weakens a safeguard with against what
+     * that approval allows; its bytes (a large plan's are large) are not kept.
+     */
     private Checked readPlan() throws java.io.IOException {
         PlanFile.Hashed read = PlanFile.readHashed(planFile.path);
-        return new Checked(read.plan(), read.sha256(),
-                requireApproval ? PlanApprovals.require(planFile.path, read, allowedSigners) : null);
+        if (!requireApproval) {
+            return new Checked(read.plan(), read.sha256(), null);
+        }
+        PlanApprovals.Accepted accepted = PlanApprovals.require(planFile.path, read, allowedSigners,
+                execution.safeguardsOff());
+        accepted.notCounted().forEach(why -> ProgressLine.steps(spec.commandLine().getErr())
+                .accept("--require-approval: not counted: " + why));
+        return new Checked(read.plan(), read.sha256(), accepted.approval());
     }
 
     /** @param trail the audit of a run that changes the cluster; null for a dry run */
     private int run(Checked checked, ExecuteFlow.Options options, AuditTrail trail) throws Exception {
         Plan plan = checked.plan();
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             ExecuteFlow recovery = ExecuteFlow.on(discovery, plan.clusterId())) {
+             ExecuteFlow recovery = ExecuteFlow.on(discovery, plan.clusterId())
+                     .reportingLockTo(AuditTrail.lockFateTo(trail))) {
             ExecutionResult result = recovery.execute(plan, planFile.path.toString(), checked.sha256(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
-            // the run lock is released meanwhile
-            ResultFile elected = ExecutionReport.resultFile(result, root.global);
+            // released by now: what became of it goes into the result file
+            ResultFile elected = ExecutionReport.resultFile(result, root.global)
+                    .withRunLock(recovery.releaseLock().orElse(null));
             return ExecutionReport.print(result, elected, execution.resetConsumerOffsets(discovery, plan, elected, !dryRun),
                     dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
                     new ExecutionReport.Page(html, plan), trail == null ? ExecutionReport.Written.NONE : trail::recorded);

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.formats.Plan;
+import dev.uncleanrecovery.formats.PlanApproval;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.UserInputException;
@@ -11,9 +12,13 @@ import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
+import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.support.RunFiles;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import picocli.CommandLine.Option;
 
@@ -97,6 +102,24 @@ class ExecuteOptions {
                 ? ConsumerOffsetRepair.run(discovery, plan, elected, change) : null;
     }
 
+    /** The options given that turn a safeguard off: with {@code --require-approval} the approval allows each. */
+    Set<PlanApproval.SafeguardOption> safeguardsOff() {
+        Set<PlanApproval.SafeguardOption> off = EnumSet.noneOf(PlanApproval.SafeguardOption.class);
+        if (noSalvage) {
+            off.add(PlanApproval.SafeguardOption.NO_SALVAGE);
+        }
+        if (allowUnprobedLeader) {
+            off.add(PlanApproval.SafeguardOption.ALLOW_UNPROBED_LEADER);
+        }
+        if (withoutLock) {
+            off.add(PlanApproval.SafeguardOption.WITHOUT_LOCK);
+        }
+        if (acceptUnknownLoss) {
+            off.add(PlanApproval.SafeguardOption.ACCEPT_UNKNOWN_LOSS);
+        }
+        return off;
+    }
+
     /** @param probeMode how the designated replicas are probed again (the plan's own {@code --probe-mode}) */
     ExecuteFlow.Options options(ProbeMode probeMode) {
         return options(probeMode, false);
@@ -131,6 +154,22 @@ class ExecuteOptions {
             throw new UserInputException("--break-lock " + breakLock + ": not a lock id (the base64 topic id a refusal"
                     + " names)", e);
         }
+    }
+
+    /**
+     * Adds the files a run that elects writes: the result file (the first free name from there on) and the salvage
+     * directory.
+     *
+     * @param planFile the plan, when known before the run (null: {@code recover} writes it in the run, under a name
+     *                 of its time); only the options given are added then
+     */
+    RunFiles electing(RunFiles files, Path planFile) {
+        files.createsFirstFree("--result-file", planFile == null ? resultFile : resultFile(planFile));
+        if (!noSalvage) {
+            files.createsIn("--salvage-dir", salvageDir != null || planFile == null ? salvageDir
+                    : SalvageStore.besidePlan(planFile), List.of());
+        }
+        return files;
     }
 
     Path resultFile(Path planFile) {

@@ -10,6 +10,7 @@ import dev.uncleanrecovery.logdir.PartitionFilter;
 import dev.uncleanrecovery.logdir.PartitionLogSummary;
 import dev.uncleanrecovery.logdir.SkippedDirectory;
 import dev.uncleanrecovery.formats.EvidenceFile;
+import dev.uncleanrecovery.support.RunFiles;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -68,6 +69,8 @@ public class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        new RunFiles().reads("--path-to-json-file", select.jsonFile).reads("--salvage-beyond", salvagePlan)
+                .creates("--output-file", outputFile).createsIn("--salvage-dir", salvageDir, List.of()).check();
         if (salvagePlan != null) {
             if (outputFile != null) {
                 throw new UserInputException("--output-file names an evidence file, and --salvage-beyond writes none:"
@@ -90,7 +93,7 @@ public class InspectCommand implements Callable<Integer> {
         Path file = outputFile != null ? outputFile
                 : Path.of("evidence-broker-" + report.brokerId() + "-" + FILE_TIMESTAMP.format(report.inspectedAt()) + ".json");
         report.requireOutside("--output-file", file);
-        evidence.write(file, false);
+        evidence.write(file);
 
         PrintWriter out = spec.commandLine().getOut();
         if (root.global.output == GlobalOptions.OutputFormat.json) {

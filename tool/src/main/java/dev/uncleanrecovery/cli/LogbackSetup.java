@@ -14,11 +14,15 @@ import ch.qos.logback.core.spi.ContextAwareBase;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.ILoggerFactory;
 
 /**
@@ -89,13 +93,27 @@ public final class LogbackSetup extends ContextAwareBase implements Configurator
 
     private static String whyNotCreated(String requestLog, Exception e) {
         String what = "-D" + REQUEST_LOG_PROPERTY + "=" + requestLog + ": ";
-        if (e instanceof FileAlreadyExistsException) {
-            return what + (Files.isSymbolicLink(Path.of(requestLog)) ? "is a symbolic link, and the request log is never"
-                    + " written through one" : "the file exists") + "; the request log is always a new file (never"
-                    + " overwritten nor appended to): name a new file, or move the old one away";
+        String alwaysNew = "; the request log is always a new file (never overwritten nor appended to): name a new"
+                + " file, or move the old one away";
+        if (e instanceof InvalidPathException invalid) {
+            return what + "not a path (" + invalid.getMessage() + "); name a file in a directory you may write";
         }
-        return what + "cannot be created (" + e.getClass().getSimpleName() + ": " + e.getMessage() + "); name a file"
-                + " in a directory you may write";
+        Path path = Path.of(requestLog);
+        if (e instanceof FileAlreadyExistsException && Files.isSymbolicLink(path)) {
+            return what + "is a symbolic link, and the request log is never written through one" + alwaysNew;
+        }
+        if (e instanceof FileAlreadyExistsException && Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            return what + "the file exists" + alwaysNew;
+        }
+        if (e instanceof IOException) {
+            Optional<String> why = DurableFiles.whyNotNew(path);
+            if (why.isPresent()) {
+                return what + why.get();
+            }
+        }
+        String reason = e instanceof AccessDeniedException ? "permission denied"
+                : e instanceof FileSystemException fs && fs.getReason() != null ? fs.getReason() : e.getMessage();
+        return what + "cannot be created (" + reason + "); name a file in a directory you may write";
     }
 
     private static OutputStreamAppender<ILoggingEvent> started(LoggerContext context, OutputStreamAppender<ILoggingEvent> appender,

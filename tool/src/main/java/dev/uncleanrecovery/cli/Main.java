@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.cli;
 
 import java.io.PrintWriter;
-import java.util.List;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,14 +22,6 @@ public final class Main {
     }
 
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        return run(out, err, List.of(), args);
-    }
-
-    /**
-     * The command line with more commands than the tool's own, listed before {@code help}: the demo module adds
-     * {@code demo} this way, so the tool itself never depends on the local cluster it starts.
-     */
-    public static int run(PrintWriter out, PrintWriter err, List<Object> moreCommands, String... args) {
         Logging.configure(Logging.isVerbose(args));
         String requestLogProblem = LogbackSetup.requestLogProblem(LoggerFactory.getILoggerFactory());
         if (requestLogProblem != null) {
@@ -39,7 +30,7 @@ public final class Main {
             err.flush();
             return ExitCode.USAGE;
         }
-        CommandLine commandLine = withoutUnusedOptions(withCommands(new CommandLine(new RootCommand()), moreCommands));
+        CommandLine commandLine = withoutUnusedOptions(new CommandLine(new RootCommand()));
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
@@ -61,16 +52,6 @@ public final class Main {
         out.flush();
         err.flush();
         return code;
-    }
-
-    static CommandLine withCommands(CommandLine root, List<Object> moreCommands) {
-        if (moreCommands.isEmpty()) {
-            return root;
-        }
-        // a fresh help command: the removed one keeps the options it inherited, which adding it again would repeat
-        root.getCommandSpec().removeSubcommand("help");
-        moreCommands.forEach(root::addSubcommand);
-        return root.addSubcommand(new CommandLine.HelpCommand());
     }
 
     /**

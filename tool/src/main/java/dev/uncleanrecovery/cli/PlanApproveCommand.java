@@ -2,12 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.PlanApproval;
 import dev.uncleanrecovery.recovery.PlanApprovals;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,11 +23,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "approve", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Record an approval of a plan's exact content beside it, for 'execute --require-approval'.",
         description = {"Write <plan>-approval.json beside the plan (-2, -3, ... for more approvers; never replaced):"
-                + " the SHA-256 of the plan's bytes, who approves (--by), when, and with --ssh-key a signature of those"
-                + " bytes made by ssh-keygen -Y sign. 'execute --require-approval' elects only a plan an approval names"
-                + " by that hash: one edited after its approval is refused. Without a signature the name is only"
-                + " what was typed; with one, 'execute --allowed-signers FILE' checks it belongs to the key FILE"
-                + " lists for that name. Reads only the plan; never connects."})
+                + " the SHA-256 of the plan's bytes, who approves (--by), when, the options it allows, and with"
+                + " --ssh-key a signature of that hash and those options made by ssh-keygen -Y sign. 'execute"
+                + " --require-approval' elects only a plan an approval names by that hash: one edited after its"
+                + " approval is refused, and so is a run with an option that weakens a safeguard unless the approval"
+                + " allows it (--allow-option). Without a signature the name is only what was typed; with one,"
+                + " 'execute --allowed-signers FILE' checks it belongs to the key FILE lists for that name. Reads only"
+                + " the plan; never connects."})
 public class PlanApproveCommand implements Callable<Integer> {
 
     @Spec
@@ -45,20 +51,45 @@ public class PlanApproveCommand implements Callable<Integer> {
                     + " ssh-agent holds); ssh-keygen asks for its passphrase.")
     Path sshKey;
 
+    @Option(names = "--allow-option", paramLabel = "OPTION", split = ",",
+            description = "Let 'execute --require-approval' run this plan with OPTION, which weakens a safeguard:"
+                    + " no-salvage, allow-unprobed-leader, without-lock or accept-unknown-loss (repeat, or separate"
+                    + " with commas). Without it the approval allows none of them.")
+    List<String> allowOptions = List.of();
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Path written = PlanApprovals.approve(planFile.path, by, sshKey, ToolVersion.describe(), Instant.now());
+        Path written = PlanApprovals.approve(planFile.path, by, sshKey, allowed(), ToolVersion.describe(),
+                Instant.now());
         PlanApproval approval = PlanApproval.read(written);
         if (plan.root.global.output == GlobalOptions.OutputFormat.json) {
             out.println(Json.mapper().writeValueAsString(approval));
         } else {
             Table.printWrapped(out, "Approved by " + approval.by() + (approval.sshSignature() == null ? " (by name, not"
                     + " signed)" : " (signed with " + sshKey + ")") + ": " + planFile.path + ", SHA-256 "
-                    + approval.planSha256() + ". Written to " + written + ".", 4);
-            out.println("Apply it with: execute --plan " + planFile.path + " --require-approval"
-                    + (approval.sshSignature() == null ? "" : " --allowed-signers FILE") + " --reason TEXT");
+                    + approval.planSha256() + (approval.allowedOptions().isEmpty() ? ""
+                    : ", allowing " + String.join(" ", approval.allowedOptions())) + ". Written to " + written + ".",
+                    4);
+            Table.printWrapped(out, "Apply it with: execute --plan " + planFile.path + " --require-approval"
+                    + (approval.sshSignature() == null ? "" : " --allowed-signers FILE") + " --reason TEXT"
+                    + (approval.allowedOptions().isEmpty() ? "" : " [" + String.join(" ", approval.allowedOptions())
+                    + "]"), 4);
         }
         return ExitCode.OK;
+    }
+
+    /** {@code --allow-option}, each a name of {@link PlanApproval.SafeguardOption} with or without its dashes. */
+    private Set<PlanApproval.SafeguardOption> allowed() {
+        Set<PlanApproval.SafeguardOption> allowed = EnumSet.noneOf(PlanApproval.SafeguardOption.class);
+        for (String name : allowOptions) {
+            PlanApproval.SafeguardOption option = PlanApproval.SafeguardOption.named(name.strip());
+            if (option == null) {
+                throw new UserInputException("--allow-option " + name + ": not an option that weakens a safeguard;"
+                        + " one of " + PlanApproval.SafeguardOption.all());
+            }
+            allowed.add(option);
+        }
+        return allowed;
     }
 }

@@ -49,17 +49,20 @@ public class PlanCommand implements Callable<Integer> {
     @Option(names = "--kafka-tools", paramLabel = "DIR",
             description = "Also write, into DIR, the same designated elections as steps with Kafka's own tools: "
                     + "kafka-reassign-partitions.sh to put each designated replica first, kafka-leader-election.sh, the "
-                    + "reassignment that restores the order, and the checks between them (STEPS.txt).")
+                    + "reassignment that restores the order, and the checks between them (STEPS.txt). DIR is created"
+                    + " where missing; none of its files may exist.")
     Path kafkaTools;
 
     @Option(names = "--html", paramLabel = "FILE",
             description = "Also write the plan as one self-contained HTML page for a reviewer's browser: each"
                     + " replica's log drawn to scale with its cut, high watermarks, salvage, consumer groups and the"
-                    + " alternatives. No external assets; replaces FILE.")
+                    + " alternatives. No external assets; a new file, never over one.")
     Path html;
 
     @Override
     public Integer call() throws Exception {
+        planning.files(select, root.global).creates("--html", html)
+                .createsIn("--kafka-tools", kafkaTools, KafkaToolsSteps.FILES).check();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         PlanFlow.Options options = planning.planning(select);

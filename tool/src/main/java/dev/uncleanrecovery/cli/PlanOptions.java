@@ -9,6 +9,7 @@ import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.recovery.PlanFlow;
+import dev.uncleanrecovery.support.RunFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -75,8 +76,15 @@ class PlanOptions {
     List<String> brokerAddresses;
 
     @Option(names = "--output-file", paramLabel = "FILE",
-            description = "Where to write the plan (default: plan-<UTC timestamp>.json). Never overwrites.")
+            description = "Where to write the plan (default: plan-<UTC timestamp>.json): a new file, never over one.")
     Path outputFile;
+
+    /** The files {@code plan} and {@code recover} read and the plan they write, to check before anything is done. */
+    RunFiles files(SelectionOptions select, GlobalOptions global) {
+        return new RunFiles().reads("--command-config", global.commandConfig)
+                .reads("--path-to-json-file", select.jsonFile).reads("--evidence", evidenceFiles)
+                .creates("--output-file", outputFile);
+    }
 
     /** The options {@code plan} and {@code recover} plan with. */
     PlanFlow.Options planning(SelectionOptions select) throws java.io.IOException {

@@ -65,10 +65,10 @@ final class PlanPage {
         return new PlanPage(plan, result).page(planName, resultName);
     }
 
-    /** Renders and writes the page, replacing an earlier one (it is a view of the files, never the record). */
+    /** Renders and writes the page, a new file as every file the tool writes ({@link DurableFiles#writeNew}). */
     static void write(Path file, Plan plan, String planName, ResultFile result, String resultName) throws IOException {
         byte[] page = render(plan, planName, result, resultName).getBytes(StandardCharsets.UTF_8);
-        DurableFiles.replace(file, out -> out.write(page));
+        DurableFiles.writeNew(file, out -> out.write(page));
     }
 
     private static void refuseForeignResult(Plan plan, ResultFile result, String planName, String resultName) {

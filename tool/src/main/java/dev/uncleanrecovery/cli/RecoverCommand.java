@@ -12,6 +12,7 @@ import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanFlow;
 import dev.uncleanrecovery.salvage.SalvageStore;
+import dev.uncleanrecovery.support.RunFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -44,7 +45,7 @@ public class RecoverCommand implements Callable<Integer> {
 
     @Option(names = "--html", paramLabel = "FILE",
             description = "Also write the plan, and with --automated-recovery what was done, as one self-contained HTML"
-                    + " page (see 'plan --html'); replaces FILE.")
+                    + " page (see 'plan --html'): a new file, never over one.")
     Path html;
 
     @Mixin
@@ -66,6 +67,11 @@ public class RecoverCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Json.prepareInBackground(Plan.class, ReorderJournal.class, ResultFile.class);
         PlanFlow.Options options = planning.planning(select);
+        RunFiles files = planning.files(select, root.global).creates("--html", html);
+        if (automatedRecovery) {
+            execution.electing(files, planning.outputFile).appendsTo("--audit-log", audit.auditLog);
+        }
+        files.check();
         // the plan is written in this run: its name and hash go to the PLANNED line, before the first election
         return audit.run(spec, root.global, automatedRecovery, planning.outputFile(Instant.now()), line -> line
                 .withFiles(execution.salvageDir == null ? null : execution.salvageDir.toAbsolutePath().toString(),
@@ -78,7 +84,7 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ExecuteFlow.Options executing = execution.options(planning.probeMode());
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             ExecuteFlow recovery = ExecuteFlow.on(discovery, null)) {
+             ExecuteFlow recovery = ExecuteFlow.on(discovery, null).reportingLockTo(AuditTrail.lockFateTo(trail))) {
             if (automatedRecovery) {
                 // One run at a time from here on; the journals the operator names are put back before this plan reads
                 // the partitions (it would take a best-first order left behind for the assignment).
@@ -123,7 +129,8 @@ public class RecoverCommand implements Callable<Integer> {
                     }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
-            ResultFile elected = ExecutionReport.resultFile(result, root.global);
+            ResultFile elected = ExecutionReport.resultFile(result, root.global)
+                    .withRunLock(recovery.releaseLock().orElse(null));
             int executeCode = ExecutionReport.print(result, elected,
                     execution.resetConsumerOffsets(discovery, planned.plan(), elected, true),
                     execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()),

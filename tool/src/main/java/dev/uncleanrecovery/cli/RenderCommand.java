@@ -6,6 +6,7 @@ import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.support.RunFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Spec;
         description = {"Write a plan (and what 'execute' did with it, from its result file) as one self-contained HTML"
                 + " page, as 'plan --html' and 'execute --html' do: to review a plan copied to another machine. Reads"
                 + " only the files; never connects.",
-            "Exit 0 when written, 2 when a file cannot be read or the result is not of the plan."})
+            "Exit 0 when written, 2 when a file cannot be read, --html names a file that exists (the plan, say) or"
+                + " cannot be created, or the result is not of the plan."})
 public class RenderCommand implements Callable<Integer> {
 
     @Spec
@@ -37,12 +39,13 @@ public class RenderCommand implements Callable<Integer> {
             description = "The result file 'execute' wrote for this plan (<plan>-result.json by default).")
     Path resultFile;
 
-    @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page; replaces"
-            + " FILE.")
+    @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page: a new"
+            + " file, never over one.")
     Path html;
 
     @Override
     public Integer call() throws Exception {
+        new RunFiles().reads("--plan", planFile.path).reads("--result", resultFile).creates("--html", html).check();
         Plan plan = PlanFile.read(planFile.path);
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
         PlanPage.write(html, plan, planFile.path.getFileName().toString(), result,

@@ -25,6 +25,7 @@ import picocli.CommandLine.Mixin;
             ConsumerOffsetsCommand.class,
             HangingTransactionsCommand.class,
             RenderCommand.class,
+            DemoCommand.class,
             CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
 public class RootCommand implements Runnable {

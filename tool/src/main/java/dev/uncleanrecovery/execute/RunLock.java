@@ -4,6 +4,7 @@ package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.time.Instant;
@@ -277,20 +278,37 @@ public final class RunLock implements AutoCloseable {
     /**
      * Removes the lock and its owner topic in one request: both names share the prefix the operator's ACLs cover, so
      * the controller refuses both or neither.
+     *
+     * @return what became of it, for the run's result file and audit log: a lock left in place keeps every run from
+     *         another host or container out until an operator breaks it
      */
-    @Override
-    public void close() {
+    public RunLockFate release() {
         try {
             List<Uuid> topics = ownerTopicId == null ? List.of(lockId) : List.of(lockId, ownerTopicId);
             Errors refused = controller.deleteTopics(topics).get(lockId);
-            if (refused != Errors.NONE && refused != Errors.UNKNOWN_TOPIC_ID) {
-                progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + refused.name()
-                        + "): the next run on this host takes it over; from another host, run with --break-lock "
-                        + lockId);
+            if (refused == Errors.NONE) {
+                return new RunLockFate(lockId.toString(), RunLockFate.Fate.RELEASED, null);
             }
+            if (refused == Errors.UNKNOWN_TOPIC_ID) {
+                return new RunLockFate(lockId.toString(), RunLockFate.Fate.REMOVED_BY_ANOTHER, "gone before this run"
+                        + " removed it: someone removed it (--break-lock) while this run held it");
+            }
+            return leftInPlace(refused == null ? "the controller's answer does not mention it" : refused.name());
         } catch (RuntimeException e) {
-            progress.accept("WARNING: the run lock " + lockId + " could not be removed (" + e.getMessage() + "): the"
-                    + " next run on this host takes it over; from another host, run with --break-lock " + lockId);
+            return leftInPlace(e.getMessage());
         }
+    }
+
+    private RunLockFate leftInPlace(String why) {
+        String detail = "could not be removed (" + why + "): the next run on this host, in the same pid namespace,"
+                + " takes it over; from another host or container, run with --break-lock " + lockId;
+        progress.accept("WARNING: the run lock " + lockId + " " + detail);
+        return new RunLockFate(lockId.toString(), RunLockFate.Fate.LEFT_IN_PLACE, detail);
+    }
+
+    /** {@link #release}, its fate told as a warning only (where it was left). */
+    @Override
+    public void close() {
+        release();
     }
 }

@@ -22,15 +22,19 @@ import java.util.List;
  * elects. A {@code STARTED} line without its {@code FINISHED} is a run that was killed (or whose host died) midway.
  *
  * <pre>{@code
- * {"version":1,"runId":"5b0f...","event":"FINISHED","command":"execute","startedAt":"2026-12-05T02:00:00Z",
+ * {"version":2,"runId":"5b0f...","event":"FINISHED","command":"execute","startedAt":"2026-12-05T02:00:00Z",
  *  "endedAt":"2026-12-05T02:00:04Z","user":"alice","host":"ops-1","pid":4242,"reason":"INC-1234 orders offline",
  *  "commandLine":["--bootstrap-server","10.0.0.1:9092","execute","--plan","plan.json","--reason","INC-1234 ..."],
  *  "planFile":"/ops/plan.json","planSha256":"9f86d0...","salvageDir":"/ops/plan-salvage",
  *  "resultFile":"/ops/plan-result.json","exitCode":0,
- *  "outcomes":[{"topic":"orders","partition":0,"outcome":"ELECTED","leader":2}]}
+ *  "outcomes":[{"topic":"orders","partition":0,"outcome":"ELECTED","leader":2}],
+ *  "runLock":{"lockId":"hk1oX2dvTqCnT0ahVNy6Bg","fate":"RELEASED"}}
  * }</pre>
  *
- * @param commandLine     the arguments as given, with the values of options that can carry a secret replaced by
+ * @param reason          why, as given to {@code --reason}; {@code ***} when it holds what looks like a secret, as
+ *                        in {@code commandLine}
+ * @param commandLine     the arguments as the tool read them: an {@code @file} argument replaced by the arguments in
+ *                        that file (picocli's expansion), the values of options that can carry a secret replaced by
  *                        {@code ***}
  * @param planSha256      SHA-256 of the plan file's bytes as the run read them (lower-case hex)
  * @param approval        the approval {@code --require-approval} accepted; absent when none was required
@@ -39,6 +43,8 @@ import java.util.List;
  * @param exitCode        FINISHED lines only
  * @param error           FINISHED lines of a run that stopped on an error: the error, in one line
  * @param outcomes        FINISHED lines: per partition (and group) what the run did
+ * @param runLock         FINISHED lines of a run that took the run lock or went without it: what became of it
+ *                        (version 2)
  */
 public record AuditLine(
         @Required int version,
@@ -60,14 +66,16 @@ public record AuditLine(
         @JsonInclude(JsonInclude.Include.NON_NULL) List<String> fromResultFiles,
         @JsonInclude(JsonInclude.Include.NON_NULL) Integer exitCode,
         @JsonInclude(JsonInclude.Include.NON_NULL) String error,
-        @JsonInclude(JsonInclude.Include.NON_NULL) List<Outcome> outcomes) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) List<Outcome> outcomes,
+        @JsonInclude(JsonInclude.Include.NON_NULL) RunLockFate runLock) {
 
-    public static final int VERSION = 1;
+    /** 2 adds runLock, and commandLine holds what an {@code @file} argument expands to. */
+    public static final int VERSION = 2;
 
     /** The default file name, in the directory of the plan (or of the result or salvage the command takes). */
     public static final String FILE_NAME = "kafka-unclean-recovery-audit.jsonl";
 
-    private static final StrictJsonFile<AuditLine> FORMAT = new StrictJsonFile<>(AuditLine.class, "audit line",
+    private static final StrictJsonFile<AuditLine> FORMAT = new StrictJsonFile<>(AuditLine.class, "audit line", 1,
             VERSION, "a run that changes the cluster", PlanFormatException::new);
 
     public enum Event {
@@ -99,11 +107,16 @@ public record AuditLine(
     /**
      * The approval {@code execute --require-approval} accepted.
      *
-     * @param signature how its SSH signature was checked: ssh-keygen's words, or absent when no
-     *                  {@code --allowed-signers} was given (the name alone)
+     * @param signature      how its SSH signature was checked: ssh-keygen's words, or absent when no
+     *                       {@code --allowed-signers} was given (the name alone)
+     * @param allowedOptions the options that weaken a safeguard it allows (version 2); absent when none
      */
     public record Approval(@Required String by, @Required String file, @Required Instant approvedAt,
-                           @JsonInclude(JsonInclude.Include.NON_NULL) String signature) {
+                           @JsonInclude(JsonInclude.Include.NON_NULL) String signature,
+                           @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> allowedOptions) {
+        public Approval {
+            allowedOptions = allowedOptions == null ? List.of() : List.copyOf(allowedOptions);
+        }
     }
 
     public AuditLine {
@@ -115,22 +128,31 @@ public record AuditLine(
     /** The same run's next line. */
     public AuditLine next(Event next, Instant endedAt, Integer exitCode, String error, List<Outcome> outcomes) {
         return new AuditLine(version, runId, next, command, startedAt, endedAt, user, host, pid, reason, commandLine,
-                planFile, planSha256, approval, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes);
+                planFile, planSha256, approval, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes,
+                runLock);
     }
 
     public AuditLine withPlan(String file, String sha256) {
         return new AuditLine(version, runId, event, command, startedAt, endedAt, user, host, pid, reason, commandLine,
-                file, sha256, approval, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes);
+                file, sha256, approval, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes, runLock);
     }
 
     public AuditLine withApproval(Approval accepted) {
         return new AuditLine(version, runId, event, command, startedAt, endedAt, user, host, pid, reason, commandLine,
-                planFile, planSha256, accepted, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes);
+                planFile, planSha256, accepted, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes,
+                runLock);
     }
 
     public AuditLine withFiles(String salvage, String result, List<String> fromResults) {
         return new AuditLine(version, runId, event, command, startedAt, endedAt, user, host, pid, reason, commandLine,
-                planFile, planSha256, approval, salvage, result, fromResults, exitCode, error, outcomes);
+                planFile, planSha256, approval, salvage, result, fromResults, exitCode, error, outcomes, runLock);
+    }
+
+    /** The same line with what became of the run lock. */
+    public AuditLine withRunLock(RunLockFate fate) {
+        return new AuditLine(version, runId, event, command, startedAt, endedAt, user, host, pid, reason, commandLine,
+                planFile, planSha256, approval, salvageDir, resultFile, fromResultFiles, exitCode, error, outcomes,
+                fate);
     }
 
     /** The line as written: compact JSON, one line (a newline in the reason is escaped), and the newline. */

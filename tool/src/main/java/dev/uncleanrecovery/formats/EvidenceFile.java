@@ -263,9 +263,9 @@ public record EvidenceFile(
         }
     }
 
-    /** Writes the file atomically; refuses to replace an existing one unless {@code replaceExisting}. */
-    public void write(Path file, boolean replaceExisting) throws IOException {
-        FORMAT.write(file, this, replaceExisting);
+    /** Writes the file atomically, always a new one: an existing file is refused (exit 2), never replaced. */
+    public void write(Path file) throws IOException {
+        FORMAT.write(file, this);
     }
 
     public static EvidenceFile read(Path file) throws IOException {

@@ -6,9 +6,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * Reads and writes plan files. Writing is atomic (a temporary file in the same directory, then a rename or a hard
- * link) and never replaces an existing plan unless asked: a plan under review must not change under the reviewer's
- * eyes. Reading checks everything a hand edit can break and says, in one line, where and what to fix:
+ * Reads and writes plan files. Writing is atomic (a temporary file in the same directory, then a hard link) and never
+ * replaces an existing file: a plan under review must not change under the reviewer's eyes. Reading checks everything
+ * a hand edit can break and says, in one line, where and what to fix:
  * {@code plan.json: partitions[2].partition must be an integer, found "3"}.
  */
 public final class PlanFile {
@@ -25,12 +25,7 @@ public final class PlanFile {
      * @throws dev.uncleanrecovery.UserInputException if {@code file} exists or its directory does not
      */
     public static String write(Path file, Plan plan) throws IOException {
-        return FORMAT.writeHashed(file, plan, false);
-    }
-
-    /** Writes the plan file, atomically replacing an existing one; returns the SHA-256 of what it wrote. */
-    public static String overwrite(Path file, Plan plan) throws IOException {
-        return FORMAT.writeHashed(file, plan, true);
+        return FORMAT.writeHashed(file, plan);
     }
 
     /**

@@ -89,7 +89,7 @@ public record ReorderJournal(
 
     /** Written whole and flushed before it returns; never over a journal a killed run left (that one comes first). */
     public static void write(Path file, ReorderJournal journal) throws IOException {
-        FORMAT.write(file, journal, false);
+        FORMAT.write(file, journal);
     }
 
     public static Optional<ReorderJournal> readIfPresent(Path file) throws IOException {

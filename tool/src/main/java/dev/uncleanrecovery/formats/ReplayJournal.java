@@ -94,9 +94,17 @@ public record ReplayJournal(
         return new ReplayJournal(version, tool, toTopic, toTopicId, startedAt, startOffsets, all);
     }
 
-    /** Written whole, flushed, in one rename over the journal before it. */
-    public static void write(Path file, ReplayJournal journal) throws IOException {
-        FORMAT.write(file, journal, true);
+    /** The first journal of replays into a target: a new file, never over one that appeared since it was looked for. */
+    public static void create(Path file, ReplayJournal journal) throws IOException {
+        FORMAT.write(file, journal);
+    }
+
+    /**
+     * The journal with one more range: written whole, flushed, in one rename over the one before, which it holds
+     * entirely (the replay read it first, or created it).
+     */
+    public static void update(Path file, ReplayJournal journal) throws IOException {
+        FORMAT.update(file, journal);
     }
 
     public static Optional<ReplayJournal> readIfPresent(Path file) throws IOException {

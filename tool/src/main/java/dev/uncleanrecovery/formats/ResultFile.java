@@ -21,12 +21,15 @@ import java.util.List;
  * @param leadersShownMs      how long after the controller answered the last election request the brokers' metadata
  *                            showed a leader for every partition elected; null when nothing was elected, some showed
  *                            none, or the file is older than version 6
+ * @param runLock             what became of the run lock at the end of the run (version 8); null in a dry run and in
+ *                            older files
  */
 public record ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt,
                          long elapsedMs, String elector, Summary summary, List<Partition> partitions,
                          List<String> warnings, List<HangingTransaction> hangingTransactions, String salvageDir,
                          String salvage, Long leadersShownMs,
-                         @JsonInclude(JsonInclude.Include.NON_NULL) List<ConsumerOffsetReset> consumerOffsetResets) {
+                         @JsonInclude(JsonInclude.Include.NON_NULL) List<ConsumerOffsetReset> consumerOffsetResets,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) RunLockFate runLock) {
 
     /** A result without consumer offset resets. */
     public ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt, long elapsedMs,
@@ -37,23 +40,39 @@ public record ResultFile(int version, String clusterId, String planFile, String 
                 hangingTransactions, salvageDir, salvage, leadersShownMs, null);
     }
 
+    /** A result without the run lock's fate. */
+    public ResultFile(int version, String clusterId, String planFile, String tool, Instant startedAt, long elapsedMs,
+                      String elector, Summary summary, List<Partition> partitions, List<String> warnings,
+                      List<HangingTransaction> hangingTransactions, String salvageDir, String salvage,
+                      Long leadersShownMs, List<ConsumerOffsetReset> consumerOffsetResets) {
+        this(version, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions, warnings,
+                hangingTransactions, salvageDir, salvage, leadersShownMs, consumerOffsetResets, null);
+    }
+
     /** The same result, at this version, with the consumer offset resets made (or shown) for it. */
     public ResultFile withConsumerOffsetResets(List<ConsumerOffsetReset> resets) {
         return new ResultFile(VERSION, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions,
-                warnings, hangingTransactions, salvageDir, salvage, leadersShownMs, List.copyOf(resets));
+                warnings, hangingTransactions, salvageDir, salvage, leadersShownMs, List.copyOf(resets), runLock);
     }
 
     /** The same result, at this version, with the hanging transactions as a later abort left them. */
     public ResultFile withHangingTransactions(List<HangingTransaction> hanging) {
         return new ResultFile(VERSION, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions,
-                warnings, List.copyOf(hanging), salvageDir, salvage, leadersShownMs, consumerOffsetResets);
+                warnings, List.copyOf(hanging), salvageDir, salvage, leadersShownMs, consumerOffsetResets, runLock);
+    }
+
+    /** The same result with what became of the run lock; null leaves it out (a dry run takes none). */
+    public ResultFile withRunLock(RunLockFate fate) {
+        return new ResultFile(version, clusterId, planFile, tool, startedAt, elapsedMs, elector, summary, partitions,
+                warnings, hangingTransactions, salvageDir, salvage, leadersShownMs, consumerOffsetResets, fate);
     }
 
     /**
      * 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss; 5 each
-     * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs); 7 the consumer offset resets.
+     * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs); 7 the consumer offset
+     * resets; 8 what became of the run lock (runLock).
      */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
 
     private static final StrictJsonFile<ResultFile> FORMAT = new StrictJsonFile<>(ResultFile.class, "result file", 1,
             VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);

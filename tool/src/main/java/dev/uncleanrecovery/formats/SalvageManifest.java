@@ -120,7 +120,7 @@ public record SalvageManifest(
 
     /** Writes the manifest durably (flushed, then linked into place); never over an existing file. */
     public void write(Path file) throws IOException {
-        FORMAT.write(file, this, false);
+        FORMAT.write(file, this);
     }
 
     /**

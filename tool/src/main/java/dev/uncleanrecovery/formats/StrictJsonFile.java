@@ -24,8 +24,6 @@ import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.DigestOutputStream;
@@ -91,6 +89,11 @@ final class StrictJsonFile<T> {
         this.formatError = formatError;
     }
 
+    /** "a plan", "an approval", "an audit line". */
+    private String aKind() {
+        return ("aeiou".indexOf(kind.charAt(0)) >= 0 ? "an " : "a ") + kind;
+    }
+
     /**
      * @throws BoundedFiles.NotRegularFileException when {@code file} is a device, FIFO or directory (an IOException,
      *                                              as any other file that cannot be read)
@@ -117,7 +120,7 @@ final class StrictJsonFile<T> {
     T parse(String source, byte[] json) {
         JsonNode root = readTree(source, json);
         if (!root.isObject()) {
-            throw fail(source, "", "not a " + kind + ": expected a JSON object, found " + describe(root), null);
+            throw fail(source, "", "not " + aKind() + ": expected a JSON object, found " + describe(root), null);
         }
         // A newer format may have fields this tool does not know: say "version", not "unknown field".
         JsonNode versionNode = root.get("version");
@@ -140,44 +143,31 @@ final class StrictJsonFile<T> {
     }
 
     /**
-     * Writes {@code value} under {@code file} through {@link DurableFiles}: never over an existing file unless
-     * {@code replaceExisting}, and then in one rename.
+     * Writes {@code value} under {@code file} through {@link DurableFiles}: always a new file, never over one.
+     *
+     * @throws UserInputException when {@code file} exists (a symbolic link included) or its directory does not
      */
-    void write(Path file, T value, boolean replaceExisting) throws IOException {
-        publish(file, Json.fileContent(value), replaceExisting);
+    void write(Path file, T value) throws IOException {
+        DurableFiles.writeNew(file, Json.fileContent(value));
     }
 
     /**
      * {@link #write}, and the SHA-256 of the bytes written, hashed as they went to the disk (not read back).
      */
-    String writeHashed(Path file, T value, boolean replaceExisting) throws IOException {
+    String writeHashed(Path file, T value) throws IOException {
         MessageDigest digest = Sha256.digest();
         DurableFiles.Content content = Json.fileContent(value);
-        publish(file, out -> content.writeTo(new DigestOutputStream(out, digest)), replaceExisting);
+        DurableFiles.writeNew(file, out -> content.writeTo(new DigestOutputStream(out, digest)));
         return Sha256.hexOf(digest);
     }
 
-    private void publish(Path file, DurableFiles.Content content, boolean replaceExisting) throws IOException {
-        Path target = file.toAbsolutePath();
-        Path directory = target.getParent();
-        if (!Files.isDirectory(directory)) {
-            throw new UserInputException(file + ": directory " + directory + " does not exist; create it or write the "
-                    + kind + " elsewhere");
-        }
-        if (replaceExisting) {
-            DurableFiles.replace(target, content);
-            return;
-        }
-        try {
-            DurableFiles.writeNew(target, content);
-        } catch (FileAlreadyExistsException e) {
-            throw new UserInputException(file + " already exists; not overwriting it — write to another path, or"
-                    + " remove the old " + kind + " first", e);
-        }
+    /** Writes {@code value} over the tool's own record at {@code file} in one rename ({@link DurableFiles#update}). */
+    void update(Path file, T value) throws IOException {
+        DurableFiles.update(file, Json.fileContent(value));
     }
 
     private JsonNode readTree(String source, byte[] json) {
-        String empty = "empty file; expected a " + kind + " written by " + producedBy;
+        String empty = "empty file; expected " + aKind() + " written by " + producedBy;
         if (new String(json, StandardCharsets.UTF_8).isBlank()) {
             throw fail(source, "", empty, null);
         }
@@ -258,7 +248,7 @@ final class StrictJsonFile<T> {
         List<JsonMappingException.Reference> refs = e.getPath();
         String path = path(refs);
         if (e instanceof UnrecognizedPropertyException unknown) {
-            return fail(source, path, "is not a field of a " + kind + " here"
+            return fail(source, path, "is not a field of " + aKind() + " here"
                     + suggestion(unknown.getPropertyName(), unknown.getKnownPropertyIds())
                     + "; fix the spelling or remove it", e);
         }

@@ -29,6 +29,7 @@ import dev.uncleanrecovery.execute.StockElector;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ReorderJournal;
+import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.support.Futures;
@@ -115,7 +116,11 @@ public final class ExecuteFlow implements AutoCloseable {
     private final String clusterId;
     /** The run lock, taken on a thread of its own while the run reads: every change waits for it. */
     private CompletableFuture<RunLock> locking;
-    private CompletableFuture<Void> releasing;
+    /** What became of the lock once released; null until then, and for a run that took none. */
+    private CompletableFuture<RunLockFate> releasing;
+
+    /** Told what became of the run lock once it is released. */
+    private Consumer<RunLockFate> lockReleased = fate -> { };
     /** The journals this run has looked at already: each is named once. */
     private final Set<Path> journalsSeen = new HashSet<>();
 
@@ -151,6 +156,12 @@ public final class ExecuteFlow implements AutoCloseable {
         return clusterId;
     }
 
+    /** Tells {@code released} what became of the run lock once it is released (nothing when none was taken). */
+    public ExecuteFlow reportingLockTo(Consumer<RunLockFate> released) {
+        this.lockReleased = released;
+        return this;
+    }
+
     /**
      * Starts taking the run lock (see {@link RunLock}), unless started already or the operator runs without it. It is
      * taken on a thread of its own, beside the reads that come first (the re-read, the probes, the plan): every change
@@ -164,6 +175,7 @@ public final class ExecuteFlow implements AutoCloseable {
             progress.accept("WARNING: --without-lock: nothing keeps another run from changing these partitions at the"
                     + " same time; the operator vouches that none is active");
             this.locking = CompletableFuture.completedFuture(null);
+            this.releasing = CompletableFuture.completedFuture(RunLockFate.NOT_TAKEN);
             return;
         }
         ControllerCalls controller = ControllerCalls.through(discovery);
@@ -190,21 +202,28 @@ public final class ExecuteFlow implements AutoCloseable {
         CompletableFuture<RunLock> taken = locking;
         locking = null;
         if (taken != null && releasing == null) {
-            releasing = taken.handle((held, failure) -> held).thenAcceptAsync(held -> {
-                if (held != null) {
-                    held.close();
-                }
-            });
+            releasing = taken.handle((held, failure) -> held)
+                    .thenApplyAsync(held -> held == null ? null : held.release());
         }
     }
 
-    /** Releases the run lock, if this run took it, and waits until it is. */
+    /**
+     * Releases the run lock, if this run took it, and waits until it is.
+     *
+     * @return what became of it ({@link RunLockFate#NOT_TAKEN} with --without-lock); empty when this run took none
+     *         (a dry run, or one stopped before the lock was taken)
+     */
+    public Optional<RunLockFate> releaseLock() {
+        releaseInBackground();
+        Optional<RunLockFate> fate = releasing == null ? Optional.empty() : Optional.ofNullable(releasing.join());
+        fate.ifPresent(lockReleased);
+        return fate;
+    }
+
+    /** {@link #releaseLock}: a lock left in place is said as a warning. */
     @Override
     public void close() {
-        releaseInBackground();
-        if (releasing != null) {
-            releasing.join();
-        }
+        releaseLock();
     }
 
     /** @param planSha256 the SHA-256 of the plan file's bytes, as read: the journal of this run is bound to it */

@@ -2,17 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.recovery;
 
-import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.execute.ElectionTarget;
 import dev.uncleanrecovery.execute.PlanExecution;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.support.DurableFiles;
+import dev.uncleanrecovery.support.RunFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,6 +33,8 @@ public final class KafkaToolsSteps {
     public static final String ELECT = "2-elect.json";
     public static final String RESTORE = "3-restore-order.json";
     public static final String STEPS = "STEPS.txt";
+    /** Every file written into the directory, each new. */
+    public static final List<String> FILES = List.of(REORDER, ELECT, RESTORE, STEPS);
 
     /** kafka-reassign-partitions.sh's --reassignment-json-file format. */
     record Reassignment(int version, List<Assignment> partitions) {
@@ -57,7 +58,8 @@ public final class KafkaToolsSteps {
     }
 
     /**
-     * Writes the three JSON files and the steps into {@code dir}, never over existing files.
+     * Writes the three JSON files and the steps into {@code dir}, never over existing files: when any of them is there,
+     * none is written.
      *
      * @param listed the brokers DescribeCluster lists (registered and unfenced): kafka-reassign-partitions.sh refuses
      *               an assignment that names any other ("Unknown broker id"), so a partition with a replica on a
@@ -87,6 +89,7 @@ public final class KafkaToolsSteps {
             elect.add(new Partition(p.topic(), p.partition()));
             topics.add(p.topic());
         }
+        new RunFiles().createsIn("--kafka-tools", dir, FILES).check();
         DurableFiles.createDirectories(dir);
         StringBuilder s = new StringBuilder();
         s.append("# The designated elections of ").append(planFile).append(" with Kafka's own tools: ")
@@ -137,12 +140,7 @@ public final class KafkaToolsSteps {
     }
 
     private static void create(Path file, String content) throws IOException {
-        try {
-            DurableFiles.writeNew(file, ByteBuffer.wrap((content.endsWith("\n") ? content : content + "\n")
-                    .getBytes(StandardCharsets.UTF_8)));
-        } catch (FileAlreadyExistsException e) {
-            throw new UserInputException(file + " already exists; not overwriting it: give --kafka-tools an empty or new"
-                    + " directory", e);
-        }
+        DurableFiles.writeNew(file, ByteBuffer.wrap((content.endsWith("\n") ? content : content + "\n")
+                .getBytes(StandardCharsets.UTF_8)));
     }
 }

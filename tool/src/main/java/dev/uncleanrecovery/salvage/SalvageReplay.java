@@ -188,7 +188,7 @@ public final class SalvageReplay {
         if (journal == null) {
             journal = new ReplayJournal(ReplayJournal.VERSION, tool, target.topic(), target.topicId().toString(),
                     Instant.now(), logEnds(clientProperties, target), List.of());
-            ReplayJournal.write(earlier.journalFile(), journal);
+            ReplayJournal.create(earlier.journalFile(), journal);
         }
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong acknowledged = new AtomicLong();
@@ -225,7 +225,7 @@ public final class SalvageReplay {
                         salvaged.range().partition().partition(), salvaged.range().broker(),
                         salvaged.range().fromOffset(), salvaged.range().toOffset(), salvaged.manifestSha256(),
                         sent[0], Instant.now()));
-                ReplayJournal.write(earlier.journalFile(), journal);
+                ReplayJournal.update(earlier.journalFile(), journal);
                 progress.accept(new Progress(salvaged, sent[0], range.replay()));
             }
         }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.support;
 
+import dev.uncleanrecovery.UserInputException;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -18,20 +20,25 @@ import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
  * Every file the tool writes and every one it removes: written aside, flushed, published under its name, and the
- * name flushed too. On Linux a new, renamed or removed name is durable only once its directory is flushed
- * (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step that
- * depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
+ * name flushed too. Published only under a free name: a file, a directory or a symbolic link already there is never
+ * replaced nor written through ({@link #publish}, {@link #whyNotNew}); the one record the tool rewrites is its own
+ * replay journal ({@link #update}). On Linux a new, renamed or removed name is durable only once its directory is
+ * flushed (fsync(2) of the directory): a host crash right after a file "exists" can otherwise lose it whole. A step
+ * that depends on a file (the reorder on its journal, the election on its plan and salvage) runs only after this.
  *
  * <p>And private: what the tool writes holds the records of the cluster's topics (salvage) and what it learned of
  * the cluster, so every file is created 0600 and every directory 0700, whatever the umask, with the permissions given
@@ -57,7 +64,7 @@ public final class DurableFiles {
     /**
      * Writes {@code bytes} under {@code target}, durably.
      *
-     * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
+     * @throws UserInputException when {@code target} cannot be a new file ({@link #whyNotNew}): it is never replaced
      */
     public static void writeNew(Path target, ByteBuffer bytes) throws IOException {
         writeNew(target, out -> {
@@ -71,24 +78,42 @@ public final class DurableFiles {
 
     /**
      * Writes {@code content} to a temporary file in {@code target}'s directory, forces it to the disk, links it under
-     * {@code target} and flushes the directory.
+     * {@code target} and flushes the directory. Refused before anything is written when the name is taken or its
+     * directory is missing, and again by the link itself, which never replaces a name that appeared meanwhile.
      *
-     * @throws FileAlreadyExistsException when {@code target} exists: it is never replaced
+     * @throws UserInputException when {@code target} cannot be a new file ({@link #whyNotNew}): it is never replaced
      */
     public static void writeNew(Path target, Content content) throws IOException {
         Path absolute = target.toAbsolutePath();
-        Path temporary = writeAside(absolute, content);
+        refuseTaken(target);
         try {
-            publish(temporary, absolute);
-        } finally {
-            Files.deleteIfExists(temporary);
+            Path temporary = writeAside(absolute, content);
+            try {
+                publish(temporary, absolute);
+            } finally {
+                Files.deleteIfExists(temporary);
+            }
+        } catch (IOException e) {
+            refuseExplained(target, whyNotNew(target), e);
+            throw e;
         }
         syncDirectory(absolute.getParent());
     }
 
-    /** Writes {@code content} under {@code target}, replacing a file there in one atomic rename; durably. */
-    public static void replace(Path target, Content content) throws IOException {
+    /**
+     * Writes {@code content} under {@code target}, replacing the file there in one atomic rename; durably. Only for a
+     * record the tool itself keeps up to date as it goes and reads back first (the replay journal: each version holds
+     * the one before and one more range): every file a command creates for the operator is new ({@link #writeNew}).
+     * Only a regular file is replaced: a rename over a symbolic link or a directory is refused.
+     */
+    public static void update(Path target, Content content) throws IOException {
         Path absolute = target.toAbsolutePath();
+        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isRegularFile(absolute, LinkOption.NOFOLLOW_LINKS)) {
+            throw new UserInputException(target + " is "
+                    + BoundedFiles.describeType(absolute, LinkOption.NOFOLLOW_LINKS)
+                    + ", not the tool's own record: move it away");
+        }
         Path temporary = writeAside(absolute, content);
         try {
             try {
@@ -110,7 +135,14 @@ public final class DurableFiles {
      */
     public static Path writeUnderFreeName(IntFunction<Path> names, Content content) throws IOException {
         Path first = names.apply(1).toAbsolutePath();
-        Path temporary = writeAside(first, content);
+        Path temporary;
+        try {
+            temporary = writeAside(first, content);
+        } catch (IOException e) {
+            // the first name may be an earlier run's: only its directory can explain this
+            refuseExplained(names.apply(1), whyNoFileIn(first.getParent()), e);
+            throw e;
+        }
         try {
             for (int n = 1; ; n++) {
                 Path target = names.apply(n).toAbsolutePath();
@@ -185,12 +217,20 @@ public final class DurableFiles {
     }
 
     /**
-     * Appends {@code line} to the log at {@code file} and forces it to the disk before returning: opened with
-     * {@code O_APPEND}, never truncated or rewritten, so what earlier runs wrote stays as it was. A new log is created
-     * 0600 (its missing directories 0700) and its name flushed into the directory; an existing one keeps its mode.
-     * Never through a symbolic link at {@code file}, and only a regular file: another user's link or FIFO there could
-     * otherwise redirect or stall the tool's writes. One write call per line: appends of other processes on a local
-     * file system do not interleave with it.
+     * Appends {@code line} (ending in a newline) to the log at {@code file} and forces it to the disk before returning:
+     * opened with {@code O_APPEND}, never truncated or rewritten, so what earlier runs wrote stays as it was. A new log
+     * is created 0600 (its missing directories 0700) and its name flushed into the directory; an existing one keeps
+     * its mode. Never through a symbolic link at {@code file}, and only a regular file: another user's link or FIFO
+     * there could otherwise redirect or stall the tool's writes.
+     *
+     * <p>Every line whole, or named as torn. The line goes in one {@code write(2)}: on a local file system an
+     * {@code O_APPEND} write moves to the end and writes under the file's lock, so another process's append lands
+     * before or after it, never inside. It can still end short (a full disk, the file size limit): the rest is never
+     * written after it, where another process's line may already follow, and the torn part is ended with a newline
+     * where the disk still takes one. A log whose last line has no newline (a write torn that way, a crash) gets one
+     * in front of this line: the next line always starts on a line of its own.
+     *
+     * @throws IOException when the line is not whole on the disk: the message says how much of it was written
      */
     public static void appendLine(Path file, byte[] line) throws IOException {
         Path absolute = file.toAbsolutePath();
@@ -213,15 +253,52 @@ public final class DurableFiles {
             created = false;
         }
         try (FileChannel log = channel) {
-            ByteBuffer remaining = ByteBuffer.wrap(line);
-            while (remaining.hasRemaining()) {
-                log.write(remaining);
+            byte[] whole = endsInNewline(absolute, log) ? line : newlineFirst(line);
+            int written = log.write(ByteBuffer.wrap(whole));
+            if (written < whole.length) {
+                throw torn(absolute, log, written, whole.length);
             }
             log.force(true);
         }
         if (created) {
             syncDirectory(absolute.getParent());
         }
+    }
+
+    /** Whether the log is empty or its last byte is a newline (read from the file, which APPEND cannot read). */
+    private static boolean endsInNewline(Path file, FileChannel appending) throws IOException {
+        long size = appending.size();
+        if (size == 0) {
+            return true;
+        }
+        try (FileChannel reading = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer last = ByteBuffer.allocate(1);
+            return reading.read(last, size - 1) != 1 || last.get(0) == '\n';
+        }
+    }
+
+    private static byte[] newlineFirst(byte[] line) {
+        byte[] whole = new byte[line.length + 1];
+        whole[0] = '\n';
+        System.arraycopy(line, 0, whole, 1, line.length);
+        return whole;
+    }
+
+    /**
+     * A write that ended short: the torn part is ended with a newline if the disk still takes one byte, and the error
+     * says how much was written and, from that newline's write, why the rest was not.
+     */
+    private static IOException torn(Path file, FileChannel log, int written, int length) {
+        String why;
+        try {
+            why = log.write(ByteBuffer.wrap(new byte[] {'\n'})) == 1 ? "the torn part ends with a newline"
+                    : "the torn part could not be ended";
+            log.force(true);
+        } catch (IOException e) {
+            why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
+        return new IOException(file + ": only " + written + " of the line's " + length + " bytes were written ("
+                + why + ")");
     }
 
     /**
@@ -257,23 +334,74 @@ public final class DurableFiles {
         if (!attributes.isDirectory()) {
             return Optional.of("is not a directory");
         }
-        Optional<Integer> owner = ownerUid(directory);
+        return whyOthersMayWrite(directory, attributes, false, ownerUid(directory));
+    }
+
+    /**
+     * Why {@code file}, which the tool trusts to say who may do what (an allowed_signers file), may say what another
+     * user wants: it, or a directory on its path (as given, and with its links resolved), is owned by a user other
+     * than the one running the tool and root, or may be written by its group or by everyone; a directory with the
+     * sticky bit (/tmp) excepted, where only an entry's owner may rename or remove it. OpenSSH's StrictModes judges
+     * the files sshd trusts the same way. Empty when it is fine, and where the file system cannot tell.
+     */
+    public static Optional<String> whyOthersMayChange(Path file) throws IOException {
+        Path given = file.toAbsolutePath().normalize();
+        if (!hasPosixPermissions(given)) {
+            return Optional.empty();
+        }
+        LinkedHashSet<Path> onItsPath = new LinkedHashSet<>();
+        for (Path path : List.of(given, given.toRealPath())) {
+            for (Path p = path; p != null; p = p.getParent()) {
+                onItsPath.add(p);
+            }
+        }
+        for (Path p : onItsPath) {
+            PosixFileAttributes attributes = Files.readAttributes(p, PosixFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (attributes.isSymbolicLink()) {
+                continue; // its target is on the resolved path, and a link's own mode means nothing
+            }
+            Optional<String> why = whyOthersMayWrite(p, attributes, true, ownerUid(p, LinkOption.NOFOLLOW_LINKS));
+            if (why.isPresent()) {
+                return Optional.of(p.equals(given) ? why.get() : "is in " + p + ", which " + why.get());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param rootAndSticky a file or directory root owns counts as the user's own, and a directory with the sticky
+     *                      bit may be written by others
+     */
+    private static Optional<String> whyOthersMayWrite(Path path, PosixFileAttributes attributes,
+                                                      boolean rootAndSticky, Optional<Integer> owner) {
         Optional<Integer> me = OwnUid.VALUE;
-        if (owner.isPresent() && me.isPresent() && !owner.get().equals(me.get())) {
-            return Optional.of("is owned by " + attributes.owner().getName() + ", not by the user running the tool");
+        if (owner.isPresent() && me.isPresent() && !owner.get().equals(me.get())
+                && !(rootAndSticky && owner.get() == 0)) {
+            return Optional.of("is owned by " + attributes.owner().getName() + ", not by the user running the tool"
+                    + (rootAndSticky ? " or root" : ""));
         }
         Set<PosixFilePermission> writable = EnumSet.copyOf(OTHERS_MAY_WRITE);
         writable.retainAll(attributes.permissions());
-        if (!writable.isEmpty()) {
+        if (!writable.isEmpty() && !(rootAndSticky && attributes.isDirectory() && isSticky(path))) {
             return Optional.of("is writable by " + (writable.contains(PosixFilePermission.OTHERS_WRITE) ? "every user"
                     : "its group") + " (mode " + PosixFilePermissions.toString(attributes.permissions()) + ")");
         }
         return Optional.empty();
     }
 
-    private static Optional<Integer> ownerUid(Path path) {
+    /** The sticky bit (S_ISVTX), which PosixFilePermission does not carry; false where the file system cannot tell. */
+    private static boolean isSticky(Path directory) {
         try {
-            return Optional.of((Integer) Files.getAttribute(path, "unix:uid"));
+            return ((Integer) Files.getAttribute(directory, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 01000) != 0;
+        } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
+            return false;
+        }
+    }
+
+    private static Optional<Integer> ownerUid(Path path, LinkOption... options) {
+        try {
+            return Optional.of((Integer) Files.getAttribute(path, "unix:uid", options));
         } catch (UnsupportedOperationException | IllegalArgumentException | IOException e) {
             return Optional.empty();
         }
@@ -394,21 +522,99 @@ public final class DurableFiles {
 
     /**
      * Puts the finished {@code temporary} under {@code target}, never over an existing file. A hard link appears whole
-     * or not at all and fails when the name is taken, even by a file created a moment ago; a rename (atomic on one
-     * file system) where links are not supported, after checking the name is free. The caller flushes the directory.
+     * or not at all and fails when the name is taken, even by a file created a moment ago (link(2): EEXIST, whatever
+     * is there, a symbolic link to nothing included). Where links are not supported (FAT, some network mounts), the
+     * name is claimed first by creating it new ({@code O_CREAT|O_EXCL}, never through a link) and the content renamed
+     * onto that claim: a rename replaces what is at its target, so it only ever replaces the empty file just made. A
+     * reader may then see that empty file for a moment, never another one's content replaced. The caller flushes the
+     * directory.
      *
      * @throws FileAlreadyExistsException when {@code target} exists
      */
     public static void publish(Path temporary, Path target) throws IOException {
         try {
             Files.createLink(target, temporary);
+            return;
         } catch (FileAlreadyExistsException e) {
             throw e;
         } catch (UnsupportedOperationException | FileSystemException e) {
-            if (Files.exists(target)) {
-                throw new FileAlreadyExistsException(target.toString());
-            }
+            // no hard links here: claim the name below
+        }
+        claimAndRename(temporary, target);
+    }
+
+    /** The publication where hard links are not supported: the name claimed new, then the content renamed onto it. */
+    static void claimAndRename(Path temporary, Path target) throws IOException {
+        FileChannel.open(target, Set.<OpenOption>of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), privateFile(target.getParent())).close();
+        try {
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(target);
+            throw e;
+        }
+    }
+
+    /**
+     * Why no new file can be created at {@code file}, in words that follow its path: something is there already (a
+     * file, a directory, a symbolic link, even one to nothing), or its directory is missing or no directory. Empty when
+     * the name is free in an existing directory. The tool creates every file it writes new, so each of these is the
+     * operator's to change: exit 2, nothing written.
+     */
+    public static Optional<String> whyNotNew(Path file) {
+        Path absolute = file.toAbsolutePath();
+        BasicFileAttributes there;
+        try {
+            there = Files.readAttributes(absolute, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            there = null;
+        }
+        if (there != null) {
+            String what = BoundedFiles.describe(absolute, there, LinkOption.NOFOLLOW_LINKS);
+            if (there.isSymbolicLink()) {
+                return Optional.of("is " + what + "; the tool never writes through a symbolic link: name a new file");
+            }
+            if (there.isDirectory()) {
+                return Optional.of("is a directory: name a new file, not a directory");
+            }
+            return Optional.of("already exists" + (there.isRegularFile() ? "" : " (" + what + ")")
+                    + "; the tool never writes over a file: name a new file, or move the old one away");
+        }
+        return whyNoFileIn(absolute.getParent());
+    }
+
+    /** Why no file can be created in {@code directory}: it is missing, or no directory. */
+    static Optional<String> whyNoFileIn(Path directory) {
+        if (!Files.exists(directory)) {
+            return Optional.of("cannot be created: directory " + directory + " does not exist; create it, or name a"
+                    + " file in an existing directory");
+        }
+        if (!Files.isDirectory(directory)) {
+            return Optional.of("cannot be created: " + directory + " is not a directory; name a file in a directory");
+        }
+        return Optional.empty();
+    }
+
+    /** Refuses {@code target}, as the caller named it, when it cannot be a new file: before anything is written. */
+    private static void refuseTaken(Path target) {
+        Optional<String> why = whyNotNew(target);
+        if (why.isPresent()) {
+            throw new UserInputException(target + " " + why.get());
+        }
+    }
+
+    /**
+     * Refuses, as one line of bad input, a failure to create {@code target} that its path explains ({@code why}: the
+     * name was taken or its directory went meanwhile; or permission denied); returns for any other, which the caller
+     * throws as it is.
+     */
+    private static void refuseExplained(Path target, Optional<String> why, IOException e) {
+        if (why.isPresent()) {
+            throw new UserInputException(target + " " + why.get(), e);
+        }
+        if (e instanceof AccessDeniedException) {
+            throw new UserInputException(target + " cannot be created: permission denied in directory "
+                    + target.toAbsolutePath().getParent() + "; name a file in a directory you may write", e);
         }
     }
 

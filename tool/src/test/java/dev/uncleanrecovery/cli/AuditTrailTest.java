@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.formats.AuditLine;
+import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.formats.Sha256;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,8 @@ class AuditTrailTest {
                 Instant.parse("2026-12-05T02:00:00Z"), Instant.parse("2026-12-05T02:00:04Z"), "alice", "ops-1", 42,
                 reason, List.of("execute", "--plan", "plan.json"), "/ops/plan.json", "ab".repeat(32), null,
                 "/ops/plan-salvage", "/ops/plan-result.json", null, 0, null,
-                List.of(new AuditLine.Outcome("orders", 0, "ELECTED", 2, null, null)));
+                List.of(new AuditLine.Outcome("orders", 0, "ELECTED", 2, null, null)),
+                new RunLockFate("hk1oX2dvTqCnT0ahVNy6Bg", RunLockFate.Fate.RELEASED, null));
     }
 
     @Test
@@ -81,6 +83,16 @@ class AuditTrailTest {
         assertThat(Files.readString(log)).isEqualTo("{\"first\":1}\n{\"second\":2}\n");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(log))).isEqualTo("rw-------");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(log.getParent()))).isEqualTo("rwx------");
+    }
+
+    @Test
+    void a_line_appended_after_a_torn_one_starts_on_a_line_of_its_own() throws Exception {
+        // what a write that ended short (a full disk) or a crash mid-write left
+        Path log = Files.writeString(dir.resolve("audit.jsonl"), "{\"whole\":1}\n{\"torn\":");
+
+        DurableFiles.appendLine(log, "{\"next\":2}\n".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(Files.readString(log)).isEqualTo("{\"whole\":1}\n{\"torn\":\n{\"next\":2}\n");
     }
 
     @Test
@@ -178,5 +190,101 @@ class AuditTrailTest {
         assertThat(finished.endedAt()).isAfterOrEqualTo(finished.startedAt());
         assertThat(lines.get(2).reason()).isEqualTo("INC-1234 second try");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(log))).isEqualTo("rw-------");
+    }
+
+    @Test
+    void the_arguments_of_an_at_file_are_recorded_as_the_tool_read_them() throws Exception {
+        Path plan = plan();
+        // picocli reads the arguments in a file named with @: the options that weaken a safeguard are in there
+        Path options = Files.writeString(dir.resolve("opts.txt"),
+                "--without-lock --no-salvage --accept-unknown-loss\n--reason \"INC-1234 orders offline\"\n");
+
+        CliRun run = execute(plan, "@" + options);
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
+        AuditLine started = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME)).get(0);
+        assertThat(started.commandLine()).containsSubsequence("execute", "--plan", plan.toString(), "--without-lock",
+                "--no-salvage", "--accept-unknown-loss", "--reason", "INC-1234 orders offline");
+        assertThat(started.commandLine()).noneMatch(arg -> arg.startsWith("@"));
+        assertThat(started.reason()).isEqualTo("INC-1234 orders offline");
+    }
+
+    @Test
+    void a_reason_holding_a_secret_is_recorded_as_the_command_line_records_it() throws Exception {
+        Path plan = plan();
+        String pasted = "INC-7 login broke after sasl.jaas.config="
+                + "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"recovery\""
+                + " password=\"hunter2\";";
+        String secondLine = "INC-8 orders offline\nrotated with password=hunter3";
+
+        execute(plan, "--reason", pasted);
+        execute(plan, "--reason", secondLine);
+
+        String log = Files.readString(dir.resolve(AuditLine.FILE_NAME));
+        assertThat(log).doesNotContain("hunter2", "hunter3", "PlainLoginModule");
+        List<AuditLine> lines = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME));
+        assertThat(lines).hasSize(4).allSatisfy(line -> {
+            assertThat(line.reason()).isEqualTo(AuditTrail.REDACTED);
+            assertThat(line.commandLine()).containsSubsequence("--reason", AuditTrail.REDACTED);
+        });
+    }
+
+    /**
+     * The tool in a JVM of its own whose files may grow to {@code maxFileBytes} at most (prlimit's RLIMIT_FSIZE):
+     * a write past it ends short, as on a full disk, and the next one fails with EFBIG (the JVM ignores SIGXFSZ).
+     */
+    private static CliRun withFileSizeLimit(long maxFileBytes, List<String> args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("prlimit", "--fsize=" + maxFileBytes,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:-UsePerfData",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(args);
+        Process tool = new ProcessBuilder(command).start();
+        java.util.concurrent.CompletableFuture<String> err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(tool.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        String out = new String(tool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(tool.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return new CliRun(tool.exitValue(), out, err.get());
+    }
+
+    @Test
+    void a_finished_line_the_disk_takes_only_in_part_is_named_fails_the_run_and_the_next_line_starts_afresh()
+            throws Exception {
+        Path plan = plan();
+        Path log = dir.resolve(AuditLine.FILE_NAME);
+        List<String> args = List.of("--bootstrap-server", "127.0.0.1:1", "--admin-timeout-ms", "2000", "execute",
+                "--plan", plan.toString(), "--reason", "INC-1234 orders offline");
+        // given: a run's STARTED line, to size the next one's by (the same arguments; its pid and time may differ)
+        execute(plan, "--reason", "INC-1234 orders offline");
+        long startedBytes = Files.readAllLines(log).get(0).length() + 1;
+        long before = Files.size(log);
+
+        // when: the file may grow by a STARTED line and a little, but not by the longer FINISHED line
+        CliRun torn = withFileSizeLimit(before + startedBytes + 40, args);
+        CliRun next = execute(plan, "--reason", "INC-1234 third run");
+
+        // then: the run that could not finish its audit says so after its own error, and exits 1, not 2
+        assertThat(torn.exitCode()).as(torn.err()).isEqualTo(ExitCode.FAILURE);
+        List<String> errors = torn.err().lines().filter(l -> l.startsWith("error: ")).toList();
+        assertThat(errors).hasSize(2);
+        assertThat(errors.get(0)).contains("127.0.0.1:1");
+        assertThat(errors.get(1)).startsWith("error: run ").contains("is not fully audited: its FINISHED line could"
+                + " not be appended to the audit log " + log, "bytes were written", "File too large");
+        // and: every line of the log but the torn one reads back whole, the next run's on a line of its own
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(6);
+        assertThat(lines.get(3)).as("the torn FINISHED line").startsWith("{\"version\":")
+                .doesNotEndWith("}");
+        assertThatThrownBy(() -> AuditLine.parse("torn", lines.get(3))).hasMessageContaining("torn");
+        List<AuditLine> whole = java.util.stream.Stream.of(0, 1, 2, 4, 5)
+                .map(i -> AuditLine.parse("line " + (i + 1), lines.get(i))).toList();
+        assertThat(whole).extracting(AuditLine::event).containsExactly(AuditLine.Event.STARTED,
+                AuditLine.Event.FINISHED, AuditLine.Event.STARTED, AuditLine.Event.STARTED, AuditLine.Event.FINISHED);
+        assertThat(whole.get(3).reason()).isEqualTo("INC-1234 third run");
+        assertThat(next.exitCode()).as(next.err()).isEqualTo(ExitCode.USAGE);
     }
 }

@@ -24,10 +24,21 @@ class CommandLineUsageTest {
 
         assertThat(run.exitCode()).isZero();
         // the names that open a line of the Commands section: the root's own description names plan and execute too
-        // demo is the demo module's (DemoMainTest): the tool's own command line does not know the local cluster
         assertThat(commandSection(run.out())).containsExactly("status", "plan", "execute", "recover", "inspect",
-                "replay", "consumer-offsets", "hanging-transactions", "render", "help");
+                "replay", "consumer-offsets", "hanging-transactions", "render", "demo", "help");
         assertThat(run.out()).contains("--bootstrap-server", "--command-config");
+    }
+
+    @Test
+    void demo_without_the_demo_jar_says_how_to_run_it() {
+        // the local cluster demo breaks is the demo jar's, which only the launcher puts on the classpath
+        CliRun run = CliRun.of("demo");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().strip()).isEqualTo("error: demo needs the demo jar on the classpath: run it as"
+                + " bin/kafka-unclean-recovery.sh demo");
+        assertThat(CliRun.of("demo", "--help").out()).contains("--kafka-home=DIR", "--practice")
+                .doesNotContain("--bootstrap-server");
     }
 
     /** "  plan     Probe every replica..." → "plan", for each command line of the help's Commands section. */

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.Outcome;
@@ -110,7 +111,8 @@ class ExecuteReportTest {
         StringWriter printed = new StringWriter();
 
         assertThatThrownBy(() -> ExecutionReport.print(elected(), file, text(), new PrintWriter(printed, true)))
-                .isInstanceOf(IOException.class).hasMessageContaining("no-such-directory");
+                .isInstanceOf(UserInputException.class).hasMessage(file + " cannot be created: directory "
+                        + file.getParent() + " does not exist; create it, or name a file in an existing directory");
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "1 elected").doesNotContain("Result written to");
     }
 

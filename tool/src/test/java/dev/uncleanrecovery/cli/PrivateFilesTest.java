@@ -40,7 +40,7 @@ class PrivateFilesTest {
 
         DurableFiles.createDirectories(nested);
         DurableFiles.writeNew(nested.resolve("written-new.json"), out -> out.write('{'));
-        DurableFiles.replace(nested.resolve("replaced.json"), out -> out.write('{'));
+        DurableFiles.update(nested.resolve("replaced.json"), out -> out.write('{'));
         Path free = DurableFiles.writeUnderFreeName(n -> nested.resolve("result-" + n + ".json"), out -> out.write('{'));
         try (DurableFiles.NewFile parts = DurableFiles.create(nested.resolve("00000000000000000000.log"))) {
             parts.write(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3}));

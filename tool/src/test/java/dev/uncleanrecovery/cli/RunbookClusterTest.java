@@ -5,6 +5,8 @@ package dev.uncleanrecovery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.formats.AuditLine;
+import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.formats.Sha256;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
@@ -112,6 +114,9 @@ class RunbookClusterTest {
         assertThat(finished.exitCode()).isEqualTo(ExitCode.OK);
         assertThat(finished.resultFile()).isEqualTo(dir.resolve("plan-proactive-result.json").toAbsolutePath().toString());
         assertThat(finished.salvageDir()).isEqualTo(dir.resolve("plan-proactive-salvage").toAbsolutePath().toString());
+        // the run lock was removed at the end: the audit and the result file say so, with its id
+        assertThat(finished.runLock().fate()).isEqualTo(RunLockFate.Fate.RELEASED);
+        assertThat(ResultFile.read(dir.resolve("plan-proactive-result.json")).runLock()).isEqualTo(finished.runLock());
         assertThat(finished.outcomes()).as(said).hasSize(outage.topicPartitions().size()).allSatisfy(o -> {
             assertThat(o.outcome()).isEqualTo("ELECTED");
             assertThat(o.leader()).isEqualTo(LastReplicaStandingOutage.LONGEST_SURVIVOR);

@@ -19,6 +19,7 @@ import dev.uncleanrecovery.logdir.PartitionLogSummary;
 import dev.uncleanrecovery.logdir.SkippedDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -114,12 +115,13 @@ class EvidenceFileTest {
         EvidenceFile file = EvidenceFile.from(report(), "kafka-unclean-recovery 0.1.0");
         Path path = tmp.resolve("broker-2.json");
 
-        file.write(path, false);
+        file.write(path);
+        byte[] written = Files.readAllBytes(path);
 
         assertThat(EvidenceFile.read(path)).isEqualTo(file);
-        assertThatThrownBy(() -> file.write(path, false)).isInstanceOf(UserInputException.class)
+        assertThatThrownBy(() -> file.write(path)).isInstanceOf(UserInputException.class)
                 .hasMessageContaining("already exists");
-        file.write(path, true);
+        assertThat(Files.readAllBytes(path)).isEqualTo(written);
         assertThatThrownBy(() -> EvidenceFile.read(tmp.resolve("nope.json")))
                 .isInstanceOf(UserInputException.class).hasMessageContaining("no such broker evidence file");
     }

@@ -141,7 +141,7 @@ class DiskEvidenceTest {
                         new PartitionLogSummary("orders", 1, topicIdOnDisk, 1, DATA, 0, 90, 0, 0, 0, true, 12, List.of(), null)),
                 List.of());
         Path path = dir.resolve("evidence-broker-1-" + System.nanoTime() + ".json");
-        EvidenceFile.from(report, "kafka-unclean-recovery test").write(path, false);
+        EvidenceFile.from(report, "kafka-unclean-recovery test").write(path);
         return EvidenceFile.read(path);
     }
 

@@ -70,8 +70,14 @@ class KafkaToolsStepsTest {
     @Test
     void the_files_of_an_earlier_run_are_never_overwritten() throws Exception {
         KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", null, Set.of(1, 2, 3), dir);
+        Files.delete(dir.resolve(KafkaToolsSteps.REORDER));
+        byte[] steps = Files.readAllBytes(dir.resolve(KafkaToolsSteps.STEPS));
 
         assertThatThrownBy(() -> KafkaToolsSteps.write(example(), Path.of("plan.json"), "b:9092", null, Set.of(1, 2, 3), dir))
-                .isInstanceOf(UserInputException.class).hasMessageContaining("already exists; not overwriting it");
+                .isInstanceOf(UserInputException.class).hasMessage("--kafka-tools " + dir + " holds "
+                        + KafkaToolsSteps.ELECT + " already; the tool never writes over a file: name a new or empty"
+                        + " directory");
+        assertThat(Files.readAllBytes(dir.resolve(KafkaToolsSteps.STEPS))).isEqualTo(steps);
+        assertThat(dir.resolve(KafkaToolsSteps.REORDER)).as("none is written when one is there").doesNotExist();
     }
 }

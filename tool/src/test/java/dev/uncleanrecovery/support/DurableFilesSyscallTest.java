@@ -50,7 +50,7 @@ class DurableFilesSyscallTest {
         assertThat(child.exitValue()).as(Files.readString(dir.resolve("out.txt"))).isZero();
 
         Map<String, List<String>> steps = steps(Files.readAllLines(trace), files.toString());
-        assertThat(steps.keySet()).containsExactly("journal-written", "journal-deleted", "replaced", "written-new",
+        assertThat(steps.keySet()).containsExactly("journal-written", "journal-deleted", "updated", "written-new",
                 "written-under-free-name", "directory-created");
         steps.forEach((step, calls) -> {
             List<String> named = new ArrayList<>();

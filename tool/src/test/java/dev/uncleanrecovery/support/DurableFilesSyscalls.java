@@ -11,7 +11,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Run under strace by {@link DurableFilesSyscallTest}: each way the tool creates, replaces or removes a name, with a
+ * Run under strace by {@link DurableFilesSyscallTest}: each way the tool creates, updates or removes a name, with a
  * marker between them (a look-up of a path that does not exist) so the trace shows which syscalls each one made.
  */
 public final class DurableFilesSyscalls {
@@ -27,8 +27,9 @@ public final class DurableFilesSyscalls {
                 "0".repeat(64), Instant.now(), "host", 1, null, null, null, List.of(new ReorderJournal.Reorder("orders", 0, 2, 5, List.of(1, 3, 2), List.of(2, 3, 1)))));
         mark(dir, "journal-deleted");
         DurableFiles.delete(journal);
-        mark(dir, "replaced");
-        DurableFiles.replace(dir.resolve("plan.json"), out -> out.write("{}\n".getBytes(StandardCharsets.UTF_8)));
+        mark(dir, "updated");
+        DurableFiles.update(dir.resolve("replay-into-orders.json"),
+                out -> out.write("{}\n".getBytes(StandardCharsets.UTF_8)));
         mark(dir, "written-new");
         DurableFiles.writeNew(dir.resolve("00000000000000000000.log"), ByteBuffer.wrap(new byte[] {1, 2, 3}));
         mark(dir, "written-under-free-name");

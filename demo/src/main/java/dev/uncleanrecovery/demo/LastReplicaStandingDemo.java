@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.demo;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.cli.DemoCommand;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.cli.Main;
 import dev.uncleanrecovery.cli.Table;
@@ -15,53 +16,23 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
-@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-        header = "Break a local real Kafka cluster as in a real outage and recover it with this tool.",
-        description = {"Start a local real Kafka cluster (a controller and 3 brokers on 127.0.0.1, temp dirs), "
-                + "reproduce KIP-966's 'last replica standing' outage with real data loss on the last leader, then run "
-                + "status, plan and execute against it and count the records before and after. Stops every process it "
-                + "started (also on Ctrl-C) unless --keep-running. With --practice it stops once the cluster is broken "
-                + "and keeps it so, for rehearsing the runbook (docs/runbook.md) by hand.",
-            "",
-            "The nodes run your installed Kafka with --kafka-home (or KAFKA_HOME); in a source checkout, without "
-                + "--kafka-home, they run the Kafka 4.4.0 jars the build resolved."})
-public class DemoCommand implements Callable<Integer> {
+/**
+ * {@code demo}'s run: a local real Kafka cluster broken as in KIP-966's "last replica standing" outage, then recovered
+ * by the tool's own commands, with the records counted before and after.
+ */
+public final class LastReplicaStandingDemo implements DemoCommand.Demo {
 
     private static final String TOPIC = "orders";
 
-    @Spec
-    CommandSpec spec;
-
-    @Option(names = "--keep-running", description = "Leave the cluster up afterwards and print its bootstrap address.")
-    boolean keepRunning;
-
-    @Option(names = "--practice", description = "Break the cluster and leave it broken (nothing recovered): print its "
-            + "bootstrap servers and how to stop it, then wait; rehearse the runbook against it.")
-    boolean practice;
-
-    @Option(names = "--kafka-home", paramLabel = "DIR", description = "An installed Kafka (the directory that holds "
-            + "bin/, config/ and libs/): its nodes run from its libs/ jars. Default: KAFKA_HOME, unless this is a source"
-            + " checkout.")
-    Path kafkaHome;
-
-    @Option(names = "--partitions", paramLabel = "N", defaultValue = "3", description = "Partitions of the demo topic (default: ${DEFAULT-VALUE}).")
-    int partitions;
-
-    @Option(names = "--records", paramLabel = "N", defaultValue = "200",
-            description = "acks=all records per partition and round (default: ${DEFAULT-VALUE}).")
-    int records;
+    private DemoCommand.Settings settings;
 
     @Override
-    public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    public int run(DemoCommand.Settings settings, PrintWriter out, PrintWriter err) throws Exception {
+        this.settings = settings;
+        int partitions = settings.partitions();
+        int records = settings.records();
         long started = System.nanoTime();
         LocalKafkaCluster cluster = cluster(kafkaHome());
         Thread onCtrlC = new Thread(cluster::close, "demo-cluster-stop");
@@ -84,7 +55,7 @@ public class DemoCommand implements Callable<Integer> {
             out.flush();
 
             String bootstrap = cluster.bootstrapServers();
-            if (practice) {
+            if (settings.practice()) {
                 step(out, "The cluster is broken and stays so: rehearse the runbook (docs/runbook.md) against it");
                 out.println("    --bootstrap-server " + bootstrap);
                 said(out, "start with: kafka-unclean-recovery.sh status --bootstrap-server " + bootstrap);
@@ -119,7 +90,7 @@ public class DemoCommand implements Callable<Integer> {
             said(out, String.format("Kafka's own unclean election (broker 3 first) would have kept %d and lost %d.",
                     outage.ackedByAll() * partitions, acknowledged - outage.ackedByAll() * partitions));
             out.printf("Demo done in %d s.%n", Duration.ofNanos(System.nanoTime() - started).toSeconds());
-            if (keepRunning) {
+            if (settings.keepRunning()) {
                 out.println("The cluster keeps running: --bootstrap-server " + bootstrap + "  (Ctrl-C stops it)");
                 out.flush();
                 new CountDownLatch(1).await();
@@ -140,8 +111,8 @@ public class DemoCommand implements Callable<Integer> {
      * runs the Kafka its build resolved, whatever a developer's environment says.
      */
     private Path kafkaHome() {
-        if (kafkaHome != null) {
-            return kafkaHome;
+        if (settings.kafkaHome() != null) {
+            return settings.kafkaHome();
         }
         String environment = System.getenv("KAFKA_HOME");
         return environment == null || environment.isBlank() || Files.isRegularFile(buildClasspathFile()) ? null
