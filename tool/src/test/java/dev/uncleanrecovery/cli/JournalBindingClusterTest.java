@@ -65,7 +65,8 @@ class JournalBindingClusterTest {
                  "partitions": [{"topic": "bound", "partition": 0, "designatedLeader": 3, "leaderEpoch": %d,
                                  "originalReplicas": [1, 3], "reorderedReplicas": [1, 3, 2]}]}
                 """.formatted(cluster.clusterId(), epoch));
-        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice").exitCode()).isZero();
+        assertThat(CliRun.of("plan", "approve", "--plan", plan.toString(), "--by", "alice", "--allow-option",
+                "accept-unknown-loss").exitCode()).isZero();
 
         // when: a dry run under the approval, then the run
         CliRun dry = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
