@@ -96,9 +96,8 @@ public class ExecuteCommand implements Callable<Integer> {
         }
         files.check();
         Checked checked = readPlan();
-        Plan plan = checked.plan();
         if (dryRun) {
-            return run(plan, options, null);
+            return run(checked, options, null);
         }
         Path salvageDir = options.noSalvage() ? null
                 : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(planFile.path);
@@ -110,7 +109,7 @@ public class ExecuteCommand implements Callable<Integer> {
                 .withPlan(planFile.path.toAbsolutePath().toString(), checked.sha256())
                 .withApproval(checked.approval())
                 .withFiles(salvageDir == null ? null : salvageDir.toAbsolutePath().toString(), null, null),
-                trail -> run(plan, options, trail));
+                trail -> run(checked, options, trail));
     }
 
     /**
@@ -138,10 +137,12 @@ public class ExecuteCommand implements Callable<Integer> {
     }
 
     /** @param trail the audit of a run that changes the cluster; null for a dry run */
-    private int run(Plan plan, ExecuteFlow.Options options, AuditTrail trail) throws Exception {
+    private int run(Checked checked, ExecuteFlow.Options options, AuditTrail trail) throws Exception {
+        Plan plan = checked.plan();
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             ExecuteFlow recovery = new ExecuteFlow(discovery).reportingLockTo(AuditTrail.lockFateTo(trail))) {
-            ExecutionResult result = recovery.execute(plan, planFile.path.toString(), options,
+             ExecuteFlow recovery = ExecuteFlow.on(discovery, plan.clusterId())
+                     .reportingLockTo(AuditTrail.lockFateTo(trail))) {
+            ExecutionResult result = recovery.execute(plan, planFile.path.toString(), checked.sha256(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // released by now: what became of it goes into the result file
             ResultFile elected = ExecutionReport.resultFile(result, root.global)

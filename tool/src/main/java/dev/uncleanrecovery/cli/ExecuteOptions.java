@@ -62,9 +62,17 @@ class ExecuteOptions {
     boolean withoutLock;
 
     @Option(names = "--break-lock", paramLabel = "LOCK_ID",
-            description = "Remove the run lock of that id first: a run that holds it on another host has ended"
-                    + " (check there). The refusal names the id.")
+            description = "Remove the run lock of that id first, with its owner topic: a run that holds it on another"
+                    + " host or container has ended (check there). The refusal names the id; an id that is not the run"
+                    + " lock's is refused.")
     String breakLock;
+
+    @Option(names = "--restore-journal", paramLabel = "FILE",
+            description = "Put back first the replica orders that reorder journal FILE records (a run that did not"
+                    + " finish left it), whoever wrote it: only orders of the same replicas, each only where the"
+                    + " cluster still shows it as recorded. Without it, only the journals of runs of this very plan"
+                    + " are put back; any other found beside the plan is listed with this option. Repeatable.")
+    List<Path> restoreJournals;
 
     @Option(names = "--accept-unknown-loss",
             description = "Exit 0, not 3, when an elected partition has a replica whose loss is not known (its broker"
@@ -122,7 +130,7 @@ class ExecuteOptions {
                 PlanOptions.probeWithin("--reprobe-timeout-ms", reprobeTimeoutMs),
                 verifyWithin(verifyTimeoutMs), probeMode, new PlanExecution.Mode(dryRun, allOrNothing),
                 salvageDir, noSalvage, new ExecuteFlow.Locking(withoutLock, lockId()), acceptUnknownLoss,
-                abortHangingTransactions);
+                abortHangingTransactions, restoreJournals);
     }
 
     /** Under a second the new leaders rarely show even on a healthy cluster: refused, like a probe under 100 ms. */

@@ -82,21 +82,22 @@ public class RecoverCommand implements Callable<Integer> {
     private int run(PlanFlow.Options options, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        ExecuteFlow.Options executing = execution.options(planning.probeMode());
         try (ClusterDiscovery discovery = connection.discovery(root.global);
-             ExecuteFlow recovery = new ExecuteFlow(discovery).reportingLockTo(AuditTrail.lockFateTo(trail))) {
+             ExecuteFlow recovery = ExecuteFlow.on(discovery, null).reportingLockTo(AuditTrail.lockFateTo(trail))) {
             if (automatedRecovery) {
-                // One run at a time from here on; a recover killed midway left its reorders recorded beside its own
-                // plan: put them back before this plan reads the partitions (it would take the best-first order for
-                // the assignment).
-                ExecuteFlow.Options executing = execution.options(planning.probeMode());
+                // One run at a time from here on; the journals the operator names are put back before this plan reads
+                // the partitions (it would take a best-first order left behind for the assignment).
                 recovery.lock(executing.locking(), ProgressLine.steps(err));
-                recovery.restoreInterrupted(planning.outputFile(Instant.now()), discovery.clusterId(), false,
-                        ProgressLine.steps(err));
+                recovery.restoreNamed(executing.restoreJournals(), false, ProgressLine.steps(err));
             }
             PlanFlow.Result planned = new PlanFlow(discovery, Clock.systemUTC(), ToolVersion.describe())
                     .plan(options, new ProgressLine(err));
             Path planFile = planning.outputFile(planned.plan().createdAt());
             if (!automatedRecovery || planned.plan().partitions().isEmpty()) {
+                // a journal a recover killed midway left is bound to the plan that recover wrote: named, with the
+                // command that puts its orders back
+                recovery.restoreInterrupted(planFile, null, executing.restoreJournals(), true, ProgressLine.steps(err));
                 int planCode = PlanReport.print(planned, planFile, root.global, out, err);
                 PlanReport.writePage(html, planned.plan(), planFile,
                         root.global.output == GlobalOptions.OutputFormat.json ? null : out);
@@ -110,7 +111,7 @@ public class RecoverCommand implements Callable<Integer> {
                 return planCode;
             }
             ExecuteFlow.Recovered recovered = recovery.executeWhileReporting(planned,
-                    planFile.toString(), execution.options(planning.probeMode()), planning.election(), written -> {
+                    planFile.toString(), executing, planning.election(), written -> {
                         int code = PlanReport.print(planned, planFile, root.global, out, err, sha256 -> {
                             try {
                                 trail.planned(planFile, sha256, execution.noSalvage ? null
@@ -120,7 +121,7 @@ public class RecoverCommand implements Callable<Integer> {
                                 throw new UncheckedIOException("the audit log " + trail.log() + " cannot be appended"
                                         + " to; nothing was elected", e);
                             }
-                            written.run();
+                            written.accept(sha256);
                         }, true);
                         out.println();
                         out.flush();

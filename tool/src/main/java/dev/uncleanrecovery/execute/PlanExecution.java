@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.execute;
 
-import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
@@ -118,11 +117,8 @@ public final class PlanExecution {
         Map<TopicPartition, PlannedElection> planned = new LinkedHashMap<>();
         plan.partitions().forEach(p -> planned.put(p.topicPartition(), p));
         SecondLookPhase secondLook = beginSecondLook(planned, asPlanned);
+        // the plan's cluster id was compared with the live cluster's before anything was sent (recovery.ExecuteFlow)
         ClusterSnapshot now = reader.read(planned.keySet());
-        if (!plan.clusterId().equals(now.clusterId())) {
-            throw new UserInputException("the plan was made for cluster " + plan.clusterId() + ", but --bootstrap-server is"
-                    + " cluster " + now.clusterId() + "; use the plan of this cluster");
-        }
         Ledger ledger = new Ledger(planned.values().stream().map(p -> Candidate.of(p, now)).toList(), earlierNotes);
         boolean[] changing = new boolean[1];
         Runnable gate = () -> {

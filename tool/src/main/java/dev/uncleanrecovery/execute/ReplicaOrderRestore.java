@@ -22,6 +22,11 @@ import org.apache.kafka.common.TopicPartition;
  * touched and after. An order found otherwise (changed by someone else, a reassignment in progress that is not the
  * tool's) is left alone and said so: AlterPartitionReassignments has no compare-and-set, and writing the recorded
  * order over someone else's would cancel their reassignment or undo another run's reorder.
+ *
+ * <p>Only an order is ever put back, never a move: a recorded entry whose original and reordered replicas are not the
+ * same set is refused without a request, and one whose partition's replicas now are another set is left alone. A
+ * reassignment to another set starts moving data, and on an offline partition it stays pending until a leader is
+ * elected, then drops replicas — the one with the longest log among them, as like as not.
  */
 public final class ReplicaOrderRestore {
 
@@ -36,11 +41,16 @@ public final class ReplicaOrderRestore {
         /** The partition no longer exists. */
         GONE,
         /** Still as the run left it, or not known: the restore failed or the order could not be read. */
-        NOT_RESTORED;
+        NOT_RESTORED,
+        /**
+         * The record is not a reorder (its original and reordered replicas differ as sets): nothing is sent, and the
+         * journal stays for the operator to look at, since no run of this tool writes such a record.
+         */
+        REFUSED;
 
-        /** Nothing left for a later run to put back. */
+        /** Nothing left for a later run to put back, or for the operator to look at. */
         public boolean settled() {
-            return this != NOT_RESTORED;
+            return this != NOT_RESTORED && this != REFUSED;
         }
     }
 
@@ -57,6 +67,7 @@ public final class ReplicaOrderRestore {
                 case LEFT_ALONE -> "replica order NOT restored: " + why + "; before this tool's reorder it was "
                         + original;
                 case NOT_RESTORED -> "the original replica order " + original + " could NOT be restored (" + why + ")";
+                case REFUSED -> "NOT restored: " + why;
             };
         }
     }
@@ -109,16 +120,28 @@ public final class ReplicaOrderRestore {
      */
     public Report restore(List<ReorderJournal.Reorder> recorded, Consumer<String> progress, Set<TopicPartition> led) {
         Map<TopicPartition, ReorderJournal.Reorder> byPartition = new LinkedHashMap<>();
-        recorded.forEach(r -> byPartition.put(r.topicPartition(), r));
         Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
+        for (ReorderJournal.Reorder r : recorded) {
+            Optional<String> notAReorder = notAReorder(r);
+            if (notAReorder.isPresent()) {
+                verdicts.put(r.topicPartition(), new Verdict(r, Found.REFUSED, null, notAReorder.get()));
+            } else {
+                byPartition.put(r.topicPartition(), r);
+            }
+        }
+        if (byPartition.isEmpty()) {
+            return new Report(verdicts);
+        }
         ClusterSnapshot now;
         try {
             now = reader.readOrders(byPartition.keySet());
         } catch (RuntimeException e) {
             // The reassignments in progress are the controller's to list: without them nothing is put back, but the
             // brokers' metadata still says what the orders are.
-            return unrestorable(byPartition, "the reassignments in progress could not be listed (" + e.getMessage()
-                    + ")");
+            Report unread = unrestorable(byPartition, "the reassignments in progress could not be listed ("
+                    + e.getMessage() + ")");
+            verdicts.putAll(unread.verdicts());
+            return new Report(verdicts);
         }
         Map<TopicPartition, List<Integer>> toRestore = new LinkedHashMap<>();
         for (ReorderJournal.Reorder r : byPartition.values()) {
@@ -184,6 +207,22 @@ public final class ReplicaOrderRestore {
         return new Report(verdicts);
     }
 
+    /**
+     * Why a recorded entry is no reorder: its original and reordered replicas are not the same replicas, each once.
+     * Empty for a reorder.
+     */
+    static Optional<String> notAReorder(ReorderJournal.Reorder r) {
+        List<Integer> original = r.originalReplicas();
+        List<Integer> reordered = r.reorderedReplicas();
+        if (Set.copyOf(original).size() == original.size() && original.size() == reordered.size()
+                && Set.copyOf(original).equals(Set.copyOf(reordered))) {
+            return Optional.empty();
+        }
+        return Optional.of("the record of " + r.topicPartition() + " is not a reorder: original " + original
+                + " and reordered " + reordered + " are not the same replicas, and a restore only puts back an order,"
+                + " never a move; nothing was sent for it");
+    }
+
     /** The verdict from the order as read, or null when it is as the run left it (to be put back). */
     private static Verdict compare(ReorderJournal.Reorder r, ClusterSnapshot now) {
         Optional<TopicPartitionState> state = now.partition(r.topicPartition());
@@ -194,6 +233,12 @@ public final class ReplicaOrderRestore {
         if (now.reassigning().contains(r.topicPartition())) {
             return new Verdict(r, Found.LEFT_ALONE, replicas, "a reassignment this tool did not start is in progress"
                     + " (replicas now " + replicas + "); left alone");
+        }
+        if (replicas.size() != r.originalReplicas().size()
+                || !Set.copyOf(replicas).equals(Set.copyOf(r.originalReplicas()))) {
+            return new Verdict(r, Found.LEFT_ALONE, replicas, "its replicas are now " + replicas + ", not the replicas "
+                    + r.originalReplicas() + " the record names: a restore only puts back an order, never a move; left"
+                    + " as it is");
         }
         if (replicas.equals(r.originalReplicas())) {
             return new Verdict(r, Found.ORIGINAL, replicas, null);

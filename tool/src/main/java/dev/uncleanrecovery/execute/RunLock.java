@@ -8,6 +8,7 @@ import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,15 +24,18 @@ import org.apache.kafka.common.protocol.Errors;
  *
  * <p>The lock is a topic, {@value #LOCK_TOPIC}: CreateTopics is the compare-and-set Kafka offers every client (of two
  * creations of one name exactly one succeeds). Who holds it is a second topic whose name says it,
- * {@code __kafka_unclean_recovery_lock.<lock topic id>.<pid>.<process start ms>.<host>}, created right after; tied to
- * the lock by its id, so an owner topic a killed run left is never read as the owner of a newer lock. Both are deleted
- * by id when the run ends. The controller quorum and one unfenced broker are all it needs, which is what an election
- * needs anyway: where the lock cannot be taken (controller unreachable, CREATE or DELETE not granted, a
- * CreateTopicPolicy that refuses it) the run stops before changing anything, unless the operator runs without it.
+ * {@code __kafka_unclean_recovery_lock.<lock topic id>.pid-<pid>.started-<ms>.ticks-<start>.boot-<boot id>
+ * .pidns-<inode>.<host>} (see {@link RunOwner}), created right after; tied to the lock by its id, so an owner topic a
+ * killed run left is never read as the owner of a newer lock. Both are deleted by id when the run ends. The controller
+ * quorum and one unfenced broker are all it needs, which is what an election needs anyway: where the lock cannot be
+ * taken (controller unreachable, CREATE or DELETE not granted, a CreateTopicPolicy that refuses it) the run stops
+ * before changing anything, unless the operator runs without it.
  *
- * <p>A lock whose owner ran on this host and has ended (kill -9, a lost SSH session) is taken over. One held from
- * another host, or with no owner topic, is named and left: only the operator can tell that run has ended, and
- * {@code --break-lock <id>} then removes exactly that lock.
+ * <p>A lock whose owner has provably ended (same boot and pid namespace as this process, and its pid gone or reused:
+ * kill -9, a lost SSH session) is taken over. Any other is named and left: held from another host or container, by an
+ * older version of the tool, or with no owner topic, only the operator can tell that run has ended, and
+ * {@code --break-lock <id>} then removes exactly that lock and its owner topic, after checking that the id is the
+ * lock's.
  */
 public final class RunLock implements AutoCloseable {
 
@@ -42,6 +46,7 @@ public final class RunLock implements AutoCloseable {
     /** How long a lock without an owner topic may be another run between its two creations. */
     private static final Duration OWNER_GRACE = Duration.ofSeconds(3);
     private static final int ATTEMPTS = 5;
+    private static final String UNKNOWN = "unknown";
 
     /** The lock could not be taken: nothing was changed, and the message says why and what to do. */
     public static class NotTaken extends RuntimeException {
@@ -86,13 +91,7 @@ public final class RunLock implements AutoCloseable {
      */
     public static RunLock take(ControllerCalls controller, Uuid breakLock, Consumer<String> progress) {
         if (breakLock != null) {
-            Optional<Errors> refused = controller.deleteTopic(breakLock);
-            if (refused.isPresent() && refused.get() != Errors.UNKNOWN_TOPIC_ID) {
-                throw new NotTaken("cannot break the run lock " + breakLock + ": " + refused.get().name()
-                        + "; nothing was changed");
-            }
-            progress.accept(refused.isEmpty() ? "run lock " + breakLock + " broken (--break-lock)"
-                    : "run lock " + breakLock + " is gone already");
+            breakLock(controller, breakLock, progress);
         }
         RunOwner self = RunOwner.current();
         for (int attempt = 1; ; attempt++) {
@@ -115,7 +114,8 @@ public final class RunLock implements AutoCloseable {
                 continue; // released in between: try again
             }
             Holder held = holder.get();
-            if (held.owner() != null && held.owner().endedOnThisHost() && attempt < ATTEMPTS) {
+            RunOwner.Seen seen = held.owner() == null ? null : held.owner().seen();
+            if (seen != null && seen.liveness() == RunOwner.Liveness.ENDED && attempt < ATTEMPTS) {
                 progress.accept("the run lock " + held.lockId() + " was left by " + held.describe() + ", which has"
                         + " ended: taking it over (if that run reordered replicas, its journal beside its plan lists"
                         + " them, and the next run of that plan puts them back)");
@@ -125,19 +125,69 @@ public final class RunLock implements AutoCloseable {
                 }
                 continue;
             }
+            String unknown = seen != null && seen.liveness() == RunOwner.Liveness.UNKNOWN
+                    ? " This host cannot tell whether it has ended: " + seen.why() + "." : "";
             throw new Held("another run is changing this cluster: " + held.describe() + " holds the run lock "
-                    + held.lockId() + " (topic " + LOCK_TOPIC + "). Nothing was changed. Wait for it to finish; if that"
-                    + " run is gone (check on its host), run again with --break-lock " + held.lockId());
+                    + held.lockId() + " (topic " + LOCK_TOPIC + "). Nothing was changed." + unknown + " Wait for it to"
+                    + " finish; if that run is gone (check on its host), run again with --break-lock " + held.lockId());
         }
+    }
+
+    /**
+     * Removes the lock of id {@code lockId} and its owner topics, and nothing else: the id is looked up first, and one
+     * that is not this cluster's run lock is refused (a topic id pasted from a plan has the same form, and DeleteTopics
+     * by id deletes any topic for good).
+     *
+     * @throws UserInputException when no topic of that id is the run lock; nothing was deleted
+     * @throws NotTaken          when the controller refused to delete it
+     */
+    public static void breakLock(ControllerCalls controller, Uuid lockId, Consumer<String> progress) {
+        // every topic this principal may describe: the lock's own name, and what an id that is not the lock names
+        Map<String, Uuid> topics = controller.topicsNamed("");
+        String named = topics.entrySet().stream().filter(t -> t.getValue().equals(lockId)).map(Map.Entry::getKey)
+                .findFirst().orElse(null);
+        if (!LOCK_TOPIC.equals(named)) {
+            Uuid lock = topics.get(LOCK_TOPIC);
+            throw new UserInputException("--break-lock " + lockId + ": "
+                    + (named == null ? "no topic of this cluster has that id" : "that id is topic '" + named + "'")
+                    + ", not the run lock (topic " + LOCK_TOPIC + (lock == null ? ", which does not exist now"
+                    : ", id " + lock) + "); nothing was deleted. Give the id that the refusal of the run lock printed");
+        }
+        List<Uuid> doomed = new ArrayList<>(List.of(lockId));
+        topics.forEach((name, id) -> {
+            if (name.startsWith(OWNER_PREFIX + lockId + ".")) {
+                doomed.add(id);
+            }
+        });
+        // one request: both names share the prefix the operator's ACLs cover, so the controller refuses both or neither
+        Map<Uuid, Errors> refused = controller.deleteTopics(doomed);
+        Errors lock = refused.get(lockId);
+        if (lock != Errors.NONE && lock != Errors.UNKNOWN_TOPIC_ID) {
+            throw new NotTaken("cannot break the run lock " + lockId + ": " + lock.name() + "; nothing was changed");
+        }
+        progress.accept((lock == Errors.NONE ? "run lock " + lockId + " broken (--break-lock)"
+                : "run lock " + lockId + " is gone already") + (doomed.size() > 1 ? ", with its owner topic" : ""));
     }
 
     /** The owner topic that says who holds the lock; null when it could not be created (the lock still holds). */
     private static Uuid announce(ControllerCalls controller, Uuid lockId, RunOwner self) {
-        String name = OWNER_PREFIX + lockId + "." + self.pid() + "."
-                + (self.started() == null ? 0 : self.started().toEpochMilli()) + "." + topicSafe(self.host());
-        ControllerCalls.TopicCreation created = controller.createTopic(name.substring(0, Math.min(name.length(),
-                MAX_TOPIC_NAME)));
+        ControllerCalls.TopicCreation created = controller.createTopic(ownerTopic(lockId, self));
         return created.error() == Errors.NONE ? created.topicId() : null;
+    }
+
+    /**
+     * The owner topic's name: {@code <prefix><lock id>.pid-4242.started-<ms>.ticks-<start ticks>.boot-<boot id>
+     * .pidns-<inode>.<host>}, unknown fields as "unknown"; the host last, cut where the name would pass Kafka's limit.
+     */
+    static String ownerTopic(Uuid lockId, RunOwner owner) {
+        RunOwner.ProcessTable table = owner.table();
+        String name = OWNER_PREFIX + lockId + ".pid-" + owner.pid()
+                + ".started-" + (owner.started() == null ? UNKNOWN : owner.started().toEpochMilli())
+                + ".ticks-" + (owner.startTicks() < 0 ? UNKNOWN : owner.startTicks())
+                + ".boot-" + (table == null ? UNKNOWN : table.bootId())
+                + ".pidns-" + (table == null ? UNKNOWN : table.pidNamespace())
+                + "." + topicSafe(owner.host());
+        return name.substring(0, Math.min(name.length(), MAX_TOPIC_NAME));
     }
 
     /** Owner topics of locks that no longer exist (a run killed between removing its lock and its owner topic). */
@@ -181,17 +231,38 @@ public final class RunLock implements AutoCloseable {
         }
     }
 
-    /** "4242.1764824400123.host-a" → the owner. */
+    /**
+     * The owner an owner topic's name (after {@code <prefix><lock id>.}) names; null when it names none. The form of
+     * older versions, "4242.1764824400123.host-a", names a pid and a host but no process table: such a lock is held
+     * until the operator breaks it.
+     */
     static RunOwner parseOwner(String tail) {
-        String[] parts = tail.split("\\.", 3);
-        if (parts.length < 3) {
-            return null;
-        }
         try {
+            if (tail.startsWith("pid-")) {
+                String[] parts = tail.split("\\.", 6);
+                if (parts.length < 6 || !parts[1].startsWith("started-") || !parts[2].startsWith("ticks-")
+                        || !parts[3].startsWith("boot-") || !parts[4].startsWith("pidns-")) {
+                    return null;
+                }
+                String started = parts[1].substring(8);
+                String ticks = parts[2].substring(6);
+                String boot = parts[3].substring(5);
+                String namespace = parts[4].substring(6);
+                RunOwner.ProcessTable table = boot.equals(UNKNOWN) || namespace.equals(UNKNOWN) ? null
+                        : new RunOwner.ProcessTable(boot, Long.parseLong(namespace));
+                return new RunOwner(parts[5], Long.parseLong(parts[0].substring(4)),
+                        started.equals(UNKNOWN) ? null : Instant.ofEpochMilli(Long.parseLong(started)), table,
+                        ticks.equals(UNKNOWN) ? -1 : Long.parseLong(ticks));
+            }
+            String[] parts = tail.split("\\.", 3);
+            if (parts.length < 3) {
+                return null;
+            }
             long started = Long.parseLong(parts[1]);
-            return new RunOwner(parts[2], Long.parseLong(parts[0]), started == 0 ? null : Instant.ofEpochMilli(started));
-        } catch (NumberFormatException e) {
-            return null;
+            return new RunOwner(parts[2], Long.parseLong(parts[0]), started == 0 ? null : Instant.ofEpochMilli(started),
+                    null, -1);
+        } catch (IllegalArgumentException e) {
+            return null; // NumberFormatException, or a boot id that is no UUID
         }
     }
 
@@ -209,7 +280,7 @@ public final class RunLock implements AutoCloseable {
      * the controller refuses both or neither.
      *
      * @return what became of it, for the run's result file and audit log: a lock left in place keeps every run from
-     *         another host out until an operator breaks it
+     *         another host or container out until an operator breaks it
      */
     public RunLockFate release() {
         try {
@@ -229,8 +300,8 @@ public final class RunLock implements AutoCloseable {
     }
 
     private RunLockFate leftInPlace(String why) {
-        String detail = "could not be removed (" + why + "): the next run on this host takes it over; from another"
-                + " host, run with --break-lock " + lockId;
+        String detail = "could not be removed (" + why + "): the next run on this host, in the same pid namespace,"
+                + " takes it over; from another host or container, run with --break-lock " + lockId;
         progress.accept("WARNING: the run lock " + lockId + " " + detail);
         return new RunLockFate(lockId.toString(), RunLockFate.Fate.LEFT_IN_PLACE, detail);
     }

@@ -217,7 +217,7 @@ public final class StockElector implements DesignatedElector {
             // a refusal read back as the original order: nothing of this partition was changed
             case ORIGINAL -> o.outcome() == Outcome.REFUSED ? o.withNote("nothing changed") : o;
             case GONE -> o;
-            case LEFT_ALONE -> o.withNote(verdict.describe());
+            case LEFT_ALONE, REFUSED -> o.withNote(verdict.describe());
             case NOT_RESTORED -> new PartitionOutcome(k, o.designatedLeader(),
                     o.outcome() == Outcome.ELECTED ? Outcome.FAILED : o.outcome(), o.detail() + "; BUT "
                     + verdict.describe() + ": the assignment is left best-first" + journalNote(found)
@@ -260,7 +260,6 @@ public final class StockElector implements DesignatedElector {
         if (found.settled() && !kept) {
             return "";
         }
-        return journal.file().map(f -> "; " + f + " keeps the record: run execute again, it reads the orders back and"
-                + " puts back what is still as this run set it").orElse("");
+        return journal.keptNote().orElse("");
     }
 }

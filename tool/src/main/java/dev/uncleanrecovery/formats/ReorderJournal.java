@@ -16,24 +16,49 @@ import org.apache.kafka.common.TopicPartition;
  * leaves it behind, and the next {@code execute} of the same plan puts those orders back before anything else.
  * Deleted once every order it names is restored.
  *
- * @param host and pid the process that wrote it: a record whose writer still runs is not a leftover
+ * <p>Bound to what it was made for: the cluster, the plan's exact bytes ({@code planSha256}, as the audit log and
+ * approvals name a plan) and the process that wrote it, by what tells its process table from another's (see
+ * {@code execute.RunOwner}). Version 1 journals carry neither plan hash nor process table: they are read, but only ever
+ * acted on when the operator names them.
+ *
+ * @param planSha256        the SHA-256 of the plan file the run applied; null only in version 1
+ * @param host              and pid: the process that wrote it, for people and, with the three fields after, to tell
+ *                          whether it still runs
+ * @param bootId            the kernel boot it ran in; null when not known (and in version 1)
+ * @param pidNamespace      the inode of its pid namespace; null when not known
+ * @param processStartTicks its start in clock ticks since boot; null when not known
  */
 public record ReorderJournal(
         @Required int version,
         @Required String clusterId,
         @Required String planFile,
+        String planSha256,
         @Required Instant startedAt,
         String host,
         long pid,
+        String bootId,
+        Long pidNamespace,
+        Long processStartTicks,
         @Required List<Reorder> partitions) {
 
-    public static final int VERSION = 1;
+    /** The format this tool writes: 2 binds the journal to its plan's SHA-256 and its writer's process table. */
+    public static final int VERSION = 2;
+    /** Version 1 is still read, to be named and acted on when asked. */
+    public static final int OLDEST_READ = 1;
 
     private static final StrictJsonFile<ReorderJournal> FORMAT = new StrictJsonFile<>(ReorderJournal.class,
-            "reorder journal", VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
+            "reorder journal", OLDEST_READ, VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
 
     public ReorderJournal {
         partitions = Checks.list(partitions);
+        if (version >= 2 && (planSha256 == null || !planSha256.matches("[0-9a-f]{64}"))) {
+            throw Checks.invalid("planSha256", planSha256 == null ? "is missing"
+                    : "must be 64 lower-case hex digits, found '" + planSha256 + "'");
+        }
+        if (bootId != null && !bootId.matches("[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}")) {
+            throw Checks.invalid("bootId", "must be a boot id as /proc/sys/kernel/random/boot_id has it, found '"
+                    + bootId + "'");
+        }
     }
 
     /**

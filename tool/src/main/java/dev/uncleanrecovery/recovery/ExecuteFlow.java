@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.recovery;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.HangingTransactions;
@@ -51,12 +52,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.internals.Topic;
@@ -77,10 +80,15 @@ public final class ExecuteFlow implements AutoCloseable {
      * @param locking       the run lock: taken unless the operator runs without it, after breaking a given one
      * @param acceptUnknownLoss an election where some replica's loss is not known does not make the run exit 3
      * @param abortHanging      abort the hanging transactions found on the elected partitions afterwards
+     * @param restoreJournals   journals the operator names (--restore-journal), put back first whoever wrote them
      */
     public record Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
                           PlanExecution.Mode mode, Path salvageDir, boolean noSalvage, Locking locking,
-                          boolean acceptUnknownLoss, boolean abortHanging) {
+                          boolean acceptUnknownLoss, boolean abortHanging, List<Path> restoreJournals) {
+
+        public Options {
+            restoreJournals = restoreJournals == null ? List.of() : List.copyOf(restoreJournals);
+        }
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode) {
             this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, PlanExecution.Mode.APPLY);
@@ -88,7 +96,8 @@ public final class ExecuteFlow implements AutoCloseable {
 
         public Options(boolean allowUnprobedLeader, ProbeSettings reprobe, Duration verifyTimeout, ProbeMode probeMode,
                        PlanExecution.Mode mode) {
-            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false, Locking.TAKE, false, false);
+            this(allowUnprobedLeader, reprobe, verifyTimeout, probeMode, mode, null, false, Locking.TAKE, false, false,
+                    List.of());
         }
     }
 
@@ -103,6 +112,8 @@ public final class ExecuteFlow implements AutoCloseable {
     }
 
     private final ClusterDiscovery discovery;
+    /** The id of the cluster this run acts on, read from the live cluster before anything is sent to it. */
+    private final String clusterId;
     /** The run lock, taken on a thread of its own while the run reads: every change waits for it. */
     private CompletableFuture<RunLock> locking;
     /** What became of the lock once released; null until then, and for a run that took none. */
@@ -110,9 +121,39 @@ public final class ExecuteFlow implements AutoCloseable {
 
     /** Told what became of the run lock once it is released. */
     private Consumer<RunLockFate> lockReleased = fate -> { };
+    /** The journals this run has looked at already: each is named once. */
+    private final Set<Path> journalsSeen = new HashSet<>();
 
-    public ExecuteFlow(ClusterDiscovery discovery) {
+    private ExecuteFlow(ClusterDiscovery discovery, String clusterId) {
         this.discovery = discovery;
+        this.clusterId = clusterId;
+    }
+
+    /**
+     * The flow of a run on the cluster {@code discovery} reaches, checked first: the one place where the live cluster's
+     * id is compared with the plan's, before the run lock (and --break-lock), any journal and any change.
+     *
+     * @param planClusterId the id the plan was made for; null for recover, which plans the live cluster itself
+     * @throws UserInputException when the live cluster is another one
+     */
+    public static ExecuteFlow on(ClusterDiscovery discovery, String planClusterId) {
+        String live = discovery.clusterId();
+        if (planClusterId != null) {
+            requireSameCluster(planClusterId, live);
+        }
+        return new ExecuteFlow(discovery, live);
+    }
+
+    private static void requireSameCluster(String planClusterId, String live) {
+        if (!planClusterId.equals(live)) {
+            throw new UserInputException("the plan was made for cluster " + planClusterId + ", but --bootstrap-server"
+                    + " is cluster " + live + "; nothing was changed: use the plan of this cluster");
+        }
+    }
+
+    /** The id of the live cluster, as checked when this flow began. */
+    public String clusterId() {
+        return clusterId;
     }
 
     /** Tells {@code released} what became of the run lock once it is released (nothing when none was taken). */
@@ -138,7 +179,11 @@ public final class ExecuteFlow implements AutoCloseable {
             return;
         }
         ControllerCalls controller = ControllerCalls.through(discovery);
-        this.locking = OnItsOwnThread.run("run-lock", () -> RunLock.take(controller, locking.breakLock(), progress));
+        if (locking.breakLock() != null) {
+            // right away, not beside the reads: an id that is not the run lock's is bad input, said before any work
+            RunLock.breakLock(controller, locking.breakLock(), progress);
+        }
+        this.locking = OnItsOwnThread.run("run-lock", () -> RunLock.take(controller, null, progress));
     }
 
     /**
@@ -181,19 +226,24 @@ public final class ExecuteFlow implements AutoCloseable {
         releaseLock();
     }
 
-    public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress) {
-        return execute(plan, planFile, options, progress, () -> { }, null, null);
+    /** @param planSha256 the SHA-256 of the plan file's bytes, as read: the journal of this run is bound to it */
+    public ExecutionResult execute(Plan plan, String planFile, String planSha256, Options options,
+                                   Consumer<String> progress) {
+        return execute(plan, planFile, () -> planSha256, options, progress, () -> { }, null, null);
     }
 
     /**
+     * @param planSha256     the SHA-256 of the plan file, once it is on the disk (recover writes it as the run begins)
      * @param beforeElecting and asPlanned: see {@link PlanExecution#run(Plan, String, Runnable, ClusterSnapshot)}
      * @param redecision     what to do when a replica that did not answer the plan answers now with more (recover
      *                       decides again); null refuses the partition
      */
-    public ExecutionResult execute(Plan plan, String planFile, Options options, Consumer<String> progress,
-                                   Runnable beforeElecting, ClusterSnapshot asPlanned, Redecision redecision) {
-        PendingReorders journal = new PendingReorders(ReorderJournal.pathFor(Path.of(planFile)), plan.clusterId(),
-                planFile);
+    public ExecutionResult execute(Plan plan, String planFile, Supplier<String> planSha256, Options options,
+                                   Consumer<String> progress, Runnable beforeElecting, ClusterSnapshot asPlanned,
+                                   Redecision redecision) {
+        requireSameCluster(plan.clusterId(), clusterId);
+        PendingReorders journal = new PendingReorders(ReorderJournal.pathFor(Path.of(planFile)), clusterId, planFile,
+                planSha256);
         Path salvageDirectory = options.noSalvage() ? null
                 : options.salvageDir() != null ? options.salvageDir() : SalvageStore.besidePlan(Path.of(planFile));
         if (salvageDirectory != null) {
@@ -207,9 +257,10 @@ public final class ExecuteFlow implements AutoCloseable {
             awaitLock();
             beforeElecting.run();
         };
-        // Before anything else: runs killed between their reorder and their restore, of this plan or another.
-        Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), plan.clusterId(),
-                options.mode().dryRun(), progress);
+        // Before anything else: runs of this plan killed between their reorder and their restore, and the journals
+        // the operator named.
+        Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), planSha256.get(),
+                options.restoreJournals(), options.mode().dryRun(), progress);
         BrokerCutLookUp cutLookUp = new BrokerCutLookUp(discovery, options.reprobe());
         PlanExecution execution = new PlanExecution(new Describing(discovery),
                 new PlanReprobe(discovery, plan, options.reprobe(), options.probeMode()),
@@ -413,10 +464,13 @@ public final class ExecuteFlow implements AutoCloseable {
     public record Recovered(int reportExitCode, ExecutionResult result) {
     }
 
-    /** Writes and prints a plan; runs {@code written} once the file is on disk; returns the exit code of its part. */
+    /**
+     * Writes and prints a plan; gives {@code written} the SHA-256 of the file once it is on disk; returns the exit code
+     * of its part.
+     */
     @FunctionalInterface
     public interface PlanReport {
-        int write(Runnable written) throws Exception;
+        int write(Consumer<String> written) throws Exception;
     }
 
     /**
@@ -429,11 +483,11 @@ public final class ExecuteFlow implements AutoCloseable {
     public Recovered executeWhileReporting(PlanFlow.Result planned, String planFile, Options options,
                                            ElectionOptions election, PlanReport report,
                                            Function<CompletableFuture<Integer>, Consumer<String>> progress) {
-        CompletableFuture<Void> written = new CompletableFuture<>();
-        CompletableFuture<Integer> reported = OnItsOwnThread.run("plan-report", () -> report.write(() -> written.complete(null)));
+        CompletableFuture<String> written = new CompletableFuture<>();
+        CompletableFuture<Integer> reported = OnItsOwnThread.run("plan-report", () -> report.write(written::complete));
         ExecutionResult result;
         try {
-            result = execute(planned.plan(), planFile, options, progress.apply(reported),
+            result = execute(planned.plan(), planFile, () -> written.getNow(null), options, progress.apply(reported),
                     () -> CompletableFuture.anyOf(written, reported).join(), planned.snapshot(),
                     PlanFlow.redecision(planned, election, discovery.connections(), options.reprobe()));
         } finally {
@@ -443,25 +497,62 @@ public final class ExecuteFlow implements AutoCloseable {
     }
 
     /**
-     * Puts back the replica orders that runs killed between their reorder and their restore left, as recorded
-     * beside {@code planFile} (that plan's record, and those of other plans against this cluster: 'recover' writes
-     * a new plan each time). A dry run only says what a real run would restore.
+     * Puts back the replica orders that runs of this plan killed between their reorder and their restore left beside
+     * {@code planFile}, and those of the journals the operator names; lists every other journal of this cluster there
+     * with the command that acts on it ('recover' writes a new plan each time: a killed recover's journal is bound to
+     * the plan that recover wrote). A dry run only says what a real run would do.
      *
+     * @param planSha256 the SHA-256 of the plan file; null when it is not on the disk yet (recover, before it plans)
+     * @param named      the journals the operator names (--restore-journal)
      * @return per partition, what an interrupted run left and what was done about it
      */
-    public Map<TopicPartition, String> restoreInterrupted(Path planFile, String clusterId, boolean dryRun,
-                                                          Consumer<String> progress) {
-        List<PendingReorders> interrupted = PendingReorders.beside(planFile, clusterId);
-        if (interrupted.isEmpty()) {
+    public Map<TopicPartition, String> restoreInterrupted(Path planFile, String planSha256, List<Path> named,
+                                                          boolean dryRun, Consumer<String> progress) {
+        List<PendingReorders> toRestore = new ArrayList<>(namedJournals(named));
+        for (PendingReorders found : PendingReorders.beside(planFile, clusterId, planSha256)) {
+            if (!journalsSeen.add(found.file().orElseThrow().toAbsolutePath().normalize())) {
+                continue;
+            }
+            if (found.standing() == PendingReorders.Standing.BOUND) {
+                toRestore.add(found);
+            } else {
+                found.notice(planFile.toString()).ifPresent(progress);
+            }
+        }
+        return restore(toRestore, dryRun, progress);
+    }
+
+    /**
+     * Puts back the replica orders of the journals the operator names (--restore-journal), before anything else: what
+     * 'recover' does before it plans, so that its plan reads the orders as they were.
+     */
+    public Map<TopicPartition, String> restoreNamed(List<Path> named, boolean dryRun, Consumer<String> progress) {
+        return restore(namedJournals(named), dryRun, progress);
+    }
+
+    /** The journals named and not looked at yet by this run, each checked to be this cluster's. */
+    private List<PendingReorders> namedJournals(List<Path> named) {
+        List<PendingReorders> journals = new ArrayList<>();
+        for (Path file : named) {
+            if (journalsSeen.add(file.toAbsolutePath().normalize())) {
+                journals.add(PendingReorders.named(file, clusterId));
+            }
+        }
+        return journals;
+    }
+
+    private Map<TopicPartition, String> restore(List<PendingReorders> journals, boolean dryRun,
+                                                Consumer<String> progress) {
+        if (journals.isEmpty()) {
             return Map.of();
         }
         PartitionStateReader reader = new Describing(discovery);
         ReplicaOrderRestore restore = new ReplicaOrderRestore(new Polling(discovery), ControllerCalls.through(discovery),
                 RESTORE_VISIBLE);
         Map<TopicPartition, String> notes = new HashMap<>();
-        for (PendingReorders left : interrupted) {
+        for (PendingReorders left : journals) {
             if (dryRun) {
-                left.leftoverNotice().ifPresent(progress);
+                left.notice(null).ifPresent(progress);
             } else {
                 awaitLock();
                 left.restoreLeftover(reader, restore, progress)

@@ -11,18 +11,26 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ReorderJournal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicCollection;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -96,6 +104,63 @@ class ConcurrentExecuteClusterTest {
 
     @Test
     @Order(2)
+    void break_lock_refuses_an_id_that_is_not_this_clusters_run_lock_and_deletes_nothing(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: a plan whose topic ids are those of real topics, another topic with records, and a lock held
+        Path plan = plan(cluster, dir.resolve("ids.json"), "2");
+        Uuid twice = Uuid.fromString(PlanFile.read(plan).partitions().get(0).topicId());
+        Uuid kept = createTopic(cluster, "kept");
+        try (Producer<String, String> producer = new KafkaProducer<>(cluster.clientProperties(), new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>("kept", "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+
+        // when: the plan's topic id, then the other topic's, is given as the lock to break
+        CliRun fromThePlan = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test",
+                "--plan", plan.toString(), "--accept-unknown-loss", "--break-lock", twice.toString());
+        CliRun another = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test",
+                "--plan", plan.toString(), "--accept-unknown-loss", "--break-lock", kept.toString());
+
+        // then: both refused in one line, and the brokers still hold both topics, with their ids and records
+        assertThat(fromThePlan.exitCode()).as(fromThePlan.out() + fromThePlan.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(fromThePlan.err()).contains("--break-lock " + twice + ": that id is topic 'twice', not the run lock",
+                "nothing was deleted");
+        assertThat(another.exitCode()).as(another.out() + another.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(another.err()).contains("that id is topic 'kept', not the run lock");
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(admin.describeTopics(TopicCollection.ofTopicIds(List.of(twice, kept))).allTopicIds()
+                    .get(30, TimeUnit.SECONDS)).containsOnlyKeys(twice, kept);
+            TopicPartition kept0 = new TopicPartition("kept", 0);
+            assertThat(admin.listOffsets(Map.of(kept0, OffsetSpec.earliest())).all().get(30, TimeUnit.SECONDS)
+                    .get(kept0).offset()).isZero();
+            assertThat(admin.listOffsets(Map.of(kept0, OffsetSpec.latest())).all().get(30, TimeUnit.SECONDS)
+                    .get(kept0).offset()).isEqualTo(10);
+        }
+        PartitionView untouched = cluster.metadata().describePartition(FOREIGN);
+        assertThat(untouched.leader()).isEqualTo(PartitionView.NO_LEADER);
+        assertThat(untouched.replicas()).isEqualTo(LastReplicaStandingOutage.ASSIGNMENT);
+
+        // and: a plan of another cluster is refused before the lock it names is broken
+        Uuid lockId = createTopic(cluster, RunLock.LOCK_TOPIC);
+        Path foreign = dir.resolve("foreign-cluster.json");
+        Files.writeString(foreign, Files.readString(plan).replace(cluster.clusterId(), "AAAAAAAAAAAAAAAAAAAAAA"));
+        CliRun otherCluster = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--reason", "test",
+                "--plan", foreign.toString(), "--accept-unknown-loss", "--break-lock", lockId.toString());
+
+        assertThat(otherCluster.exitCode()).as(otherCluster.out() + otherCluster.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(otherCluster.err()).contains("the plan was made for cluster AAAAAAAAAAAAAAAAAAAAAA, but"
+                + " --bootstrap-server is cluster " + cluster.clusterId());
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(admin.describeTopics(TopicCollection.ofTopicIds(List.of(lockId))).allTopicIds()
+                    .get(30, TimeUnit.SECONDS)).as("the lock is still there").containsOnlyKeys(lockId);
+            admin.deleteTopics(TopicCollection.ofTopicIds(List.of(lockId))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    @Order(3)
     void a_lock_held_from_another_host_is_named_and_left_until_the_operator_breaks_it(LocalKafkaCluster cluster)
             throws Exception {
         Path plan = plan(cluster, dir.resolve("foreign.json"), "2");
@@ -118,11 +183,11 @@ class ConcurrentExecuteClusterTest {
                 "--accept-unknown-loss", "--break-lock", lockId.toString());
 
         assertThat(broken.exitCode()).as(broken.out() + broken.err()).isEqualTo(ExitCode.OK);
-        assertThat(broken.err()).contains("run lock " + lockId + " broken (--break-lock)");
+        assertThat(broken.err()).contains("run lock " + lockId + " broken (--break-lock), with its owner topic");
         assertThat(cluster.metadata().awaitPartition(FOREIGN, v -> v.leader() != PartitionView.NO_LEADER,
                 Duration.ofSeconds(30))
                 .leader()).isEqualTo(LONGEST_SURVIVOR);
-        assertThat(lockTopics(cluster)).as("the old owner topic is removed with the new lock").isEmpty();
+        assertThat(lockTopics(cluster)).as("the old owner topic is removed with its lock").isEmpty();
     }
 
     private static Path plan(LocalKafkaCluster cluster, Path file, String... partitions) {

@@ -51,6 +51,7 @@ class JsonSchemaDocsTest {
         formats.put("status.schema.json", StatusCommand.StatusReport.class);
         formats.put("salvage-manifest.schema.json", dev.uncleanrecovery.formats.SalvageManifest.class);
         formats.put("replay-journal.schema.json", dev.uncleanrecovery.formats.ReplayJournal.class);
+        formats.put("reorder-journal.schema.json", dev.uncleanrecovery.formats.ReorderJournal.class);
         formats.put("audit-line.schema.json", dev.uncleanrecovery.formats.AuditLine.class);
         formats.put("approval.schema.json", dev.uncleanrecovery.formats.PlanApproval.class);
         return formats;
@@ -117,5 +118,18 @@ class JsonSchemaDocsTest {
         ObjectNode typo = (ObjectNode) Json.mapper().readTree(Path.of("examples/plan.json").toFile());
         typo.put("designatedLeaders", 2);
         assertThat(schema.validate(typo)).isNotEmpty();
+    }
+
+    @Test
+    void a_written_reorder_journal_follows_its_schema() throws Exception {
+        JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+                .getSchema(Files.readString(DIR.resolve("reorder-journal.schema.json")));
+        var journal = new dev.uncleanrecovery.formats.ReorderJournal(
+                dev.uncleanrecovery.formats.ReorderJournal.VERSION, "cluster-1", "/plans/p.json", "0".repeat(64),
+                Instant.EPOCH, "bastion", 4242, "6c841718-5c4b-49ba-bab5-62cab637f453", 4026531836L, 55456L,
+                List.of(new dev.uncleanrecovery.formats.ReorderJournal.Reorder("orders", 0, 2, 7, List.of(1, 3, 2),
+                        List.of(2, 3, 1))));
+
+        assertThat(schema.validate(Json.mapper().valueToTree(journal))).isEmpty();
     }
 }

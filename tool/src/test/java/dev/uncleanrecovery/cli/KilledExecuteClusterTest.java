@@ -15,9 +15,12 @@ import dev.uncleanrecovery.formats.ReorderJournal;
 import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -29,7 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The tool's own JVM killed with SIGKILL right after the controller answered the stock elector's reorder: the
  * assignment is left best-first, maybe with a leader elected, and nobody restored it. The next run of the plan
- * must find the record, put the orders back, and elect only what was not elected yet.
+ * must find the record, put the orders back, and elect only what was not elected yet. A killed recover's record is
+ * bound to the plan that recover wrote: the next recover, with a plan of its own, names it and the command that puts
+ * it back.
  */
 @KafkaClusterTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -104,8 +109,8 @@ class KilledExecuteClusterTest {
 
     @Test
     @Order(2)
-    void a_killed_recover_is_put_right_by_the_next_recover_which_writes_a_plan_of_its_own(LocalKafkaCluster cluster)
-            throws Exception {
+    void a_killed_recovers_journal_is_named_by_the_next_recover_and_put_back_by_the_command_it_names(
+            LocalKafkaCluster cluster) throws Exception {
         // given: recover killed right after its reorder was answered
         Path firstPlan = dir.resolve("recover-1.json");
         ToolJvm.Run killed = ToolJvm.run(dir, "Received ALTER_PARTITION_REASSIGNMENTS response", () -> { },
@@ -113,17 +118,35 @@ class KilledExecuteClusterTest {
                 "--automated-recovery", "--reason", "test", "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut",
                 "--partition", "2", "--output-file", firstPlan.toString());
         assertThat(killed.triggered()).as(killed.output()).isTrue();
-        assertThat(ReorderJournal.pathFor(firstPlan)).exists();
+        Path journal = ReorderJournal.pathFor(firstPlan);
+        assertThat(journal).exists();
+        assertThat(ReorderJournal.readIfPresent(journal).orElseThrow().planSha256())
+                .as("bound to the plan that recover wrote").isEqualTo(PlanFile.sha256(firstPlan));
 
         // when: recover runs again, with a plan file of its own
         CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "recover", "--accept-unknown-loss", "--automated-recovery", "--reason", "test",
                 "--strategy", "proactive", "--probe-timeout-ms", "3000", "--topic", "cut", "--partition", "2",
                 "--output-file", dir.resolve("recover-2.json").toString());
 
-        // then: the first run's record is found beside it, its order restored, the partition led by 2
+        // then: the first run's journal is not its own: it is named, with the command that puts its orders back
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
-        assertThat(again.err().replaceAll("\\s+", " ")).contains("did not finish", ReorderJournal.pathFor(firstPlan).toString());
-        assertThat(ReorderJournal.pathFor(firstPlan)).doesNotExist();
+        String said = again.err().replaceAll("\\s+", " ");
+        assertThat(said).contains(journal + "; they are NOT put back by this run: a run of another plan wrote it ("
+                + firstPlan);
+        assertThat(journal).exists();
+        Matcher command = Pattern.compile("'execute (--plan \\S+ --restore-journal \\S+) --reason TEXT'").matcher(said);
+        assertThat(command.find()).as(said).isTrue();
+
+        // when: the operator runs that command
+        List<String> args = new ArrayList<>(List.of("--bootstrap-server", cluster.bootstrapServers(), "execute"));
+        args.addAll(List.of(command.group(1).split(" ")));
+        args.addAll(List.of("--reason", "test", "--accept-unknown-loss"));
+        CliRun restored = CliRun.of(args.toArray(String[]::new));
+
+        // then: the first run's order is back, the journal gone, the partition led by 2
+        assertThat(restored.exitCode()).as(restored.out() + restored.err()).isEqualTo(ExitCode.OK);
+        assertThat(restored.err().replaceAll("\\s+", " ")).contains("did not finish", journal + " (--restore-journal)");
+        assertThat(journal).doesNotExist();
         PartitionView now = cluster.metadata().awaitPartition(CUT_2, v -> v.leader() != PartitionView.NO_LEADER
                 && v.replicas().equals(LastReplicaStandingOutage.ASSIGNMENT), Duration.ofSeconds(30));
         assertThat(now.leader()).isEqualTo(LONGEST_SURVIVOR);

@@ -51,9 +51,18 @@ public final class ToolJvm {
      */
     static Run run(Path dir, List<String> jvmArgs, String trigger, Runnable action, AtTrigger then, String... args)
             throws IOException, InterruptedException {
+        return run(dir, List.of(), jvmArgs, trigger, action, then, args);
+    }
+
+    /**
+     * @param launcher what the tool's JVM is started through ("unshare", "--pid", ...; the JVM's command line follows
+     *                 it); signals reach the JVM among the launcher's descendants
+     */
+    static Run run(Path dir, List<String> launcher, List<String> jvmArgs, String trigger, Runnable action,
+                   AtTrigger then, String... args) throws IOException, InterruptedException {
         Path requestLog = newRequestLog(dir);
         Path output = Files.createTempFile(dir, "tool-", ".out");
-        Process tool = start(List.of(), requestLog, output, jvmArgs, args);
+        Process tool = start(launcher, requestLog, output, jvmArgs, args);
         boolean triggered = false;
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -91,12 +100,17 @@ public final class ToolJvm {
         return new Run(triggered, killed ? -1 : tool.exitValue(), Files.readString(output));
     }
 
-    /** kill(1): SIGSTOP holds every thread of the tool where it is, SIGCONT lets it go on. */
+    /**
+     * kill(1): SIGSTOP holds every thread of the tool where it is, SIGCONT lets it go on; the tool's JVM and whatever
+     * launched it.
+     */
     private static void signal(Process tool, String signal) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(tool.pid())).inheritIO().start();
+            List<String> command = new ArrayList<>(List.of("kill", "-" + signal, String.valueOf(tool.pid())));
+            tool.descendants().forEach(p -> command.add(String.valueOf(p.pid())));
+            Process kill = new ProcessBuilder(command).inheritIO().start();
             if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + tool.pid() + " failed");
+                throw new IllegalStateException(String.join(" ", command) + " failed");
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

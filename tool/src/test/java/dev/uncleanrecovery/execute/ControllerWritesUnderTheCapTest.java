@@ -63,7 +63,7 @@ class ControllerWritesUnderTheCapTest {
     void the_stock_elector_reorders_elects_and_restores_in_requests_of_at_most_9999() {
         List<ElectionTarget> targets = offline();
         StockElector elector = new StockElector(controller.calls(), controller.reader(), Duration.ofSeconds(5), s -> { },
-                null, new PendingReorders(null, "cluster", "plan.json"));
+                null, new PendingReorders(null, "cluster", "plan.json", () -> null));
 
         List<PartitionOutcome> outcomes = elector.elect(targets, validated(targets));
 
@@ -89,7 +89,7 @@ class ControllerWritesUnderTheCapTest {
         controller.failWhen(w -> w.api().equals("AlterPartitionReassignments")
                 && controller.writes("AlterPartitionReassignments").size() == 2);
         StockElector elector = new StockElector(controller.calls(), controller.reader(), Duration.ofSeconds(5), s -> { },
-                null, new PendingReorders(null, "cluster", "plan.json"));
+                null, new PendingReorders(null, "cluster", "plan.json", () -> null));
 
         List<PartitionOutcome> outcomes = elector.elect(targets, validated(targets));
 

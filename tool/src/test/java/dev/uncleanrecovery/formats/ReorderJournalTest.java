@@ -15,12 +15,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ReorderJournalTest {
 
+    private static final String SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
     @TempDir
     Path dir;
 
     private static ReorderJournal journal() {
-        return new ReorderJournal(ReorderJournal.VERSION, "cluster-1", "/plans/p.json", Instant.parse("2026-12-01T03:00:00Z"),
-                "bastion", 4242, List.of(new ReorderJournal.Reorder("orders", 3, 2, 7, List.of(1, 3, 2), List.of(2, 3, 1))));
+        return new ReorderJournal(ReorderJournal.VERSION, "cluster-1", "/plans/p.json", SHA,
+                Instant.parse("2026-12-01T03:00:00Z"), "bastion", 4242, "6c841718-5c4b-49ba-bab5-62cab637f453",
+                4026531836L, 55456L,
+                List.of(new ReorderJournal.Reorder("orders", 3, 2, 7, List.of(1, 3, 2), List.of(2, 3, 1))));
     }
 
     @Test
@@ -52,5 +56,48 @@ class ReorderJournalTest {
     @Test
     void no_record_reads_as_none() throws Exception {
         assertThat(ReorderJournal.readIfPresent(dir.resolve("none-journal.json"))).isEmpty();
+    }
+
+    @Test
+    void a_version_2_journal_names_the_plan_it_was_written_for() throws Exception {
+        Path file = dir.resolve("p-journal.json");
+        Files.writeString(file, """
+                {"version": 2, "clusterId": "cluster-1", "planFile": "p.json", "startedAt": "2026-12-01T03:00:00Z",
+                 "host": "bastion", "pid": 4242, "partitions": []}
+                """);
+
+        assertThatThrownBy(() -> ReorderJournal.readIfPresent(file)).isInstanceOf(PlanFormatException.class)
+                .hasMessageContaining("planSha256 is missing");
+    }
+
+    @Test
+    void a_version_1_journal_is_still_read_without_plan_or_process_table() throws Exception {
+        Path file = dir.resolve("old-journal.json");
+        Files.writeString(file, """
+                {"version": 1, "clusterId": "cluster-1", "planFile": "old.json", "startedAt": "2026-12-01T03:00:00Z",
+                 "host": "bastion", "pid": 4242,
+                 "partitions": [{"topic": "orders", "partition": 0, "designatedLeader": 2, "leaderEpoch": 7,
+                                 "originalReplicas": [1, 3, 2], "reorderedReplicas": [2, 3, 1]}]}
+                """);
+
+        ReorderJournal read = ReorderJournal.readIfPresent(file).orElseThrow();
+
+        assertThat(read.version()).isEqualTo(1);
+        assertThat(read.planSha256()).isNull();
+        assertThat(read.bootId()).isNull();
+        assertThat(read.partitions()).hasSize(1);
+    }
+
+    @Test
+    void a_boot_id_must_be_one() throws Exception {
+        Path file = dir.resolve("p-journal.json");
+        Files.writeString(file, """
+                {"version": 2, "clusterId": "cluster-1", "planFile": "p.json", "planSha256": "%s",
+                 "startedAt": "2026-12-01T03:00:00Z", "host": "bastion", "pid": 4242, "bootId": "../x",
+                 "partitions": []}
+                """.formatted(SHA));
+
+        assertThatThrownBy(() -> ReorderJournal.readIfPresent(file)).isInstanceOf(PlanFormatException.class)
+                .hasMessageContaining("bootId must be a boot id");
     }
 }

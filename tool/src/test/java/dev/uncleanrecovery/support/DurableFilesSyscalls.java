@@ -23,8 +23,8 @@ public final class DurableFilesSyscalls {
         Path dir = Path.of(args[0]);
         mark(dir, "journal-written");
         Path journal = dir.resolve("plan-journal.json");
-        ReorderJournal.write(journal, new ReorderJournal(ReorderJournal.VERSION, "cluster", "plan.json", Instant.now(),
-                "host", 1, List.of(new ReorderJournal.Reorder("orders", 0, 2, 5, List.of(1, 3, 2), List.of(2, 3, 1)))));
+        ReorderJournal.write(journal, new ReorderJournal(ReorderJournal.VERSION, "cluster", "plan.json",
+                "0".repeat(64), Instant.now(), "host", 1, null, null, null, List.of(new ReorderJournal.Reorder("orders", 0, 2, 5, List.of(1, 3, 2), List.of(2, 3, 1)))));
         mark(dir, "journal-deleted");
         DurableFiles.delete(journal);
         mark(dir, "updated");
