@@ -126,8 +126,10 @@ public class ExecuteCommand implements Callable<Integer> {
                     ProgressLine.steps(spec.commandLine().getErr()));
             // the run lock is released meanwhile
             ResultFile elected = ExecutionReport.resultFile(result, root.global);
-            return ExecutionReport.print(result, elected, execution.resetConsumerOffsets(discovery, plan, elected, !dryRun),
-                    dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
+            Path resultFile = execution.resultFile(planFile.path);
+            return ExecutionReport.print(result, elected,
+                    execution.resetConsumerOffsets(discovery, plan, elected, !dryRun, resultFile),
+                    dryRun ? null : resultFile, root.global, spec.commandLine().getOut(),
                     new ExecutionReport.Page(html, plan), trail == null ? ExecutionReport.Written.NONE : trail::recorded);
         }
     }
