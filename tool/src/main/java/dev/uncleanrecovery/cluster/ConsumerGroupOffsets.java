@@ -104,25 +104,24 @@ public final class ConsumerGroupOffsets {
         // it may DESCRIBE: the others are not even named
         Optional<String> hidden = groupsHidden(admin, timeout);
         if (groups.isEmpty()) {
-            if (hidden.isEmpty()) {
-                return new Result(List.of(), offline, unreadable);
-            }
             if (offsetsTopic == null) {
+                // nor are the groups kept on offline partitions of __consumer_offsets, which it cannot see
                 unreadable.add("consumer groups not checked: this principal may not DESCRIBE topic "
-                        + Topic.GROUP_METADATA_TOPIC_NAME + " and sees no group (" + hidden.get() + "); with DESCRIBE"
-                        + " on the cluster and on the groups the plan lists those that read records it destroys");
-            } else {
+                        + Topic.GROUP_METADATA_TOPIC_NAME + " and sees no group" + hidden.map(why -> " (" + why + ")")
+                        .orElse("") + "; with DESCRIBE on the groups the plan lists those that read records it"
+                        + " destroys");
+            } else if (hidden.isPresent()) {
                 unreadable.add("no consumer group is visible to this principal although "
                         + Topic.GROUP_METADATA_TOPIC_NAME + " exists (" + hidden.get() + ")");
             }
             return new Result(List.of(), offline, unreadable);
         }
-        hidden.ifPresent(why -> unreadable.add("consumer groups other than the " + groups.size() + " listed may exist"
-                + " (" + why + "): grant DESCRIBE on the cluster"));
         if (offsetsTopic == null) {
             unreadable.add("no DESCRIBE on topic " + Topic.GROUP_METADATA_TOPIC_NAME
                     + ": groups kept on its offline partitions, if any, are not told apart");
         }
+        hidden.ifPresent(why -> unreadable.add("consumer groups other than the " + groups.size() + " listed may exist"
+                + " (" + why + "): grant DESCRIBE on the cluster"));
         List<String> readable = new ArrayList<>();
         Set<String> onOffline = new TreeSet<>();
         for (String group : groups) {
@@ -173,7 +172,7 @@ public final class ConsumerGroupOffsets {
             Set<AclOperation> allowed = AdminCalls.get(admin.describeCluster(new DescribeClusterOptions()
                     .includeAuthorizedOperations(true).timeoutMs(AdminCalls.millis(timeout))).authorizedOperations(),
                     timeout);
-            // null: a broker that does not say (an authorizer absent answers every operation)
+            // null when the broker leaves them out; without an authorizer it answers every operation
             if (allowed == null || allowed.contains(AclOperation.DESCRIBE) || allowed.contains(AclOperation.ALL)) {
                 return Optional.empty();
             }
