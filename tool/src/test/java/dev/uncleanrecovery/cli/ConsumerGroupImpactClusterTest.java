@@ -124,7 +124,12 @@ class ConsumerGroupImpactClusterTest {
         CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
                 "--result-file", dryResult.toString(), "--execute", "--reason", "test");
 
-        // then: refused, one line, and billing and live still stand where they read to
+        // then: refused, one line, and billing and live still stand where they read to; the dry run itself shows
+        // what a run that elects would set
+        CliRun preview = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--dry-run",
+                "--reset-consumer-offsets", "--plan", plan.toString());
+        assertThat(preview.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+WOULD_RESET")
+                .contains("Dry run: 2 offset(s) would be set to the divergence point, 0 would not. Nothing was changed.");
         for (CliRun run : List.of(shown, executed)) {
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.USAGE);
             assertThat(run.err().strip()).isEqualTo("error: " + dryResult + " is a dry run's (1 partition(s)"
