@@ -101,12 +101,12 @@ public final class ConsumerOffsetRepair {
      * where that entry ends; empty when E is above its latest epoch.
      */
     @FunctionalInterface
-    public interface EpochEnds {
+    private interface EpochEnds {
         CompletableFuture<Optional<TruncationPoints.EpochEnd>> endOffsetFor(TopicPartitionState partition, int epoch);
     }
 
     /** The look-ups asked of the new leaders over the discovery's connections, each once, all at the same time. */
-    public static EpochEnds askingLeaders(ClusterDiscovery discovery) {
+    private static EpochEnds askingLeaders(ClusterDiscovery discovery) {
         Map<List<Object>, CompletableFuture<Optional<TruncationPoints.EpochEnd>>> asked = new ConcurrentHashMap<>();
         return (partition, epoch) -> asked.computeIfAbsent(List.of(partition.topicPartition(), epoch), k ->
                 TruncationPoints.endOffsetFor(discovery.connections(), partition, partition.leader(), epoch,
@@ -166,7 +166,7 @@ public final class ConsumerOffsetRepair {
                     + ": the groups kept there were not read; recover those partitions first");
         }
         notes.addAll(committed.unreadable());
-        Map<List<Object>, EarlierReset> earlier = earlierResets(resultFile, result, cluster, planned, elected, notes);
+        Map<GroupPartition, EarlierReset> earlier = earlierResets(resultFile, result, cluster, planned, elected, notes);
         // the new leader is asked for the epoch each group last read, as the group's consumer will: all of them at
         // once, and one not answered in time tells nothing
         EpochEnds epochEnds = askingLeaders(discovery);
@@ -188,7 +188,7 @@ public final class ConsumerOffsetRepair {
             CompletableFuture<Optional<TruncationPoints.EpochEnd>> answer = asked.get(c);
             Decision decision = decide(c, planned.get(c.topicPartition()), elected.get(c.topicPartition()),
                     answer != null && answer.isDone() && !answer.isCompletedExceptionally() ? answer.join() : null,
-                    earlier.get(List.of(c.group(), c.topicPartition())), whenPast);
+                    earlier.get(new GroupPartition(c.group(), c.topicPartition())), whenPast);
             if (decision.undecided()) {
                 undecided.add(c.topicPartition().toString());
             } else if (decision.row() != null) {
@@ -236,6 +236,9 @@ public final class ConsumerOffsetRepair {
 
     /** An earlier run's reset of one group on one partition, for the same election. */
     record EarlierReset(long resetTo, String where) {
+    }
+
+    private record GroupPartition(String group, TopicPartition topicPartition) {
     }
 
     /**
@@ -298,15 +301,15 @@ public final class ConsumerOffsetRepair {
      * beside the result file for the same cluster, topic id and election (its new leader epoch), else those the
      * result itself records as RESET.
      */
-    private static Map<List<Object>, EarlierReset> earlierResets(Path resultFile, ResultFile result, String cluster,
-                                                                Map<TopicPartition, PlannedElection> planned,
-                                                                Map<TopicPartition, ResultFile.Partition> elected,
-                                                                List<String> notes) throws IOException {
-        Map<List<Object>, EarlierReset> earlier = new HashMap<>();
+    private static Map<GroupPartition, EarlierReset> earlierResets(Path resultFile, ResultFile result, String cluster,
+                                                                   Map<TopicPartition, PlannedElection> planned,
+                                                                   Map<TopicPartition, ResultFile.Partition> elected,
+                                                                   List<String> notes) throws IOException {
+        Map<GroupPartition, EarlierReset> earlier = new HashMap<>();
         if (result.consumerOffsetResets() != null) {
             result.consumerOffsetResets().stream()
                     .filter(r -> r.outcome() == ConsumerOffsetReset.Outcome.RESET)
-                    .forEach(r -> earlier.put(List.of(r.group(), r.topicPartition()),
+                    .forEach(r -> earlier.put(new GroupPartition(r.group(), r.topicPartition()),
                             new EarlierReset(r.divergenceOffset(), "by the run that wrote " + resultFile.getFileName())));
         }
         Path records = OffsetResetRecord.besideResult(resultFile);
@@ -326,7 +329,7 @@ public final class ConsumerOffsetRepair {
             if (p != null && p.after() != null && r.clusterId().equals(cluster)
                     && r.electedLeaderEpoch() == p.after().leaderEpoch()
                     && (r.topicId() == null || topicId == null || r.topicId().equals(topicId))) {
-                earlier.put(List.of(r.group(), r.topicPartition()),
+                earlier.put(new GroupPartition(r.group(), r.topicPartition()),
                         new EarlierReset(r.resetTo(), "at " + r.at() + " (" + records.getFileName() + ")"));
             }
         }
