@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The tool's logs that are only ever appended to (the audit log, the consumer offset resets): one JSON value a line. */
+/** The logs the tool only ever appends to (the audit log, the consumer offset resets): one JSON value a line. */
 final class JsonLines {
 
     private JsonLines() {
@@ -32,7 +32,7 @@ final class JsonLines {
         }
     }
 
-    /** Appends {@code value}'s line to {@code log}, on the disk before this returns (see {@link DurableFiles#appendLine}). */
+    /** Appends {@code value}'s line to {@code log}, on the disk before this returns ({@link DurableFiles#appendLine}). */
     static void append(Path log, Object value) throws IOException {
         DurableFiles.appendLine(log, line(value));
     }

@@ -217,8 +217,8 @@ public final class ConsumerOffsetRepair {
                     + " wrote");
         }
         if (!result.clusterId().equals(cluster)) {
-            throw new UserInputException(resultFile + " is of cluster " + result.clusterId() + ", but --bootstrap-server"
-                    + " reaches cluster " + cluster + ": no offset was changed; connect to the cluster that run elected"
+            throw new UserInputException(resultFile + " is of cluster " + result.clusterId()
+                    + ", but --bootstrap-server reaches cluster " + cluster + ": no offset was changed; connect to the cluster that run elected"
                     + " on");
         }
         if (!plan.clusterId().equals(result.clusterId())) {
@@ -310,7 +310,8 @@ public final class ConsumerOffsetRepair {
             result.consumerOffsetResets().stream()
                     .filter(r -> r.outcome() == ConsumerOffsetReset.Outcome.RESET)
                     .forEach(r -> earlier.put(new GroupPartition(r.group(), r.topicPartition()),
-                            new EarlierReset(r.divergenceOffset(), "by the run that wrote " + resultFile.getFileName())));
+                            new EarlierReset(r.divergenceOffset(),
+                                    "by the run that wrote " + resultFile.getFileName())));
         }
         Path records = OffsetResetRecord.besideResult(resultFile);
         if (!Files.exists(records, LinkOption.NOFOLLOW_LINKS)) {

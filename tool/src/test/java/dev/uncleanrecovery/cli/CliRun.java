@@ -60,8 +60,8 @@ public record CliRun(int exitCode, String out, String err) {
     }
 
     /**
-     * A proactive plan of {@code topic} written to {@code dir}/plan.json, with what {@code inspect} read off the disk of
-     * {@code stoppedBroker} ({@code dir}/evidence.json), as the runbook makes it when a broker stays down.
+     * A proactive plan of {@code topic} written to {@code dir}/plan.json, with what {@code inspect} read off the disk
+     * of {@code stoppedBroker} ({@code dir}/evidence.json), as the runbook makes it when a broker stays down.
      */
     static Path planWithTheDiskOf(LocalKafkaCluster cluster, int stoppedBroker, String topic, Path dir) {
         Path evidence = dir.resolve("evidence.json");

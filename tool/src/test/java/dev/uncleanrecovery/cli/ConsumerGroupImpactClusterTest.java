@@ -129,7 +129,8 @@ class ConsumerGroupImpactClusterTest {
         CliRun preview = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--dry-run",
                 "--reset-consumer-offsets", "--plan", plan.toString());
         assertThat(preview.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+WOULD_RESET")
-                .contains("Dry run: 2 offset(s) would be set to the divergence point, 0 would not. Nothing was changed.");
+                .contains("Dry run: 2 offset(s) would be set to the divergence point, 0 would not. Nothing was"
+                        + " changed.");
         for (CliRun run : List.of(shown, executed)) {
             assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.USAGE);
             assertThat(run.err().strip()).isEqualTo("error: " + dryResult + " is a dry run's (1 partition(s)"
@@ -218,8 +219,8 @@ class ConsumerGroupImpactClusterTest {
         // then: the other cluster's result is refused before any group is read
         assertThat(otherCluster.exitCode()).as(otherCluster.out() + otherCluster.err()).isEqualTo(ExitCode.USAGE);
         assertThat(otherCluster.err().strip()).isEqualTo("error: " + otherClusters + " is of cluster"
-                + " AAAAAAAAAAAAAAAAAAAAAA, but --bootstrap-server reaches cluster " + elected.clusterId() + ": no offset"
-                + " was changed; connect to the cluster that run elected on");
+                + " AAAAAAAAAAAAAAAAAAAAAA, but --bootstrap-server reaches cluster " + elected.clusterId()
+                + ": no offset was changed; connect to the cluster that run elected on");
         // and a cluster that does not answer is the error it is for every command, in the exit code and the audit
         assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err()).isEqualTo(ExitCode.USAGE);
         assertThat(unreachable.out()).doesNotContain("no offset was changed");

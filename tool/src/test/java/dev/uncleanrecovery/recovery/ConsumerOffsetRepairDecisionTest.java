@@ -32,7 +32,8 @@ class ConsumerOffsetRepairDecisionTest {
     private static final int NEW_LEADER = 1;
     private static final int ELECTED_EPOCH = 3;
     private static final PlannedElection PLANNED = new PlannedElection("ledger", 0, NEW_LEADER,
-            new ExpectedState(1, List.of(1, 2, 3)), List.of(live(1, 30, 0), live(2, 35, 1), down(3)), "test", List.of());
+            new ExpectedState(1, List.of(1, 2, 3)), List.of(live(1, 30, 0), live(2, 35, 1), down(3)), "test",
+            List.of());
     private static final ResultFile.Partition ELECTED = new ResultFile.Partition("ledger", 0, NEW_LEADER, "ELECTED",
             null, null, new ResultFile.State(NEW_LEADER, ELECTED_EPOCH, List.of(1, 2, 3), List.of(1), List.of(),
             List.of()), List.of(new ResultFile.Truncation(2, 20L, 20L, 35)), null, null);
@@ -53,7 +54,8 @@ class ConsumerOffsetRepairDecisionTest {
     @Test
     void a_group_that_has_read_on_in_an_older_epoch_of_the_new_log_is_left_alone_with_or_without_a_record() {
         // set back to 20 and read 1's records 20..29, whose epoch (0) its commit carries: 1 holds offset 29 in epoch 0
-        assertThat(decide(committed(30, 0), EPOCH_0_ENDS_AT_30, null)).isEqualTo(ConsumerOffsetRepair.Decision.NOT_PAST);
+        assertThat(decide(committed(30, 0), EPOCH_0_ENDS_AT_30, null))
+                .isEqualTo(ConsumerOffsetRepair.Decision.NOT_PAST);
         assertThat(decide(committed(30, 0), EPOCH_0_ENDS_AT_30, earlier(20)))
                 .isEqualTo(ConsumerOffsetRepair.Decision.NOT_PAST);
         // without the new leader's answer, the plan alone would set it back again
