@@ -218,8 +218,8 @@ public final class ConsumerOffsetRepair {
         }
         if (!result.clusterId().equals(cluster)) {
             throw new UserInputException(resultFile + " is of cluster " + result.clusterId()
-                    + ", but --bootstrap-server reaches cluster " + cluster + ": no offset was changed; connect to the cluster that run elected"
-                    + " on");
+                    + ", but --bootstrap-server reaches cluster " + cluster + ": no offset was changed; connect to the"
+                    + " cluster that run elected on");
         }
         if (!plan.clusterId().equals(result.clusterId())) {
             throw new UserInputException("the plan is of cluster " + plan.clusterId() + ", but " + resultFile + " of"
