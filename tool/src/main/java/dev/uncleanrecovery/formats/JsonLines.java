@@ -32,7 +32,7 @@ final class JsonLines {
         }
     }
 
-    /** Appends {@code value}'s line to {@code log}, on the disk before this returns: {@link DurableFiles#appendLine}. */
+    /** Appends {@code value}'s line to {@code log}, flushed to the disk ({@link DurableFiles#appendLine}). */
     static void append(Path log, Object value) throws IOException {
         DurableFiles.appendLine(log, line(value));
     }
