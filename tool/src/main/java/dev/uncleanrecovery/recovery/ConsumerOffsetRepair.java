@@ -291,7 +291,8 @@ public final class ConsumerOffsetRepair {
             return c.offset() == earlier.resetTo() ? Decision.NOT_PAST
                     : new Decision(past.with(ConsumerOffsetReset.Outcome.ALREADY_RESET, "set back to "
                     + earlier.resetTo() + " " + earlier.where() + ", it has committed " + c.offset() + " since"
-                    + (epoch < 0 ? " without a leader epoch" : "") + ": it read on in the new history"), false);
+                    + (epoch < 0 ? " without a leader epoch" : " in epoch " + epoch + ", which the new leader did not"
+                    + " answer for") + ": it read on in the new history"), false);
         }
         return new Decision(past, false);
     }
