@@ -118,25 +118,26 @@ class ConsumerGroupImpactClusterTest {
         Files.writeString(dryResult, dryRun.out());
         assertThat(ResultFile.read(dryResult).partitions()).extracting(ResultFile.Partition::outcome)
                 .containsExactly("WOULD_ELECT");
-
-        CliRun shown = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
-                "--result-file", dryResult.toString());
-        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
-                "--result-file", dryResult.toString(), "--execute", "--reason", "test");
-
-        // then: refused, one line, and billing and live still stand where they read to; the dry run itself shows
-        // what a run that elects would set
+        // the dry run itself shows what a run that elects would set
         CliRun preview = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--dry-run",
                 "--reset-consumer-offsets", "--plan", plan.toString());
         assertThat(preview.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+WOULD_RESET")
                 .contains("Dry run: 2 offset(s) would be set to the divergence point, 0 would not. Nothing was"
                         + " changed.");
-        for (CliRun run : List.of(shown, executed)) {
-            assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.USAGE);
-            assertThat(run.err().strip()).isEqualTo("error: " + dryResult + " is a dry run's (1 partition(s)"
-                    + " WOULD_ELECT): a dry run elected nothing, so no group has a divergence point yet and no offset"
-                    + " was changed; give the result file of the run that elected");
-        }
+
+        // when, then: refused, one line, shown or executed
+        String refusal = "error: " + dryResult + " is a dry run's (1 partition(s) WOULD_ELECT): a dry run elected"
+                + " nothing, so no group has a divergence point yet and no offset was changed; give the result file"
+                + " of the run that elected";
+        CliRun shown = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", dryResult.toString());
+        assertThat(shown.exitCode()).as(shown.out() + shown.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(shown.err().strip()).isEqualTo(refusal);
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", dryResult.toString(), "--execute", "--reason", "test");
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(executed.err().strip()).isEqualTo(refusal);
+        // and billing and live still stand where they read to
         try (Admin admin = cluster.createAdmin()) {
             assertThat(committed(admin, "billing")).isEqualTo(15);
             assertThat(committed(admin, "live")).isEqualTo(15);
@@ -195,41 +196,29 @@ class ConsumerGroupImpactClusterTest {
 
     @Test
     @Order(4)
-    void a_result_of_another_cluster_and_a_cluster_that_does_not_answer_change_no_offset_and_say_so(
-            LocalKafkaCluster cluster) throws Exception {
-        // given: the run's result as another cluster's would read, and an address nothing listens on
+    void a_result_of_another_cluster_is_refused_before_any_group_is_read(LocalKafkaCluster cluster) throws Exception {
+        // given: the run's result as another cluster's would read
         Path result = dir.resolve("paid-execute-result.json");
         ResultFile elected = ResultFile.read(result);
         Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
         Path otherClusters = elsewhere.resolve("paid-execute-result.json");
         Files.writeString(otherClusters, Files.readString(result).replace("\"" + elected.clusterId() + "\"",
                 "\"AAAAAAAAAAAAAAAAAAAAAA\""));
-        String nobody;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            nobody = "127.0.0.1:" + free.getLocalPort();
-        }
-        Path audit = dir.resolve("unreachable-audit.jsonl");
+        String refusal = "error: " + otherClusters + " is of cluster AAAAAAAAAAAAAAAAAAAAAA, but --bootstrap-server"
+                + " reaches cluster " + elected.clusterId() + ": no offset was changed; connect to the cluster that"
+                + " run elected on";
 
-        CliRun otherCluster = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+        // when, then: refused, shown or executed
+        CliRun shown = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", otherClusters.toString(), "--plan", dir.resolve("paid-execute.json").toString());
+        assertThat(shown.exitCode()).as(shown.out() + shown.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(shown.err().strip()).isEqualTo(refusal);
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
                 "--result-file", otherClusters.toString(), "--plan", dir.resolve("paid-execute.json").toString(),
                 "--execute", "--reason", "test");
-        CliRun unreachable = CliRun.of("--bootstrap-server", nobody, "consumer-offsets", "--result-file",
-                result.toString(), "--execute", "--reason", "test", "--audit-log", audit.toString());
-
-        // then: the other cluster's result is refused before any group is read
-        assertThat(otherCluster.exitCode()).as(otherCluster.out() + otherCluster.err()).isEqualTo(ExitCode.USAGE);
-        assertThat(otherCluster.err().strip()).isEqualTo("error: " + otherClusters + " is of cluster"
-                + " AAAAAAAAAAAAAAAAAAAAAA, but --bootstrap-server reaches cluster " + elected.clusterId()
-                + ": no offset was changed; connect to the cluster that run elected on");
-        // and a cluster that does not answer is the error it is for every command, in the exit code and the audit
-        assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err()).isEqualTo(ExitCode.USAGE);
-        assertThat(unreachable.out()).doesNotContain("no offset was changed");
-        assertThat(unreachable.err()).startsWith("error: ").contains(nobody);
-        AuditLine finished = AuditLine.readAll(audit).get(1);
-        assertThat(finished.event()).isEqualTo(AuditLine.Event.FINISHED);
-        assertThat(finished.exitCode()).isEqualTo(ExitCode.USAGE);
-        assertThat(finished.error()).isNotBlank();
-        // live (15, its consumer gone since) would have been set back by either
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(executed.err().strip()).isEqualTo(refusal);
+        // live (15, its consumer gone since) would have been set back
         try (Admin admin = cluster.createAdmin()) {
             assertThat(committed(admin, "live")).isEqualTo(15);
         }
@@ -237,6 +226,29 @@ class ConsumerGroupImpactClusterTest {
 
     @Test
     @Order(5)
+    void a_cluster_that_does_not_answer_is_an_error_in_the_exit_code_and_the_audit_log() throws Exception {
+        String nobody;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            nobody = "127.0.0.1:" + free.getLocalPort();
+        }
+        Path audit = dir.resolve("unreachable-audit.jsonl");
+
+        CliRun unreachable = CliRun.of("--bootstrap-server", nobody, "consumer-offsets", "--result-file",
+                dir.resolve("paid-execute-result.json").toString(), "--execute", "--reason", "test", "--audit-log",
+                audit.toString());
+
+        // as for every command: exit 2 and the one line that says so, never "no offset was changed"
+        assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(unreachable.out()).doesNotContain("no offset was changed");
+        assertThat(unreachable.err()).startsWith("error: ").contains(nobody);
+        AuditLine finished = AuditLine.readAll(audit).get(1);
+        assertThat(finished.event()).isEqualTo(AuditLine.Event.FINISHED);
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(finished.error()).isNotBlank();
+    }
+
+    @Test
+    @Order(6)
     void a_consumer_set_back_reads_the_new_leaders_records_from_the_divergence_point_none_missing_none_twice(
             LocalKafkaCluster cluster) throws Exception {
         // the new history: 2's own 10 records, then what producers write to it after the election
@@ -282,7 +294,7 @@ class ConsumerGroupImpactClusterTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void a_second_run_leaves_the_groups_set_back_before_that_have_read_on_in_the_new_history(LocalKafkaCluster cluster)
             throws Exception {
         // given: billing (set back by execute) and live (by consumer-offsets) have since read the new history to its
@@ -310,7 +322,7 @@ class ConsumerGroupImpactClusterTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
         // 2 freezes until the controller fences it and drops it from every ISR; then 3, the offsets' last leader, dies
