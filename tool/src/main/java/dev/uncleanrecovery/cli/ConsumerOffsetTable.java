@@ -18,7 +18,8 @@ final class ConsumerOffsetTable {
         repair.notes().forEach(n -> Table.printWrapped(out, "NOTE " + n, 5));
         if (repair.resets().isEmpty()) {
             out.println("Consumer groups past the divergence point of the " + repair.elected()
-                    + " elected partition(s): none" + (execute ? "; no offset was changed." : "."));
+                    + " elected partition(s): none" + (repair.notes().isEmpty() ? "" : " among those read")
+                    + (execute ? "; no offset was changed." : "."));
             return;
         }
         out.println("Consumer groups past the divergence point (the first offset where the new leader's log differs"
@@ -40,18 +41,22 @@ final class ConsumerOffsetTable {
         table.print(out);
         long notTouched = repair.count(ConsumerOffsetReset.Outcome.ACTIVE_GROUP)
                 + repair.count(ConsumerOffsetReset.Outcome.FAILED);
+        long earlier = repair.count(ConsumerOffsetReset.Outcome.ALREADY_RESET);
+        String setBefore = earlier == 0 ? "" : ", " + earlier + " set back before and read on since";
         if (execute) {
-            out.printf("%d offset(s) set to the divergence point, %d not changed.%n",
-                    repair.count(ConsumerOffsetReset.Outcome.RESET), notTouched);
+            out.printf("%d offset(s) set to the divergence point, %d not changed%s.%n",
+                    repair.count(ConsumerOffsetReset.Outcome.RESET), notTouched, setBefore);
         } else {
-            out.printf("Dry run: %d offset(s) would be set to the divergence point, %d would not. Nothing was"
-                    + " changed.%n", repair.count(ConsumerOffsetReset.Outcome.WOULD_RESET), notTouched);
+            out.printf("Dry run: %d offset(s) would be set to the divergence point, %d would not%s. Nothing was"
+                    + " changed.%n", repair.count(ConsumerOffsetReset.Outcome.WOULD_RESET), notTouched, setBefore);
         }
     }
 
-    /** Exit 3 when a group past its divergence point keeps its offset. */
+    /**
+     * Exit 3 when the repair is incomplete: a group past its divergence point keeps its offset, or a group could not be
+     * read, decided or recorded.
+     */
     static int exitCode(ConsumerOffsetRepair.Repair repair) {
-        return repair.count(ConsumerOffsetReset.Outcome.ACTIVE_GROUP) + repair.count(ConsumerOffsetReset.Outcome.FAILED)
-                > 0 ? ExitCode.ATTENTION : ExitCode.OK;
+        return repair.isComplete() ? ExitCode.OK : ExitCode.ATTENTION;
     }
 }

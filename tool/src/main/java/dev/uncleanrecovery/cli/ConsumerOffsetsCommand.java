@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.formats.OffsetResetRecord;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
@@ -30,8 +31,13 @@ import picocli.CommandLine.Spec;
                 + "the new history and none twice. Offsets at or before it are left alone. Kafka changes no offset of "
                 + "a group with members: such a group is named and left as it is; stop its consumers and run again.",
             "Dry run unless --execute: shows what would be set. With --execute the result is written again with the "
-                + "resets, under the next free name (<result>-2.json, ...).",
-            "Exit 0 done or shown, 2 bad input, 3 a group past its divergence point keeps its offset."})
+                + "resets, under the next free name (<result>-2.json, ...), and each reset is recorded in "
+                + OffsetResetRecord.FILE_NAME + " beside it: run again, a group set back before that has read on "
+                + "since is left as it is.",
+            "Only a result of the cluster --bootstrap-server reaches is taken, with the plan of that cluster; a dry "
+                + "run's result is refused (it elected nothing).",
+            "Exit 0 done or shown, 2 bad input (a result of another cluster or of a dry run, an unreachable cluster), "
+                + "3 a group past its divergence point keeps its offset, or a group could not be read."})
 public class ConsumerOffsetsCommand implements Callable<Integer> {
 
     @Spec
@@ -77,7 +83,8 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
     private int run(ResultFile result, Plan plan, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
-            ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery, plan, result, execute);
+            ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery, plan, result, resultFile.path,
+                    execute);
             ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
             if (trail != null) {
                 trail.resets(repair.resets());

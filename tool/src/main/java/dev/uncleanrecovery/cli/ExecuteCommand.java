@@ -147,8 +147,10 @@ public class ExecuteCommand implements Callable<Integer> {
             // released by now: what became of it goes into the result file
             ResultFile elected = ExecutionReport.resultFile(result, root.global)
                     .withRunLock(recovery.releaseLock().orElse(null));
-            return ExecutionReport.print(result, elected, execution.resetConsumerOffsets(discovery, plan, elected, !dryRun),
-                    dryRun ? null : execution.resultFile(planFile.path), root.global, spec.commandLine().getOut(),
+            Path resultFile = execution.resultFile(planFile.path);
+            return ExecutionReport.print(result, elected,
+                    execution.resetConsumerOffsets(discovery, plan, elected, !dryRun, resultFile),
+                    dryRun ? null : resultFile, root.global, spec.commandLine().getOut(),
                     new ExecutionReport.Page(html, plan), trail == null ? ExecutionReport.Written.NONE : trail::recorded);
         }
     }

@@ -14,6 +14,7 @@ import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.support.RunFiles;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -92,14 +93,25 @@ class ExecuteOptions {
 
     /**
      * {@code --reset-consumer-offsets}: the consumer groups of the run's result set back to the divergence point of
-     * what it elected; null when not asked for.
+     * what it elected; null when not asked for. The elections are made by then: a repair that cannot be done is a note
+     * (exit 3), and the result file is written all the same.
      *
-     * @param change set the offsets (a run that elects); otherwise only show them (a dry run)
+     * @param change     set the offsets (a run that elects); otherwise only show them (a dry run)
+     * @param resultFile where the result goes: the resets are recorded beside it
      */
     ConsumerOffsetRepair.Repair resetConsumerOffsets(ClusterDiscovery discovery, Plan plan, ResultFile elected,
-                                                     boolean change) {
-        return resetConsumerOffsets
-                ? ConsumerOffsetRepair.run(discovery, plan, elected, change) : null;
+                                                     boolean change, Path resultFile) {
+        if (!resetConsumerOffsets) {
+            return null;
+        }
+        try {
+            return change ? ConsumerOffsetRepair.run(discovery, plan, elected, resultFile, true)
+                    : ConsumerOffsetRepair.preview(discovery, plan, elected, resultFile);
+        } catch (IOException | RuntimeException e) {
+            return ConsumerOffsetRepair.Repair.notDone("consumer group offsets not set: "
+                    + ErrorReporter.reported(e, null).line() + " — run 'consumer-offsets --result-file' on the result"
+                    + " file once that is mended");
+        }
     }
 
     /** The options given that turn a safeguard off: with {@code --require-approval} the approval allows each. */

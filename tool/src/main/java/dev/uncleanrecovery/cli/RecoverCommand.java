@@ -131,9 +131,10 @@ public class RecoverCommand implements Callable<Integer> {
             ExecutionResult result = recovered.result();
             ResultFile elected = ExecutionReport.resultFile(result, root.global)
                     .withRunLock(recovery.releaseLock().orElse(null));
+            Path resultFile = execution.resultFile(planFile);
             int executeCode = ExecutionReport.print(result, elected,
-                    execution.resetConsumerOffsets(discovery, planned.plan(), elected, true),
-                    execution.resultFile(planFile), root.global, out, new ExecutionReport.Page(html, planned.plan()),
+                    execution.resetConsumerOffsets(discovery, planned.plan(), elected, true, resultFile),
+                    resultFile, root.global, out, new ExecutionReport.Page(html, planned.plan()),
                     trail::recorded);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }

@@ -257,9 +257,11 @@ public final class ClusterDiscovery implements AutoCloseable {
         return known.isEmpty() ? brokers() : known;
     }
 
-    /** The cluster's id: one DescribeCluster, no partition read. */
+    /** The cluster's id: one DescribeCluster, no partition read; the brokers it names can be asked from then on. */
     public String clusterId() {
-        return describeCluster().clusterId();
+        DescribeClusterResponseData cluster = describeCluster();
+        brokersOf(cluster);
+        return cluster.clusterId();
     }
 
     /** The registered brokers, fenced ones flagged, in id order: one DescribeCluster, no partition read. */

@@ -7,10 +7,12 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
@@ -21,6 +23,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -97,15 +100,19 @@ public final class ConsumerGroupOffsets {
             unreadable.add("consumer groups not listed: " + AdminCalls.message(e));
             return new Result(List.of(), offline, unreadable);
         }
+        // ListGroups answers every group to a principal that may DESCRIBE the cluster, to any other only the groups
+        // it may DESCRIBE: the others are not even named
+        Optional<String> hidden = groupsHidden(admin, timeout);
         if (groups.isEmpty()) {
-            // ListGroups answers only the groups the principal may DESCRIBE: none visible may be none allowed
             if (offsetsTopic == null) {
+                // nor are the groups kept on offline partitions of __consumer_offsets, which it cannot see
                 unreadable.add("consumer groups not checked: this principal may not DESCRIBE topic "
-                        + Topic.GROUP_METADATA_TOPIC_NAME + " and sees no group; with DESCRIBE on the groups the plan"
-                        + " lists those that read records it destroys");
-            } else {
+                        + Topic.GROUP_METADATA_TOPIC_NAME + " and sees no group" + hidden.map(why -> " (" + why + ")")
+                        .orElse("") + "; with DESCRIBE on the groups the plan lists those that read records it"
+                        + " destroys");
+            } else if (hidden.isPresent()) {
                 unreadable.add("no consumer group is visible to this principal although "
-                        + Topic.GROUP_METADATA_TOPIC_NAME + " exists: ListGroups shows only groups it may DESCRIBE");
+                        + Topic.GROUP_METADATA_TOPIC_NAME + " exists (" + hidden.get() + ")");
             }
             return new Result(List.of(), offline, unreadable);
         }
@@ -113,6 +120,8 @@ public final class ConsumerGroupOffsets {
             unreadable.add("no DESCRIBE on topic " + Topic.GROUP_METADATA_TOPIC_NAME
                     + ": groups kept on its offline partitions, if any, are not told apart");
         }
+        hidden.ifPresent(why -> unreadable.add("consumer groups other than the " + groups.size() + " listed may exist"
+                + " (" + why + "): grant DESCRIBE on the cluster"));
         List<String> readable = new ArrayList<>();
         Set<String> onOffline = new TreeSet<>();
         for (String group : groups) {
@@ -152,6 +161,27 @@ public final class ConsumerGroupOffsets {
             unreadable.add("no DESCRIBE on consumer group(s) " + String.join(", ", denied) + ": their offsets were not read");
         }
         return new Result(committed, offline, unreadable);
+    }
+
+    /**
+     * Why ListGroups may have left groups out: this principal may not DESCRIBE the cluster, or whether it may could
+     * not be read; empty when it lists every group.
+     */
+    private static Optional<String> groupsHidden(Admin admin, Duration timeout) {
+        try {
+            Set<AclOperation> allowed = AdminCalls.get(admin.describeCluster(new DescribeClusterOptions()
+                    .includeAuthorizedOperations(true).timeoutMs(AdminCalls.millis(timeout))).authorizedOperations(),
+                    timeout);
+            // null when the broker leaves them out; without an authorizer it answers every operation
+            if (allowed == null || allowed.contains(AclOperation.DESCRIBE) || allowed.contains(AclOperation.ALL)) {
+                return Optional.empty();
+            }
+            return Optional.of("ListGroups shows only the groups a principal may DESCRIBE unless it may DESCRIBE the"
+                    + " cluster, and this one may not");
+        } catch (RuntimeException e) {
+            return Optional.of("whether this principal may DESCRIBE the cluster, and so see every group, could not be"
+                    + " read: " + AdminCalls.message(e));
+        }
     }
 
     /** Consumer groups, classic and KIP-848, and simple consumers that only commit (empty protocol type). */

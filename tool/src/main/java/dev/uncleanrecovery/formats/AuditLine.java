@@ -3,16 +3,11 @@
 package dev.uncleanrecovery.formats;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.uncleanrecovery.support.BoundedFiles;
 import dev.uncleanrecovery.support.DurableFiles;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -157,15 +152,7 @@ public record AuditLine(
 
     /** The line as written: compact JSON, one line (a newline in the reason is escaped), and the newline. */
     public byte[] toBytes() {
-        try {
-            byte[] json = Json.mapper().writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(this);
-            byte[] line = new byte[json.length + 1];
-            System.arraycopy(json, 0, line, 0, json.length);
-            line[json.length] = '\n';
-            return line;
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return JsonLines.line(this);
     }
 
     /** Appends this line to {@code log}, on the disk before this returns (see {@link DurableFiles#appendLine}). */
@@ -180,15 +167,6 @@ public record AuditLine(
 
     /** Every line of an audit log. */
     public static List<AuditLine> readAll(Path log) throws IOException {
-        String text = new String(BoundedFiles.readAll(log, StrictJsonFile.MAX_BYTES), StandardCharsets.UTF_8);
-        List<AuditLine> lines = new ArrayList<>();
-        int n = 0;
-        for (String line : text.split("\n")) {
-            n++;
-            if (!line.isBlank()) {
-                lines.add(parse(log + " line " + n, line));
-            }
-        }
-        return lines;
+        return JsonLines.readAll(log, FORMAT);
     }
 }

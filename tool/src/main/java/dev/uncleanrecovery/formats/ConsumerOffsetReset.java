@@ -36,7 +36,13 @@ public record ConsumerOffsetReset(
         /** Not touched: the group has members, and Kafka changes no offset of a group with members. */
         ACTIVE_GROUP,
         /** Kafka refused the change or did not answer; the detail says which. */
-        FAILED
+        FAILED,
+        /**
+         * Not touched: an earlier run set the group back to {@code divergenceOffset} for this election, and the group
+         * has committed past it since without a leader epoch that tells which history it read: it read on in the new
+         * one (result file version 8).
+         */
+        ALREADY_RESET
     }
 
     public ConsumerOffsetReset {

@@ -70,7 +70,7 @@ public record ResultFile(int version, String clusterId, String planFile, String 
     /**
      * 2 adds the hanging transactions and the measured truncations; 3 the salvage; 4 the replicas of unknown loss; 5 each
      * salvage manifest's SHA-256; 6 how long the new leaders took to show (leadersShownMs); 7 the consumer offset
-     * resets; 8 what became of the run lock (runLock).
+     * resets; 8 what became of the run lock (runLock) and the groups an earlier run had set back (ALREADY_RESET).
      */
     public static final int VERSION = 8;
 

@@ -58,4 +58,21 @@ public record CliRun(int exitCode, String out, String err) {
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         return file;
     }
+
+    /**
+     * A proactive plan of {@code topic} written to {@code dir}/plan.json, with what {@code inspect} read off the disk
+     * of {@code stoppedBroker} ({@code dir}/evidence.json), as the runbook makes it when a broker stays down.
+     */
+    static Path planWithTheDiskOf(LocalKafkaCluster cluster, int stoppedBroker, String topic, Path dir) {
+        Path evidence = dir.resolve("evidence.json");
+        CliRun inspected = of("inspect", "--log-dir", cluster.logDir(stoppedBroker).toString(), "--output-file",
+                evidence.toString());
+        assertThat(inspected.exitCode()).as(inspected.out() + inspected.err()).isEqualTo(ExitCode.OK);
+        Path plan = dir.resolve("plan.json");
+        CliRun planned = of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--probe-timeout-ms", "3000", "--topic", topic, "--evidence", evidence.toString(), "--output-file",
+                plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        return plan;
+    }
 }

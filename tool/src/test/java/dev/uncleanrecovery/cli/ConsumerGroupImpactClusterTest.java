@@ -18,6 +18,9 @@ import dev.uncleanrecovery.formats.PlanConsumerGroup;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ResultFile;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +32,6 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -104,6 +106,46 @@ class ConsumerGroupImpactClusterTest {
 
     @Test
     @Order(2)
+    void a_dry_runs_result_elected_nothing_and_sets_no_group_back(LocalKafkaCluster cluster) throws Exception {
+        // given: what 'execute --dry-run' prints as JSON, kept as a file: paid-0 WOULD_ELECT
+        Path plan = dir.resolve("paid-dry.json");
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--topic", PAID.topic(),
+                "--strategy", "proactive", "--output-file", plan.toString());
+        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        CliRun dryRun = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "execute",
+                "--dry-run", "--plan", plan.toString());
+        Path dryResult = dir.resolve("paid-dry-result.json");
+        Files.writeString(dryResult, dryRun.out());
+        assertThat(ResultFile.read(dryResult).partitions()).extracting(ResultFile.Partition::outcome)
+                .containsExactly("WOULD_ELECT");
+        // the dry run itself shows what a run that elects would set
+        CliRun preview = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--dry-run",
+                "--reset-consumer-offsets", "--plan", plan.toString());
+        assertThat(preview.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+WOULD_RESET")
+                .contains("Dry run: 2 offset(s) would be set to the divergence point, 0 would not. Nothing was"
+                        + " changed.");
+
+        // when, then: refused, one line, shown or executed
+        String refusal = "error: " + dryResult + " is a dry run's (1 partition(s) WOULD_ELECT): a dry run elected"
+                + " nothing, so no group has a divergence point yet and no offset was changed; give the result file"
+                + " of the run that elected";
+        CliRun shown = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", dryResult.toString());
+        assertThat(shown.exitCode()).as(shown.out() + shown.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(shown.err().strip()).isEqualTo(refusal);
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", dryResult.toString(), "--execute", "--reason", "test");
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(executed.err().strip()).isEqualTo(refusal);
+        // and billing and live still stand where they read to
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(committed(admin, "billing")).isEqualTo(15);
+            assertThat(committed(admin, "live")).isEqualTo(15);
+        }
+    }
+
+    @Test
+    @Order(3)
     void after_the_election_the_idle_group_is_set_back_to_the_divergence_point_and_the_active_one_is_named(
             LocalKafkaCluster cluster) throws Exception {
         Path file = dir.resolve("paid-execute.json");
@@ -153,7 +195,60 @@ class ConsumerGroupImpactClusterTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
+    void a_result_of_another_cluster_is_refused_before_any_group_is_read(LocalKafkaCluster cluster) throws Exception {
+        // given: the run's result as another cluster's would read
+        Path result = dir.resolve("paid-execute-result.json");
+        ResultFile elected = ResultFile.read(result);
+        Path elsewhere = Files.createDirectory(dir.resolve("elsewhere"));
+        Path otherClusters = elsewhere.resolve("paid-execute-result.json");
+        Files.writeString(otherClusters, Files.readString(result).replace("\"" + elected.clusterId() + "\"",
+                "\"AAAAAAAAAAAAAAAAAAAAAA\""));
+        String refusal = "error: " + otherClusters + " is of cluster AAAAAAAAAAAAAAAAAAAAAA, but --bootstrap-server"
+                + " reaches cluster " + elected.clusterId() + ": no offset was changed; connect to the cluster that"
+                + " run elected on";
+
+        // when, then: refused, shown or executed
+        CliRun shown = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", otherClusters.toString(), "--plan", dir.resolve("paid-execute.json").toString());
+        assertThat(shown.exitCode()).as(shown.out() + shown.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(shown.err().strip()).isEqualTo(refusal);
+        CliRun executed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", otherClusters.toString(), "--plan", dir.resolve("paid-execute.json").toString(),
+                "--execute", "--reason", "test");
+        assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(executed.err().strip()).isEqualTo(refusal);
+        // live (15, its consumer gone since) would have been set back
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(committed(admin, "live")).isEqualTo(15);
+        }
+    }
+
+    @Test
+    @Order(5)
+    void a_cluster_that_does_not_answer_is_an_error_in_the_exit_code_and_the_audit_log() throws Exception {
+        String nobody;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            nobody = "127.0.0.1:" + free.getLocalPort();
+        }
+        Path audit = dir.resolve("unreachable-audit.jsonl");
+
+        CliRun unreachable = CliRun.of("--bootstrap-server", nobody, "consumer-offsets", "--result-file",
+                dir.resolve("paid-execute-result.json").toString(), "--execute", "--reason", "test", "--audit-log",
+                audit.toString());
+
+        // as for every command: exit 2 and the one line that says so, never "no offset was changed"
+        assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(unreachable.out()).doesNotContain("no offset was changed");
+        assertThat(unreachable.err()).startsWith("error: ").contains(nobody);
+        AuditLine finished = AuditLine.readAll(audit).get(1);
+        assertThat(finished.event()).isEqualTo(AuditLine.Event.FINISHED);
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(finished.error()).isNotBlank();
+    }
+
+    @Test
+    @Order(6)
     void a_consumer_set_back_reads_the_new_leaders_records_from_the_divergence_point_none_missing_none_twice(
             LocalKafkaCluster cluster) throws Exception {
         // the new history: 2's own 10 records, then what producers write to it after the election
@@ -199,7 +294,35 @@ class ConsumerGroupImpactClusterTest {
     }
 
     @Test
-    @Order(4)
+    @Order(7)
+    void a_second_run_leaves_the_groups_set_back_before_that_have_read_on_in_the_new_history(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: billing (set back by execute) and live (by consumer-offsets) have since read the new history to its
+        // end, 15, and committed it as a client without KIP-320 does: with no leader epoch
+        readAndCommit(cluster, "billing", 15);
+        readAndCommit(cluster, "live", 15);
+        Path result = dir.resolve("paid-execute-result.json");
+
+        // when: the runbook's command is run again, on the result execute wrote
+        CliRun again = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", result.toString(), "--execute", "--reason", "test");
+
+        // then: neither is set back to 10 again to read 10..14 twice
+        assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
+        try (Admin admin = cluster.createAdmin()) {
+            assertThat(committed(admin, "billing")).isEqualTo(15);
+            assertThat(committed(admin, "live")).isEqualTo(15);
+        }
+        assertThat(again.out()).containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+new log end\\s+ALREADY_RESET")
+                .containsPattern("live\\s+paid-0\\s+15\\s+10\\s+new log end\\s+ALREADY_RESET")
+                .contains("0 offset(s) set to the divergence point, 0 not changed, 2 set back before and read on"
+                        + " since.");
+        List<String> resets = Files.readAllLines(dir.resolve("consumer-offset-resets.jsonl"));
+        assertThat(resets).hasSize(2).allSatisfy(line -> assertThat(line).contains("\"resetTo\":10"));
+    }
+
+    @Test
+    @Order(8)
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
         // 2 freezes until the controller fences it and drops it from every ISR; then 3, the offsets' last leader, dies
@@ -229,6 +352,13 @@ class ConsumerGroupImpactClusterTest {
         assertThat(plan.notes()).first().asString().startsWith(Topic.GROUP_METADATA_TOPIC_NAME
                 + " has offline partitions [0, 1, 2]: consumer groups kept there can neither read nor commit offsets");
         assertThat(run.out()).startsWith("NOTE " + Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions");
+
+        // and the groups kept there cannot be read: a repair now is incomplete, whatever it found among the others
+        CliRun repair = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
+                "--result-file", dir.resolve("paid-execute-result.json").toString());
+        assertThat(repair.exitCode()).as(repair.out() + repair.err()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(repair.out()).startsWith("NOTE " + Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions"
+                + " [0, 1, 2]: the groups kept there were not read");
     }
 
     private static long committed(Admin admin, String group) throws Exception {
@@ -288,26 +418,8 @@ class ConsumerGroupImpactClusterTest {
         return read;
     }
 
-    /** A real consumer of group {@code group} reads paid-0 up to {@code offset} and commits it. */
+    /** A real consumer of group {@code group} reads paid-0 up to {@code offset} and commits it without an epoch. */
     private static void readAndCommit(LocalKafkaCluster cluster, String group, long offset) {
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-                new StringDeserializer())) {
-            consumer.assign(List.of(PAID));
-            long deadline = System.nanoTime() + STEP.toNanos();
-            // a consumer sees only offsets below the high watermark: reading to 15 proves 15 were committed
-            while (consumer.position(PAID) < offset) {
-                if (System.nanoTime() > deadline) {
-                    throw new LocalClusterException(group + " read only up to " + consumer.position(PAID) + " of "
-                            + offset + " on " + PAID);
-                }
-                consumer.poll(Duration.ofMillis(200));
-            }
-            consumer.commitSync(Map.of(PAID, new OffsetAndMetadata(offset)));
-        }
+        GroupCommits.readAndCommit(cluster, group, PAID, offset, false);
     }
 }

@@ -53,6 +53,7 @@ class JsonSchemaDocsTest {
         formats.put("replay-journal.schema.json", dev.uncleanrecovery.formats.ReplayJournal.class);
         formats.put("reorder-journal.schema.json", dev.uncleanrecovery.formats.ReorderJournal.class);
         formats.put("audit-line.schema.json", dev.uncleanrecovery.formats.AuditLine.class);
+        formats.put("offset-reset-record.schema.json", dev.uncleanrecovery.formats.OffsetResetRecord.class);
         formats.put("approval.schema.json", dev.uncleanrecovery.formats.PlanApproval.class);
         return formats;
     }

@@ -84,14 +84,7 @@ class RetriedBatchOnADeadDiskClusterTest {
     @Test
     void the_batch_sent_again_is_not_counted_lost_and_the_salvage_holds_what_the_broker_cuts(LocalKafkaCluster cluster)
             throws Exception {
-        Path evidence = dir.resolve("evidence.json");
-        CliRun inspected = CliRun.of("inspect", "--log-dir", cluster.logDir(DEAD).toString(), "--output-file",
-                evidence.toString());
-        assertThat(inspected.exitCode()).as(inspected.out() + inspected.err()).isEqualTo(ExitCode.OK);
-        Path plan = dir.resolve("plan.json");
-        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--topic", TOPIC, "--evidence", evidence.toString(), "--output-file", plan.toString());
-        assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
+        Path plan = CliRun.planWithTheDiskOf(cluster, DEAD, TOPIC, dir);
         JsonNode election = Json.mapper().readTree(plan.toFile()).get("partitions").get(0);
         assertThat(election.get("designatedLeader").asInt()).as(election.toString()).isEqualTo(LIVE);
         // the state this is about: the live replica holds [20, 23) in the older epoch, the dead one's epoch starts there

@@ -26,11 +26,13 @@ import dev.uncleanrecovery.localcluster.ClusterSecurity;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanEvidence;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.PlannedElection;
+import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.recovery.PlanFlow;
@@ -41,9 +43,17 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -391,6 +401,62 @@ class SecuredClusterTest {
         assertThat(check.output()).contains("Topic: " + TOPIC + "\tPartition: 0\tLeader: 2");
         assertThat(elect.exitCode()).as(elect.output()).isZero();
         assertThat(elect.output()).contains("Valid replica already elected for partitions " + ORDERS_0);
+    }
+
+    @Test
+    @Order(13)
+    void a_consumer_group_the_principal_may_not_describe_leaves_the_offset_repair_incomplete(LocalKafkaCluster cluster)
+            throws Exception {
+        // given: the run above elected orders-0; groups shipping and payments committed on it since (as admin); the
+        // recovery user has the README's ACLs for consumer groups on shipping and __consumer_offsets, none on payments
+        for (String group : List.of("shipping", "payments")) {
+            Properties props = new Properties();
+            props.putAll(cluster.clientProperties());
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+            try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
+                    new ByteArrayDeserializer())) {
+                consumer.commitSync(Map.of(ORDERS_0, new OffsetAndMetadata(1)));
+            }
+        }
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.GROUP, "shipping", DESCRIBE, READ);
+        cluster.access().allow(ClusterAccess.RECOVERY_USER, ResourceType.TOPIC, Topic.GROUP_METADATA_TOPIC_NAME,
+                DESCRIBE);
+        awaitGroupDescribable(cluster, "shipping");
+        Path result = dir.resolve("secrets").resolve("plan-result.json");
+        assertThat(ResultFile.read(result).partitions()).extracting(ResultFile.Partition::outcome)
+                .containsExactly("ELECTED");
+
+        // when: the recovery user repairs the groups of that run
+        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets", "--result-file",
+                result.toString(), "--execute", "--reason", "test", "--command-config",
+                commandConfig(cluster, ClusterAccess.RECOVERY_USER));
+
+        // then: exit 3, the group it could not read named, and the audit log says 3 too
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
+        assertThat(run.out()).startsWith("NOTE no DESCRIBE on consumer group(s) payments: their offsets were not read")
+                .contains("none among those read; no offset was changed.");
+        List<AuditLine> audit = AuditLine.readAll(dir.resolve("secrets").resolve(AuditLine.FILE_NAME));
+        AuditLine finished = audit.get(audit.size() - 1);
+        assertThat(finished.command()).isEqualTo("consumer-offsets");
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.ATTENTION);
+    }
+
+    /** ACLs are metadata records: waits until a broker lets the recovery user read {@code group}'s offsets. */
+    private static void awaitGroupDescribable(LocalKafkaCluster cluster, String group) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        try (Admin admin = Admin.create(cluster.access().clientProperties(ClusterAccess.RECOVERY_USER))) {
+            while (true) {
+                try {
+                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+                    return;
+                } catch (java.util.concurrent.ExecutionException refused) {
+                    if (System.nanoTime() > deadline) {
+                        throw refused;
+                    }
+                    Thread.sleep(500);
+                }
+            }
+        }
     }
 
     /** The tool in its own JVM, to its end: what it prints and its request log are all there is. */
