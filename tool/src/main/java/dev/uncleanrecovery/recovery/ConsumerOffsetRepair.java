@@ -11,11 +11,12 @@ import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.probe.BrokerLookUps;
 import dev.uncleanrecovery.probe.TruncationPoints;
-import dev.uncleanrecovery.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -59,24 +59,37 @@ public final class ConsumerOffsetRepair {
     }
 
     /**
-     * The new leader's end offset, after the election, for the epoch a group last read: the look-up Kafka's consumer
-     * makes to find its log truncated (OffsetsForLeaderEpoch, KIP-320); empty when it did not answer.
+     * The new leaders' end offsets, after the election, for the epochs groups last read: the look-up Kafka's consumer
+     * makes to find its log truncated (OffsetsForLeaderEpoch, KIP-320).
      */
     @FunctionalInterface
     public interface EpochEnds {
-        CompletableFuture<OptionalLong> endOffsetFor(TopicPartitionState partition, int epoch);
+        /** Per look-up the leader answered within {@code timeout}, its end offset; the others are left out. */
+        Map<LookUp, Long> endOffsets(Set<LookUp> lookUps, Duration timeout);
 
         /** Asks nothing: a group whose history no probed replica holds is set back to the new log end. */
-        EpochEnds NONE = (partition, epoch) -> CompletableFuture.completedFuture(OptionalLong.empty());
+        EpochEnds NONE = (lookUps, timeout) -> Map.of();
     }
 
-    /** The look-ups asked of the new leaders over the discovery's connections, each once, all at the same time. */
+    /** The epoch a group last read on a partition, to ask of its leader. */
+    public record LookUp(TopicPartitionState partition, int epoch) {
+    }
+
+    /** The look-ups asked of the new leaders over the discovery's connections, a Fetch for many partitions each. */
     public static EpochEnds askingLeaders(ClusterDiscovery discovery) {
-        Map<List<Object>, CompletableFuture<OptionalLong>> asked = new ConcurrentHashMap<>();
-        return (partition, epoch) -> asked.computeIfAbsent(List.of(partition.topicPartition(), epoch), k ->
-                TruncationPoints.endOffsetFor(discovery.connections(), partition, partition.leader(), epoch,
-                                discovery.requestTimeout())
-                        .thenApply(end -> end.map(e -> OptionalLong.of(e.endOffset())).orElse(OptionalLong.empty())));
+        return (lookUps, timeout) -> {
+            BrokerLookUps brokers = new BrokerLookUps(discovery.connections(), discovery.requestTimeout());
+            Map<LookUp, CompletableFuture<Optional<TruncationPoints.EpochEnd>>> asked = new LinkedHashMap<>();
+            lookUps.forEach(l -> asked.put(l, brokers.endOffsetFor(l.partition(), l.partition().leader(), l.epoch())));
+            brokers.settle(timeout);
+            Map<LookUp, Long> ends = new HashMap<>();
+            asked.forEach((l, answer) -> {
+                if (answer.isDone() && !answer.isCompletedExceptionally()) {
+                    answer.join().ifPresent(end -> ends.put(l, end.endOffset()));
+                }
+            });
+            return ends;
+        };
     }
 
     public static Repair run(Admin admin, Duration timeout, Plan plan, ResultFile result, boolean execute) {
@@ -116,7 +129,7 @@ public final class ConsumerOffsetRepair {
         notes.addAll(committed.unreadable());
         // no probed replica holds what such a group read: its new leader is asked, as the group's consumer will; all
         // of them at once, and one not answered in time leaves the new log end
-        Map<ConsumerGroupOffsets.Committed, CompletableFuture<OptionalLong>> asked = new HashMap<>();
+        Map<ConsumerGroupOffsets.Committed, LookUp> asked = new HashMap<>();
         for (ConsumerGroupOffsets.Committed c : committed.committed()) {
             ResultFile.Partition p = elected.get(c.topicPartition());
             if (readNewHistory(c, p) || c.leaderEpoch() < 0 || p.after() == null || p.after().leader() < 0) {
@@ -125,10 +138,11 @@ public final class ConsumerOffsetRepair {
             PlannedElection election = planned.get(c.topicPartition());
             Optional<DivergencePoint> d = DivergencePoint.of(election, p, c.offset(), c.leaderEpoch());
             if (d.isPresent() && d.get().basis() == DivergencePoint.Basis.NEW_LOG_END) {
-                asked.put(c, epochEnds.endOffsetFor(stateAfter(election, p), c.leaderEpoch()));
+                asked.put(c, new LookUp(stateAfter(election, p), c.leaderEpoch()));
             }
         }
-        Futures.awaitAll(asked.values(), timeout);
+        Map<LookUp, Long> ends = asked.isEmpty() ? Map.of()
+                : epochEnds.endOffsets(new HashSet<>(asked.values()), timeout);
         List<ConsumerOffsetReset> resets = new ArrayList<>();
         Set<String> undecided = new TreeSet<>();
         for (ConsumerGroupOffsets.Committed c : committed.committed()) {
@@ -136,10 +150,9 @@ public final class ConsumerOffsetRepair {
             if (readNewHistory(c, p)) {
                 continue;
             }
-            CompletableFuture<OptionalLong> end = asked.get(c);
+            Long end = asked.containsKey(c) ? ends.get(asked.get(c)) : null;
             Optional<DivergencePoint> d = DivergencePoint.of(planned.get(c.topicPartition()), p, c.offset(),
-                    c.leaderEpoch(), end != null && end.isDone() && !end.isCompletedExceptionally() ? end.join()
-                            : OptionalLong.empty());
+                    c.leaderEpoch(), end == null ? OptionalLong.empty() : OptionalLong.of(end));
             if (d.isEmpty()) {
                 undecided.add(c.topicPartition().toString());
             } else if (c.offset() > d.get().offset()) {
