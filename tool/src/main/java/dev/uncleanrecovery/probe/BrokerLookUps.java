@@ -147,7 +147,8 @@ public final class BrokerLookUps {
 
     private void sendEpochReads(List<EpochEndFetch.Read> reads, List<Sent> round) {
         byBroker(reads, EpochEndFetch.Read::broker).forEach((broker, ofBroker) -> {
-            List<EpochEndFetch.Read> distinct = distinct(ofBroker, r -> List.of(r.partition().topicPartition(), r.epoch()),
+            List<EpochEndFetch.Read> distinct = distinct(ofBroker,
+                    r -> List.of(r.partition().topicPartition(), r.epoch()),
                     (first, same) -> forward(first.answer(), same.answer()));
             for (List<EpochEndFetch.Read> request : requests(distinct, r -> r.partition().topicPartition())) {
                 round.add(new Sent(EpochEndFetch.send(connections, broker, request, requestTimeout),
@@ -162,7 +163,8 @@ public final class BrokerLookUps {
      */
     private void sendBatchReads(List<LeadingBatches.Read> reads, List<Sent> round, AtomicBoolean over) {
         byBroker(reads, LeadingBatches.Read::broker).forEach((broker, ofBroker) -> {
-            List<LeadingBatches.Read> distinct = distinct(ofBroker, r -> List.of(r.partition().topicPartition(), r.offset()),
+            List<LeadingBatches.Read> distinct = distinct(ofBroker,
+                    r -> List.of(r.partition().topicPartition(), r.offset()),
                     (first, same) -> forward(first.answer(), same.answer()));
             CompletableFuture<?> previous = CompletableFuture.completedFuture(null);
             for (List<LeadingBatches.Read> request : requests(distinct, r -> r.partition().topicPartition())) {
@@ -170,7 +172,8 @@ public final class BrokerLookUps {
                         .thenCompose(ignored -> over.get()
                                 ? CompletableFuture.failedFuture(new TimeoutException("not sent: the round was over"))
                                 : LeadingBatches.send(connections, broker, request, requestTimeout));
-                round.add(new Sent(answered, failure -> request.forEach(r -> r.answer().completeExceptionally(failure))));
+                round.add(new Sent(answered,
+                        failure -> request.forEach(r -> r.answer().completeExceptionally(failure))));
                 previous = answered;
             }
         });

@@ -86,11 +86,11 @@ final class EpochEndFetch {
                 } else if (errors[i] == Errors.NONE && found[i] != null) {
                     read.answer().complete(Optional.of(found[i]));
                 } else {
+                    String asked = read.partition().topicPartition() + " (LastFetchedEpoch " + read.epoch() + ")";
                     read.answer().completeExceptionally(new BrokerRequestException(broker, true,
-                            connections.describe(broker) + (errors[i] == null ? " left " + read.partition().topicPartition()
-                                    + " out of its Fetch answer (LastFetchedEpoch " + read.epoch() + ")"
-                                    : " answered Fetch of " + read.partition().topicPartition() + " (LastFetchedEpoch "
-                                            + read.epoch() + ") with " + errors[i].name()
+                            connections.describe(broker) + (errors[i] == null
+                                    ? " left " + asked + " out of its Fetch answer"
+                                    : " answered Fetch of " + asked + " with " + errors[i].name()
                                             + (found[i] == null ? " and no DivergingEpoch" : ""))));
                 }
             }

@@ -96,9 +96,9 @@ final class ManyPartitionOutage {
         }
 
         /**
-         * 10–19 records a partition over three epochs, varying by partition: 3–5 in each of the first two, in the
-         * last 1–2 on all three replicas for a third of the partitions (broker 3 then holds the last epoch too), 3–6
-         * once broker 3 is down, and one of broker 1's alone; with groups and a transaction.
+         * 10–19 records a partition over three epochs, varying by partition: 3–5 in each of the first two; in the
+         * last, 1–2 on all three replicas for a third of the partitions (broker 3 then holds the last epoch too),
+         * 3–6 once broker 3 is down, and one of broker 1's alone; with groups and a transaction.
          */
         static Writes threeEpochs() {
             return new Writes(3, (epoch, p) -> switch (epoch) {

@@ -65,11 +65,12 @@ final class RealClusterBenchmark {
                long salvageFiles) {
 
         String line() {
-            return String.format("| %,d (%d) | %s | %d | %,d | %s | %d | %d | %,d | %s | %d | %s | %,d | %s | %s | %s | %s |",
-                    partitions, topics, contender, exitCode, wallMillis,
+            return String.format("| %,d (%d) | %s | %d | %,d | %s | %d | %d | %,d | %s | %d | %s | %,d | %s | %s | %s"
+                    + " | %s |", partitions, topics, contender, exitCode, wallMillis,
                     allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders, leaderless,
-                    recordsLostByLeader, recordsLostByEndOffsets < 0 ? "unknown" : String.format("%,d", recordsLostByEndOffsets),
-                    peakRssMib, heapMib < 0 ? "-" : String.format("%,d", heapMib), cpuMillis,
+                    recordsLostByLeader,
+                    recordsLostByEndOffsets < 0 ? "unknown" : String.format("%,d", recordsLostByEndOffsets), peakRssMib,
+                    heapMib < 0 ? "-" : String.format("%,d", heapMib), cpuMillis,
                     planBytes < 0 ? "-" : String.format("%.1f MB", planBytes / 1e6),
                     salvageFiles < 0 ? "none" : String.format("%,d files", salvageFiles), requests,
                     failure == null ? "" : failure.replace("|", "\\|"));
@@ -147,8 +148,8 @@ final class RealClusterBenchmark {
         }
     }
 
-    private static Row runOnce(int partitions, Contender contender, Launcher launcher, List<String> toolArgs, Path agent,
-                               Path dir) throws Exception {
+    private static Row runOnce(int partitions, Contender contender, Launcher launcher, List<String> toolArgs,
+                               Path agent, Path dir) throws Exception {
         Files.createDirectories(dir);
         // The tool never overwrites a plan: a previous run's files would make this one fail.
         for (String previous : List.of("plan.json", "plan-result.json")) {
@@ -253,7 +254,8 @@ final class RealClusterBenchmark {
         try (LocalKafkaCluster cluster = cluster(patchAgent(options), partitions).start()) {
             List<String> topics = topics(partitions);
             ManyPartitionOutage.reproduce(cluster, topics, partitions / topics.size(), ManyPartitionOutage::assignment,
-                    ManyPartitionOutage.Writes.threeEpochs(), s -> System.out.println("  [outage " + partitions + "] " + s));
+                    ManyPartitionOutage.Writes.threeEpochs(),
+                    s -> System.out.println("  [outage " + partitions + "] " + s));
             Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
             System.out.println("outage ready: --bootstrap-server " + cluster.bootstrapServers() + " (also in "
                     + out.resolve("outage.bootstrap") + "); touch " + stop + " to stop it");

@@ -18,10 +18,11 @@ class LeadingBatchesTest {
 
     @Test
     void answers_of_a_response_with_room_for_every_partition_are_all_whole() {
-        // a few batches each, and partitions holding nothing past the offset asked, anywhere before the last with records
-        assertThat(LeadingBatches.asOnItsOwn(new int[] {SMALL, 0, SMALL, 0, SMALL}, new int[] {SMALL, 0, SMALL, 0, SMALL}))
-                .containsExactly(true, true, true, true, true);
-        assertThat(LeadingBatches.asOnItsOwn(new int[] {0, 0, 0}, new int[] {0, 0, 0})).containsExactly(true, true, true);
+        // a few batches each, and partitions holding nothing past the offset asked before the last with records
+        assertThat(LeadingBatches.asOnItsOwn(new int[] {SMALL, 0, SMALL, 0, SMALL},
+                new int[] {SMALL, 0, SMALL, 0, SMALL})).containsExactly(true, true, true, true, true);
+        assertThat(LeadingBatches.asOnItsOwn(new int[] {0, 0, 0}, new int[] {0, 0, 0}))
+                .containsExactly(true, true, true);
     }
 
     @Test
@@ -35,8 +36,8 @@ class LeadingBatchesTest {
     @Test
     void an_empty_answer_after_the_last_with_records_may_be_a_broker_limit_and_is_asked_again() {
         // a broker's fetch.max.bytes below the request's MaxBytes ends the records early: all after come back empty
-        assertThat(LeadingBatches.asOnItsOwn(new int[] {0, SMALL, 0, SMALL, 0, 0}, new int[] {0, SMALL, 0, SMALL, 0, 0}))
-                .containsExactly(true, true, true, true, false, false);
+        assertThat(LeadingBatches.asOnItsOwn(new int[] {0, SMALL, 0, SMALL, 0, 0},
+                new int[] {0, SMALL, 0, SMALL, 0, 0})).containsExactly(true, true, true, true, false, false);
     }
 
     @Test
