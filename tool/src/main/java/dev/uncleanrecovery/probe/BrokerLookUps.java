@@ -109,7 +109,7 @@ public final class BrokerLookUps {
                         + " ms were up");
                 epochs.forEach(read -> read.answer().completeExceptionally(late));
                 batches.forEach(read -> read.answer().completeExceptionally(late));
-                continue; // a failed look-up may still queue nothing but more failures
+                continue; // what a failed read leads to (the caller's fallback) fails the same way next turn
             }
             AtomicBoolean over = new AtomicBoolean();
             List<Sent> round = new ArrayList<>();
