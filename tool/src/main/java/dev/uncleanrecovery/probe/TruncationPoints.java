@@ -3,24 +3,15 @@
 package dev.uncleanrecovery.probe;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
-import dev.uncleanrecovery.connect.BrokerConnections;
-import dev.uncleanrecovery.connect.BrokerRequestException;
 import dev.uncleanrecovery.evidence.BatchHead;
 import dev.uncleanrecovery.evidence.EpochStart;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
-import dev.uncleanrecovery.protocol.FetchWire;
-import dev.uncleanrecovery.protocol.PartitionList;
-import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Where a replica will truncate its log once it follows the designated leader, found the way the follower will find
@@ -30,9 +21,10 @@ import org.apache.kafka.common.protocol.Errors;
  * follower then looks the answered epoch up in its own cache: when it holds that epoch it cuts at the smaller end
  * offset and is done, when it does not it cuts at the end of its own floor entry and asks again with that epoch.
  *
- * <p>Each look-up the brokers must answer is one Fetch (ReplicaId -2, FetchOffset past the end) whose
- * DivergingEpoch is that replica's {@code endOffsetFor(E)}; what the probe already knows (each replica's latest epoch
- * and log end) answers the rest without a request.
+ * <p>Each look-up the brokers must answer is a partition of a DivergingEpoch Fetch (ReplicaId -2, FetchOffset past the
+ * end) whose answer is that replica's {@code endOffsetFor(E)}, sent with the other partitions' look-ups of that broker
+ * ({@link BrokerLookUps}); what the probe already knows (each replica's latest epoch and log end) answers the rest
+ * without a request.
  */
 public final class TruncationPoints {
 
@@ -85,16 +77,15 @@ public final class TruncationPoints {
     }
 
     /**
-     * Look-ups of one partition sent to the brokers over {@code connections}, each bounded by {@code requestTimeout};
-     * one look-up is asked once however many followers need it.
+     * Look-ups of one partition, sent with every other partition's asked through {@code lookUps} (a broker gets one
+     * Fetch for many partitions; their answers come once {@link BrokerLookUps#settle} is called); one look-up is asked
+     * once however many followers need it.
      */
-    public static TruncationPoints over(BrokerConnections connections, TopicPartitionState partition,
-                                        Duration requestTimeout) {
+    public static TruncationPoints over(BrokerLookUps lookUps, TopicPartitionState partition) {
         Map<List<Integer>, CompletableFuture<Optional<EpochEnd>>> asked = new ConcurrentHashMap<>();
-        EpochEnds ask = (broker, epoch) -> ask(connections, partition, broker, epoch, requestTimeout);
+        EpochEnds ask = (broker, epoch) -> lookUps.endOffsetFor(partition, broker, epoch);
         Map<List<Long>, CompletableFuture<List<BatchHead>>> read = new ConcurrentHashMap<>();
-        BatchHeads heads = (broker, offset) -> LeadingBatches.read(connections, partition, broker, offset,
-                requestTimeout);
+        BatchHeads heads = (broker, offset) -> lookUps.batchesFrom(partition, broker, offset);
         return new TruncationPoints(remembering(asked, ask), ask, asked, remembering(read, heads), heads, read);
     }
 
@@ -271,57 +262,7 @@ public final class TruncationPoints {
         return Optional.empty();
     }
 
-    /**
-     * {@code broker}'s {@code endOffsetFor(epoch)} for one partition, as it answers it now: the floor entry of the epoch
-     * in its cache and where that entry ends (its log end for its latest); empty when the epoch is above its latest.
-     */
-    public static CompletableFuture<Optional<EpochEnd>> endOffsetFor(BrokerConnections connections,
-                                                                     TopicPartitionState partition, int broker,
-                                                                     int epoch, Duration requestTimeout) {
-        return ask(connections, partition, broker, epoch, requestTimeout);
-    }
-
     private static CompletableFuture<OptionalLong> done(long offset) {
         return CompletableFuture.completedFuture(OptionalLong.of(offset));
-    }
-
-    /** One Fetch of one partition with LastFetchedEpoch {@code epoch}; OFFSET_OUT_OF_RANGE means above its latest. */
-    private static CompletableFuture<Optional<EpochEnd>> ask(BrokerConnections connections, TopicPartitionState p,
-                                                             int broker, int epoch, Duration timeout) {
-        PartitionToProbe one = PartitionToProbe.of(p);
-        PartitionList asked = new StockLogInfoSource.BatchPositions(List.of(one)).inOrder(new int[] {0});
-        // topics go by name up to v12 and by id from v13
-        short max = Uuid.ZERO_UUID.equals(one.topicId()) ? FetchWire.LAST_VERSION_WITH_TOPIC_NAMES : FetchWire.MAX_VERSION;
-        return StockLogInfoSource.exchange(connections, broker, timeout, ApiKeys.FETCH, FetchWire.MIN_VERSION, max,
-                version -> FetchWire.divergenceRequest(version, StockLogInfoSource.DEBUGGING_REPLICA_ID, asked,
-                        new int[] {epoch}),
-                (version, body) -> read(connections, broker, p, epoch, version, body));
-    }
-
-    private static Optional<EpochEnd> read(BrokerConnections connections, int broker, TopicPartitionState p, int epoch,
-                                           short version, ByteBuffer body) {
-        EpochEnd[] found = new EpochEnd[1];
-        Errors[] error = {Errors.NONE};
-        short topLevel = FetchWire.readResponse(body, version, (topic, topicId, partition, errorCode, highWatermark,
-                                                                divergingEpoch, divergingEndOffset) -> {
-            if (partition == p.partition()) {
-                error[0] = Errors.forCode(errorCode);
-                if (divergingEpoch >= 0) {
-                    found[0] = new EpochEnd(divergingEpoch, divergingEndOffset);
-                }
-            }
-        });
-        if (topLevel != Errors.NONE.code()) {
-            error[0] = Errors.forCode(topLevel);
-        }
-        if (error[0] == Errors.OFFSET_OUT_OF_RANGE) {
-            return Optional.empty();
-        }
-        if (error[0] != Errors.NONE || found[0] == null) {
-            throw new BrokerRequestException(broker, true, connections.describe(broker) + " answered Fetch of "
-                    + p.topicPartition() + " (LastFetchedEpoch " + epoch + ") with " + error[0].name()
-                    + (found[0] == null ? " and no DivergingEpoch" : ""));
-        }
-        return Optional.of(found[0]);
     }
 }

@@ -2,17 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.recovery;
 
-import dev.uncleanrecovery.cluster.ClusterDiscovery;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import dev.uncleanrecovery.execute.CutLookUp;
+import dev.uncleanrecovery.probe.BrokerLookUps;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.TruncationPoints;
-import dev.uncleanrecovery.support.Futures;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.TopicPartition;
 
@@ -23,36 +19,38 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class BrokerCutLookUp implements CutLookUp {
 
-    private final ClusterDiscovery discovery;
+    private final BrokerLookUps brokers;
     private final ProbeSettings settings;
     private final Map<TopicPartition, TruncationPoints> lookUps = new ConcurrentHashMap<>();
 
-    BrokerCutLookUp(ClusterDiscovery discovery, ProbeSettings settings) {
-        this.discovery = discovery;
+    /** @param brokers sends every partition's look-ups to a broker together, a Fetch for many partitions */
+    BrokerCutLookUp(BrokerLookUps brokers, ProbeSettings settings) {
+        this.brokers = brokers;
         this.settings = settings;
     }
 
     @Override
     public Map<TopicPartition, Map<Integer, Long>> cuts(Map<TopicPartition, Ask> asks) {
         Map<TopicPartition, Map<Integer, Long>> cuts = new ConcurrentHashMap<>();
-        List<CompletableFuture<?>> asked = new ArrayList<>();
         asks.forEach((tp, ask) -> {
-            TruncationPoints points = TruncationPoints.over(discovery.connections(), ask.partition(),
-                    settings.requestTimeout());
+            TruncationPoints points = TruncationPoints.over(brokers, ask.partition());
             lookUps.put(tp, points);
             for (ReplicaEvidence follower : ask.followers()) {
-                asked.add(points.lossFrom(ask.leader(), follower).thenAccept(cut -> cut.ifPresent(offset ->
-                        cuts.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(follower.broker(), offset))));
+                points.lossFrom(ask.leader(), follower).thenAccept(cut -> cut.ifPresent(offset ->
+                        cuts.computeIfAbsent(tp, k -> new ConcurrentHashMap<>()).put(follower.broker(), offset)));
             }
         });
         // what was not answered stays a bound, and the partition is refused its salvage
-        Futures.awaitAll(asked, settings.timeout());
+        brokers.settle(settings.timeout());
         Map<TopicPartition, Map<Integer, Long>> answered = new HashMap<>();
         cuts.forEach((tp, byFollower) -> answered.put(tp, Map.copyOf(byFollower)));
         return answered;
     }
 
-    /** Per partition asked about, its look-ups: the answers of its brokers from before the election. */
+    /**
+     * Per partition asked about, its look-ups: the answers of its brokers from before the election; asked again
+     * through the same {@link BrokerLookUps}.
+     */
     Map<TopicPartition, TruncationPoints> lookUps() {
         return lookUps;
     }

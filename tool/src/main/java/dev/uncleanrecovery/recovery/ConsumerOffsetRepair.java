@@ -13,9 +13,9 @@ import dev.uncleanrecovery.formats.OffsetResetRecord;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.probe.BrokerLookUps;
 import dev.uncleanrecovery.probe.TruncationPoints;
 import dev.uncleanrecovery.support.DurableFiles;
-import dev.uncleanrecovery.support.Futures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -33,7 +33,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -95,23 +94,6 @@ public final class ConsumerOffsetRepair {
     private ConsumerOffsetRepair() {
     }
 
-    /**
-     * The new leader's {@code endOffsetFor(E)} after the election, for the epoch E a group last read: the look-up
-     * Kafka's consumer makes to find its log truncated (OffsetsForLeaderEpoch, KIP-320). Its floor entry of E and
-     * where that entry ends; empty when E is above its latest epoch.
-     */
-    @FunctionalInterface
-    private interface EpochEnds {
-        CompletableFuture<Optional<TruncationPoints.EpochEnd>> endOffsetFor(TopicPartitionState partition, int epoch);
-    }
-
-    /** The look-ups asked of the new leaders over the discovery's connections, each once, all at the same time. */
-    private static EpochEnds askingLeaders(ClusterDiscovery discovery) {
-        Map<List<Object>, CompletableFuture<Optional<TruncationPoints.EpochEnd>>> asked = new ConcurrentHashMap<>();
-        return (partition, epoch) -> asked.computeIfAbsent(List.of(partition.topicPartition(), epoch), k ->
-                TruncationPoints.endOffsetFor(discovery.connections(), partition, partition.leader(), epoch,
-                        discovery.requestTimeout()));
-    }
 
     /**
      * The groups past the divergence point of what the run of {@code result} elected (its ELECTED and ELECTED_OTHER
@@ -167,19 +149,20 @@ public final class ConsumerOffsetRepair {
         }
         notes.addAll(committed.unreadable());
         Map<GroupPartition, EarlierReset> earlier = earlierResets(resultFile, result, cluster, planned, elected, notes);
-        // the new leader is asked for the epoch each group last read, as the group's consumer will: all of them at
-        // once, and one not answered in time tells nothing
-        EpochEnds epochEnds = askingLeaders(discovery);
+        // the new leader is asked for the epoch each group last read, as the group's consumer will: in Fetches of
+        // many partitions to each leader, and one not answered in time tells nothing
+        BrokerLookUps leaders = new BrokerLookUps(discovery.connections(), discovery.requestTimeout());
         Map<ConsumerGroupOffsets.Committed, CompletableFuture<Optional<TruncationPoints.EpochEnd>>> asked =
                 new HashMap<>();
         for (ConsumerGroupOffsets.Committed c : committed.committed()) {
             ResultFile.Partition p = elected.get(c.topicPartition());
             if (c.leaderEpoch() >= 0 && p.after() != null && p.after().leader() >= 0
                     && c.leaderEpoch() < p.after().leaderEpoch()) {
-                asked.put(c, epochEnds.endOffsetFor(stateAfter(planned.get(c.topicPartition()), p), c.leaderEpoch()));
+                TopicPartitionState after = stateAfter(planned.get(c.topicPartition()), p);
+                asked.put(c, leaders.endOffsetFor(after, after.leader(), c.leaderEpoch()));
             }
         }
-        Futures.awaitAll(asked.values(), timeout);
+        leaders.settle(timeout);
         ConsumerOffsetReset.Outcome whenPast = action == Action.SET ? ConsumerOffsetReset.Outcome.RESET
                 : ConsumerOffsetReset.Outcome.WOULD_RESET;
         List<ConsumerOffsetReset> resets = new ArrayList<>();

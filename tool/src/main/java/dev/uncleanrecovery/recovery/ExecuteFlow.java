@@ -32,7 +32,6 @@ import dev.uncleanrecovery.formats.ReorderJournal;
 import dev.uncleanrecovery.formats.RunLockFate;
 import dev.uncleanrecovery.probe.ProbeMode;
 import dev.uncleanrecovery.probe.ProbeSettings;
-import dev.uncleanrecovery.support.Futures;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.execute.MeasuredTruncation;
@@ -40,6 +39,7 @@ import dev.uncleanrecovery.execute.Outcome;
 import dev.uncleanrecovery.execute.PartitionOutcome;
 import dev.uncleanrecovery.formats.PlanEvidence;
 import dev.uncleanrecovery.formats.PlanTruncation;
+import dev.uncleanrecovery.probe.BrokerLookUps;
 import dev.uncleanrecovery.probe.TruncationPoints;
 import dev.uncleanrecovery.salvage.LiveReplicaReader;
 import dev.uncleanrecovery.salvage.SalvageStore;
@@ -261,7 +261,9 @@ public final class ExecuteFlow implements AutoCloseable {
         // the operator named.
         Map<TopicPartition, String> leftover = restoreInterrupted(Path.of(planFile), planSha256.get(),
                 options.restoreJournals(), options.mode().dryRun(), progress);
-        BrokerCutLookUp cutLookUp = new BrokerCutLookUp(discovery, options.reprobe());
+        // the followers' look-ups before the election and the read-back after it: a Fetch for many partitions each
+        BrokerLookUps lookUps = new BrokerLookUps(discovery.connections(), options.reprobe().requestTimeout());
+        BrokerCutLookUp cutLookUp = new BrokerCutLookUp(lookUps, options.reprobe());
         PlanExecution execution = new PlanExecution(new Describing(discovery),
                 new PlanReprobe(discovery, plan, options.reprobe(), options.probeMode()),
                 elector(options, progress, journal), options.allowUnprobedLeader(), progress)
@@ -296,7 +298,8 @@ public final class ExecuteFlow implements AutoCloseable {
             releaseInBackground(); // what is left only reads
         }
         try {
-            return withHanging.withTruncations(measuredTruncations(plan, withHanging, cutLookUp.lookUps(), options.reprobe()));
+            return withHanging.withTruncations(measuredTruncations(plan, withHanging, lookUps, cutLookUp.lookUps(),
+                    options.reprobe()));
         } catch (RuntimeException | Error e) {
             // the elections are done and recorded: a read-back that fails leaves the truncations unmeasured
             progress.accept("the truncations could not be read back after the election: " + e);
@@ -330,6 +333,7 @@ public final class ExecuteFlow implements AutoCloseable {
      * election (its cache holds the new epoch by now: nothing is simulated) and the follower's from right before it.
      */
     private Map<TopicPartition, List<MeasuredTruncation>> measuredTruncations(Plan plan, ExecutionResult result,
+                                                                              BrokerLookUps lookUps,
                                                                               Map<TopicPartition, TruncationPoints> before,
                                                                               ProbeSettings settings) {
         Map<TopicPartition, PlannedElection> planned = new HashMap<>();
@@ -368,7 +372,7 @@ public final class ExecuteFlow implements AutoCloseable {
                     leader = ReplicaEvidence.answered(tp, after.leader(), leaderBefore.source(),
                             leaderBefore.logEndOffset(), after.leaderEpoch(), after.leaderEpoch(), -1L, Instant.now());
                     points = before.containsKey(tp) ? before.get(tp).withFreshAnswersFrom(after.leader())
-                            : TruncationPoints.over(discovery.connections(), after, settings.requestTimeout());
+                            : TruncationPoints.over(lookUps, after);
                 }
                 // where its loss starts needs its batches as they were before it followed the leader: only the
                 // look-ups made before the election read them
@@ -381,7 +385,7 @@ public final class ExecuteFlow implements AutoCloseable {
             }
         }
         Map<TopicPartition, List<MeasuredTruncation>> measured = new LinkedHashMap<>();
-        Futures.awaitAll(asks.values().stream().flatMap(List::stream).toList(), settings.timeout());
+        lookUps.settle(settings.timeout());
         // a look-up that failed or is late is left out: not measured
         asks.forEach((tp, futures) -> measured.put(tp, futures.stream()
                 .filter(f -> f.isDone() && !f.isCompletedExceptionally()).map(CompletableFuture::join).toList()));

@@ -25,6 +25,7 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanBuilder;
 import dev.uncleanrecovery.formats.PlanConsumerGroup;
 import dev.uncleanrecovery.formats.PlanUnansweredBroker;
+import dev.uncleanrecovery.probe.BrokerLookUps;
 import dev.uncleanrecovery.probe.PartitionToProbe;
 import dev.uncleanrecovery.probe.ProbeFanOut;
 import dev.uncleanrecovery.probe.ProbeMode;
@@ -33,7 +34,6 @@ import dev.uncleanrecovery.probe.ProbeResult;
 import dev.uncleanrecovery.probe.ProbeSettings;
 import dev.uncleanrecovery.probe.RequestCounts;
 import dev.uncleanrecovery.probe.UnansweredBroker;
-import dev.uncleanrecovery.support.Futures;
 import dev.uncleanrecovery.support.InOrder;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import dev.uncleanrecovery.support.PartitionMap;
@@ -336,7 +336,8 @@ public final class PlanFlow {
                                                                  Function<TopicPartition, TopicPartitionState> states,
                                                                  ProbeSettings settings) {
         Map<TopicPartition, Map<Integer, Map<Integer, Long>>> points = new ConcurrentHashMap<>();
-        List<CompletableFuture<Void>> asks = new ArrayList<>();
+        // every partition's look-ups go to a broker together, a Fetch for many partitions
+        BrokerLookUps lookUps = new BrokerLookUps(connections, settings.requestTimeout());
         for (Decision decision : decisions) {
             if (!(decision instanceof Decision.Elect elect)) {
                 continue;
@@ -363,17 +364,17 @@ public final class PlanFlow {
                     }
                     if (asked == null) {
                         // one per partition: the look-ups are the same whoever leads, and each is asked once
-                        asked = TruncationPoints.over(connections, states.apply(tp), settings.requestTimeout());
+                        asked = TruncationPoints.over(lookUps, states.apply(tp));
                     }
-                    asks.add(asked.lossFrom(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
+                    asked.lossFrom(leader.get(), follower.get()).thenAccept(point -> point.ifPresent(offset ->
                             points.computeIfAbsent(tp, k -> new ConcurrentHashMap<>())
                                     .computeIfAbsent(under.getKey(), k -> new ConcurrentHashMap<>())
-                                    .put(truncation.broker(), offset))));
+                                    .put(truncation.broker(), offset)));
                 }
             }
         }
         // a look-up that failed or is late leaves that replica with its estimate
-        Futures.awaitAll(asks, settings.timeout());
+        lookUps.settle(settings.timeout());
         Map<TopicPartition, KnownCuts> answered = new HashMap<>();
         points.forEach((tp, byLeader) -> answered.put(tp, new KnownCuts(Map.copyOf(byLeader))));
         return answered;

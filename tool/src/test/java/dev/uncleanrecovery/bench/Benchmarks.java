@@ -14,7 +14,7 @@ import java.util.Map;
  * Maven profile, e.g. {@code mvn -B -Pbench -DskipTests verify -Dbench.args="real --partitions 1000"}.
  *
  * <pre>
- * real       [--partitions 1000,5000] [--contenders stock,tool] [--records-per-round 2]   real Kafka 4.4.0
+ * real       [--partitions 1000,5000] [--contenders stock,tool]             real Kafka 4.4.0, a three-epoch outage
  *            [--patched true] [--tool-args '...']                   (patched: the kafka-patch agent on every node)
  *            [--runs 3]                     (each contender that often, taking turns, on fresh outages: medians)
  *            [--contenders tool,baseline --baseline-script DIR/bin/kafka-unclean-recovery.sh]  another build's recover

@@ -61,7 +61,8 @@ class ControllerCapScaleClusterTest {
     static void everyPartitionOffline(LocalKafkaCluster cluster) {
         // [1,3,2] everywhere: 3, the shorter log, stands before 2, so every partition is reordered
         ManyPartitionOutage.reproduce(cluster, TOPICS, PER_TOPIC, p -> List.of(ManyPartitionOutage.LAST_LEADER,
-                ManyPartitionOutage.SHORTEST, ManyPartitionOutage.LONGEST), 1, 0, System.out::println);
+                ManyPartitionOutage.SHORTEST, ManyPartitionOutage.LONGEST),
+                ManyPartitionOutage.Writes.singleEpoch(1, 0), System.out::println);
     }
 
     @Test

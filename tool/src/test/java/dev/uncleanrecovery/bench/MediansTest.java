@@ -13,7 +13,7 @@ class MediansTest {
 
     private static RealClusterBenchmark.Row row(int n, String contender, long wallMillis, long wrongLeaders) {
         return new RealClusterBenchmark.Row(n, 1, contender, 0, wallMillis, wallMillis, wrongLeaders, 0, 0,
-                wrongLeaders * 2, 100, -1, wallMillis / 2, -1, "", null, 0);
+                wrongLeaders * 2, 100, -1, wallMillis / 2, -1, "", null, 0, -1);
     }
 
     @Test

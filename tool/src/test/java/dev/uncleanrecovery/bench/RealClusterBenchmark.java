@@ -56,26 +56,31 @@ final class RealClusterBenchmark {
      * @param heapMib   the tool's heap in use at most (its GC log), -1 for Kafka's tool
      * @param planBytes the tool's plan file, -1 for Kafka's tool
      * @param failure   what a contender that exited non-zero printed last, null otherwise
+     * @param salvageFiles the files in the tool's salvage directory beside its plan, -1 when it made none (and for
+     *                  Kafka's tool): a run with nothing to salvage makes none
      */
     record Row(int partitions, int topics, String contender, int exitCode, long wallMillis, long allLedMillis,
                long wrongLeaders, long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib,
-               long heapMib, long cpuMillis, long planBytes, String requests, String failure, long outageSetupMillis) {
+               long heapMib, long cpuMillis, long planBytes, String requests, String failure, long outageSetupMillis,
+               long salvageFiles) {
 
         String line() {
-            return String.format("| %,d (%d) | %s | %d | %,d | %s | %d | %d | %,d | %s | %d | %s | %,d | %s | %s | %s |", partitions,
-                    topics, contender, exitCode, wallMillis, allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis),
-                    wrongLeaders, leaderless, recordsLostByLeader,
+            return String.format("| %,d (%d) | %s | %d | %,d | %s | %d | %d | %,d | %s | %d | %s | %,d | %s | %s | %s"
+                    + " | %s |", partitions, topics, contender, exitCode, wallMillis,
+                    allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders, leaderless,
+                    recordsLostByLeader,
                     recordsLostByEndOffsets < 0 ? "unknown" : String.format("%,d", recordsLostByEndOffsets), peakRssMib,
                     heapMib < 0 ? "-" : String.format("%,d", heapMib), cpuMillis,
-                    planBytes < 0 ? "-" : String.format("%.1f MB", planBytes / 1e6), requests,
+                    planBytes < 0 ? "-" : String.format("%.1f MB", planBytes / 1e6),
+                    salvageFiles < 0 ? "none" : String.format("%,d files", salvageFiles), requests,
                     failure == null ? "" : failure.replace("|", "\\|"));
         }
 
         static String header() {
             return "| partitions (topics) | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
                     + " (by leader) | records lost (end offsets) | peak RSS MiB | heap MiB | CPU ms | plan file |"
-                    + " requests sent (kind total {node:count}) | failed with |\n"
-                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+                    + " salvage directory | requests sent (kind total {node:count}) | failed with |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
         }
     }
 
@@ -86,7 +91,6 @@ final class RealClusterBenchmark {
         List<Integer> sizes = ints(options.getOrDefault("partitions", "1000"));
         List<Contender> contenders = options.getOrDefault("contenders", "stock,tool").lines()
                 .flatMap(s -> List.of(s.split(",")).stream()).map(String::trim).map(Contender::valueOf).toList();
-        long perRound = Long.parseLong(options.getOrDefault("records-per-round", "2"));
         Path script = Path.of(options.getOrDefault("script", "bin/kafka-unclean-recovery.sh")).toAbsolutePath();
         Launcher own = new Launcher(script, List.of());
         Launcher baseline = contenders.contains(Contender.baseline) ? new Launcher(Path.of(Optional.ofNullable(
@@ -113,7 +117,7 @@ final class RealClusterBenchmark {
                     Path dir = out.resolve(c + "-" + n + (agent == null ? "" : "-patched")
                             + (toolArgs.isEmpty() || c == Contender.stock ? "" : "-args") + (runs == 1 ? "" : "-run" + run));
                     Launcher launcher = c == Contender.baseline ? baseline : own;
-                    Row row = runOnFreshOutage(n, c, perRound, launcher, toolArgs, agent, dir);
+                    Row row = runOnFreshOutage(n, c, launcher, toolArgs, agent, dir);
                     rows.add(row);
                     System.out.println(Row.header());
                     rows.forEach(r -> System.out.println(r.line()));
@@ -131,33 +135,34 @@ final class RealClusterBenchmark {
         System.out.println("\nresults appended to " + results);
     }
 
-    private static Row runOnFreshOutage(int n, Contender c, long perRound, Launcher launcher, List<String> toolArgs,
-                                        Path agent, Path dir) throws Exception {
+    private static Row runOnFreshOutage(int n, Contender c, Launcher launcher, List<String> toolArgs, Path agent,
+                                        Path dir) throws Exception {
         try {
-            return runOnce(n, c, perRound, launcher, toolArgs, agent, dir);
+            return runOnce(n, c, launcher, toolArgs, agent, dir);
         } catch (OutageSetupFailed e) {
             // Seen twice in many runs: one partition's acks=all record never acknowledged on a fresh cluster.
             // The broken cluster's node logs are kept for a look; the measurement needs a cluster that works.
             System.out.println("  [" + c + " " + n + "] outage set-up failed (" + e.getMessage()
                     + "); node logs kept in " + e.nodeLogs + "; once more on a fresh cluster");
-            return runOnce(n, c, perRound, launcher, toolArgs, agent, dir);
+            return runOnce(n, c, launcher, toolArgs, agent, dir);
         }
     }
 
-    private static Row runOnce(int partitions, Contender contender, long perRound, Launcher launcher, List<String> toolArgs,
+    private static Row runOnce(int partitions, Contender contender, Launcher launcher, List<String> toolArgs,
                                Path agent, Path dir) throws Exception {
         Files.createDirectories(dir);
         // The tool never overwrites a plan: a previous run's files would make this one fail.
         for (String previous : List.of("plan.json", "plan-result.json")) {
             Files.deleteIfExists(dir.resolve(previous));
         }
+        deleteRecursively(dir.resolve(SALVAGE_DIRECTORY));
         try (LocalKafkaCluster cluster = cluster(agent, partitions).start(); Admin admin = cluster.createAdmin()) {
             long setupStart = System.nanoTime();
             List<ManyPartitionOutage.Outage> outage;
             List<String> topics = topics(partitions);
             try {
                 outage = ManyPartitionOutage.reproduce(cluster, topics, partitions / topics.size(),
-                        ManyPartitionOutage::assignment, perRound, 1,
+                        ManyPartitionOutage::assignment, ManyPartitionOutage.Writes.threeEpochs(),
                         s -> System.out.println("  [" + contender + " " + partitions + "] " + s));
             } catch (RuntimeException e) {
                 throw new OutageSetupFailed(e, keepNodeLogs(cluster, dir.resolve("failed-setup-node-logs")));
@@ -215,7 +220,7 @@ final class RealClusterBenchmark {
                         leaderless++;
                     } else if (leader != ManyPartitionOutage.LONGEST) {
                         wrong++;
-                        lostByLeader += o.bestLogEndOffset() - o.logEndOffset(leader);
+                        lostByLeader += o.bestLogEndOffset(p.partition()) - o.logEndOffset(p.partition(), leader);
                     }
                 }
             }
@@ -231,7 +236,8 @@ final class RealClusterBenchmark {
                     m.wallMillis(), allLed, wrong, leaderless, lostByLeader, lostByEnd, m.peakRssKib() / 1024,
                     contender.isRecover() ? heapInUseMib(gcLog) : -1, m.cpuMillis(),
                     Files.exists(plan) ? Files.size(plan) : -1, RequestLog.format(RequestLog.count(requestLog)),
-                    m.exitCode() == 0 ? null : lastWords(m), setupMillis);
+                    m.exitCode() == 0 ? null : lastWords(m), setupMillis,
+                    contender.isRecover() ? salvageFiles(dir.resolve(SALVAGE_DIRECTORY)) : -1);
         }
     }
 
@@ -246,8 +252,10 @@ final class RealClusterBenchmark {
         Path stop = out.resolve("outage.stop");
         Files.deleteIfExists(stop);
         try (LocalKafkaCluster cluster = cluster(patchAgent(options), partitions).start()) {
-            ManyPartitionOutage.reproduce(cluster, "bench", partitions, Long.parseLong(options.getOrDefault("records-per-round", "2")),
-                    1, s -> System.out.println("  [outage " + partitions + "] " + s));
+            List<String> topics = topics(partitions);
+            ManyPartitionOutage.reproduce(cluster, topics, partitions / topics.size(), ManyPartitionOutage::assignment,
+                    ManyPartitionOutage.Writes.threeEpochs(),
+                    s -> System.out.println("  [outage " + partitions + "] " + s));
             Files.writeString(out.resolve("outage.bootstrap"), cluster.bootstrapServers() + "\n");
             System.out.println("outage ready: --bootstrap-server " + cluster.bootstrapServers() + " (also in "
                     + out.resolve("outage.bootstrap") + "); touch " + stop + " to stop it");
@@ -494,8 +502,8 @@ final class RealClusterBenchmark {
             try {
                 Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(request,
                         new ListOffsetsOptions().timeoutMs(10_000)).all().get();
-                for (ListOffsetsResult.ListOffsetsResultInfo end : ends.values()) {
-                    lost += Math.max(0, outage.bestLogEndOffset() - end.offset());
+                for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+                    lost += Math.max(0, outage.bestLogEndOffset(end.getKey().partition()) - end.getValue().offset());
                 }
             } catch (ExecutionException e) {
                 lost = -1; // some partition has no leader (yet)
@@ -521,6 +529,30 @@ final class RealClusterBenchmark {
                     + " topics of equal size under 10,000: choose a multiple of " + count);
         }
         return count == 1 ? List.of("bench") : java.util.stream.IntStream.range(0, count).mapToObj(i -> "bench-" + i).toList();
+    }
+
+    /** Where the tool puts what it salvages, beside its plan file {@code plan.json} (SalvageStore.besidePlan). */
+    private static final String SALVAGE_DIRECTORY = "plan-salvage";
+
+    /** The files under a salvage directory, -1 when there is none. */
+    private static long salvageFiles(Path directory) throws java.io.IOException {
+        if (!Files.exists(directory)) {
+            return -1;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            return files.filter(Files::isRegularFile).count();
+        }
+    }
+
+    private static void deleteRecursively(Path directory) throws java.io.IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(file);
+            }
+        }
     }
 
     /** The heap the tool had in use at most, from its GC log; -1 when it left none. */
