@@ -11,6 +11,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -75,13 +78,13 @@ class HookPointsOfEveryKafkaLineTest {
     void every_kafka_member_the_agent_and_its_codecs_call_is_in_the_line(String version) throws Exception {
         try (ClassFiles kafka = ClassFiles.of(version)) {
             Set<String> unresolved = new TreeSet<>();
-            for (Path agentClass : agentClassFiles()) {
-                for (Member member : Member.referencedBy(Files.readAllBytes(agentClass))) {
+            agentClassFiles().forEach((name, classFile) -> {
+                for (Member member : Member.referencedBy(classFile)) {
                     if (!kafka.resolves(member)) {
-                        unresolved.add(member + " (called by " + agentClass.getFileName() + ")");
+                        unresolved.add(member + " (called by " + name + ")");
                     }
                 }
-            }
+            });
             assertThat(unresolved).as("members the agent calls that Kafka %s lacks", version).isEmpty();
         }
     }
@@ -113,18 +116,33 @@ class HookPointsOfEveryKafkaLineTest {
         }
     }
 
-    /** The agent's own classes and the codecs it bundles (the wire module), as the test class path has them. */
-    private static List<Path> agentClassFiles() throws Exception {
-        List<Path> files = new ArrayList<>();
+    /**
+     * The agent's own classes and the codecs it bundles (the wire module), by file name, from where the test class
+     * path has them: a directory of classes, or the wire module's jar once it is packaged.
+     */
+    private static Map<String, byte[]> agentClassFiles() throws Exception {
+        Map<String, byte[]> files = new TreeMap<>();
         for (Class<?> anchor : List.of(AgentMain.class, GetReplicaLogInfo.class)) {
-            Path root = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path packageDirectory = root.resolve(anchor.getPackageName().replace('.', '/'));
-            try (Stream<Path> walk = Files.walk(packageDirectory)) {
-                walk.filter(p -> p.toString().endsWith(".class")).forEach(files::add);
+            Path location = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+            String packagePath = anchor.getPackageName().replace('.', '/');
+            if (Files.isDirectory(location)) {
+                readClassFiles(location.resolve(packagePath), files);
+            } else {
+                try (FileSystem jar = FileSystems.newFileSystem(location)) {
+                    readClassFiles(jar.getPath(packagePath), files);
+                }
             }
         }
         assertThat(files).isNotEmpty();
         return files;
+    }
+
+    private static void readClassFiles(Path packageDirectory, Map<String, byte[]> into) throws IOException {
+        try (Stream<Path> walk = Files.walk(packageDirectory)) {
+            for (Path file : walk.filter(p -> p.toString().endsWith(".class")).toList()) {
+                into.put(file.getFileName().toString(), Files.readAllBytes(file));
+            }
+        }
     }
 
     /** A method or field reference as the constant pool holds it: {@code owner.name descriptor}. */
