@@ -12,7 +12,8 @@ import org.objectweb.asm.Opcodes;
 /**
  * Every hook point of the agent, as data, for each Kafka line it supports ({@link KafkaLine} holds what differs):
  * the transformer applies them, the preflight checks all of them before Kafka starts, the README lists them.
- * Injected code only loads arguments and calls a public static method of this agent; the logic lives in plain Java.
+ * Injected code only loads arguments (and a request's context) and calls a public static method of this agent; the
+ * logic lives in plain Java.
  */
 final class KafkaHooks implements Opcodes {
 
