@@ -97,7 +97,8 @@ public final class AgentMain {
     }
 
     private static long count(Map<String, List<HookPoint>> hooks, boolean changingTheClass) {
-        return hooks.values().stream().flatMap(List::stream).filter(hook -> hook.changesClass() == changingTheClass).count();
+        return hooks.values().stream().flatMap(List::stream)
+                .filter(hook -> hook.changesClass() == changingTheClass).count();
     }
 
     private static String mainClass() {
@@ -131,8 +132,8 @@ public final class AgentMain {
             }
         }
         if (KafkaLine.of(clients).orElseThrow() != KafkaLine.of(server).orElseThrow()) {
-            FailFast.halt("kafka-clients " + clients + " and the kafka server jar " + server + " are of different Kafka "
-                    + "lines; the agent patches both, so it needs one Kafka installation: fix the classpath");
+            FailFast.halt("kafka-clients " + clients + " and the kafka server jar " + server + " are of different "
+                    + "Kafka lines; the agent patches both, so it needs one Kafka installation: fix the classpath");
         }
         return clients;
     }
@@ -203,7 +204,8 @@ public final class AgentMain {
                 ClassPatcher.patch(original, owner, points);
             } catch (ClassPatcher.Mismatch e) {
                 FailFast.halt(owner.replace('/', '.') + ": " + e.getMessage() + "; this Kafka " + kafkaVersion
-                        + " is not the " + line + " the agent's hook points were found in, so it refuses to run half-patched");
+                        + " is not the " + line + " the agent's hook points were found in, so it refuses to run "
+                        + "half-patched");
             } catch (RuntimeException e) {
                 FailFast.halt("cannot patch " + owner.replace('/', '.') + ": " + e);
             }

@@ -87,7 +87,7 @@ public enum KafkaLine {
         List<HookPoint> calledMembers() {
             return List.of(
                     HookPoint.called(className, "context", "()Lorg/apache/kafka/common/requests/RequestContext;",
-                            "the hook in KafkaApis.handle hands the request's context (header, principal) to the handler"),
+                            "the hook in KafkaApis.handle hands the request's context (header, principal) on"),
                     HookPoint.called(className, "body", bodyDescriptor, "the parsed GetReplicaLogInfo request"),
                     HookPoint.called(className, "apiLocalCompleteTimeNanos", "()J",
                             "when the handling finished, for the request metrics"),

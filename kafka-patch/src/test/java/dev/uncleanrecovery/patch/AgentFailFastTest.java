@@ -47,14 +47,15 @@ class AgentFailFastTest {
 
     @Test
     void a_missing_member_of_the_scala_request_line_names_the_version_and_the_member() throws Exception {
-        Run run = run("=simulateMissingHook=RequestHandlerHelper.sendMaybeThrottle", serverClasspath("4.2.1"), "kafka.Kafka",
-                "/nonexistent.properties");
+        Run run = run("=simulateMissingHook=RequestHandlerHelper.sendMaybeThrottle", serverClasspath("4.2.1"),
+                "kafka.Kafka", "/nonexistent.properties");
 
         assertThat(run.exitStatus()).isEqualTo(78);
         assertThat(run.agentLines()).singleElement().asString()
                 .startsWith(PREFIX + "FATAL: kafka.server.RequestHandlerHelper: hook point not found: "
                         + "RequestHandlerHelper.sendMaybeThrottle")
-                .contains("(Lkafka/network/RequestChannel$Request;Lorg/apache/kafka/common/requests/AbstractResponse;)V")
+                .contains("(Lkafka/network/RequestChannel$Request;"
+                        + "Lorg/apache/kafka/common/requests/AbstractResponse;)V")
                 .contains("this Kafka 4.2.1 is not the 4.2.x the agent's hook points were found in");
         assertThat(run.lines()).noneMatch(line -> line.contains("Exiting Kafka"));
     }

@@ -43,21 +43,25 @@ import org.objectweb.asm.Type;
  */
 class HookPointsOfEveryKafkaLineTest {
 
-    /** What a Kafka installation brings: its jars, Scala, Jackson. Everything else comes from the agent jar or the JDK. */
-    private static final List<String> KAFKA_PACKAGES = List.of("kafka/", "org/apache/kafka/", "scala/", "com/fasterxml/jackson/");
+    /** What a Kafka installation brings: its jars, Scala, Jackson. The rest comes from the agent jar or the JDK. */
+    private static final List<String> KAFKA_PACKAGES = List.of("kafka/", "org/apache/kafka/", "scala/",
+            "com/fasterxml/jackson/");
 
     /** Code the agent's classes reach on a broker or controller: Kafka's and the agent's own. */
-    private static final List<String> CHECKED_PACKAGES = Stream.concat(KAFKA_PACKAGES.stream(), Stream.of("dev/uncleanrecovery/"))
-            .toList();
+    private static final List<String> CHECKED_PACKAGES = Stream.concat(KAFKA_PACKAGES.stream(),
+            Stream.of("dev/uncleanrecovery/")).toList();
 
     @ParameterizedTest
     @ValueSource(strings = {"4.1.2", "4.2.1", "4.3.1", "4.4.0"})
-    void every_hook_point_of_the_line_patches_its_class_and_every_call_the_patch_adds_links(String version) throws Exception {
+    void every_hook_point_of_the_line_patches_its_class_and_every_call_the_patch_adds_links(String version)
+            throws Exception {
         KafkaLine line = KafkaLine.of(version).orElseThrow();
         try (ClassFiles kafka = ClassFiles.of(version)) {
             Map<String, Set<Member>> injected = new HashMap<>();
-            for (Map.Entry<String, List<HookPoint>> target : KafkaHooks.forKafka(line, GetReplicaLogInfo.DEFAULT_API_KEY).entrySet()) {
-                byte[] original = kafka.read(target.getKey()).orElseThrow(() -> new AssertionError(target.getKey() + " not in " + version));
+            Map<String, List<HookPoint>> hooks = KafkaHooks.forKafka(line, GetReplicaLogInfo.DEFAULT_API_KEY);
+            for (Map.Entry<String, List<HookPoint>> target : hooks.entrySet()) {
+                byte[] original = kafka.read(target.getKey())
+                        .orElseThrow(() -> new AssertionError(target.getKey() + " not in " + version));
 
                 byte[] patched = ClassPatcher.patch(original, target.getKey(), target.getValue());
 
@@ -107,7 +111,8 @@ class HookPointsOfEveryKafkaLineTest {
     void the_hook_points_of_one_line_do_not_fit_another_and_the_mismatch_names_the_hook_point() throws Exception {
         try (ClassFiles kafka43 = ClassFiles.of("4.3.1")) {
             String apis = KafkaHooks.KAFKA_APIS;
-            List<HookPoint> of44 = KafkaHooks.forKafka(KafkaLine.KAFKA_4_4, GetReplicaLogInfo.DEFAULT_API_KEY).get(apis);
+            List<HookPoint> of44 = KafkaHooks.forKafka(KafkaLine.KAFKA_4_4, GetReplicaLogInfo.DEFAULT_API_KEY)
+                    .get(apis);
 
             assertThatThrownBy(() -> ClassPatcher.patch(kafka43.read(apis).orElseThrow(), apis, of44))
                     .isInstanceOf(ClassPatcher.Mismatch.class)
@@ -152,7 +157,8 @@ class HookPointsOfEveryKafkaLineTest {
             Set<Member> members = new LinkedHashSet<>();
             new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
                 @Override
-                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
                     return new MethodVisitor(Opcodes.ASM9) {
                         @Override
                         public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
@@ -248,13 +254,15 @@ class HookPointsOfEveryKafkaLineTest {
             boolean[] found = {false};
             reader.accept(new ClassVisitor(Opcodes.ASM9) {
                 @Override
-                public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+                public FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                                               Object value) {
                     found[0] |= member.field() && name.equals(member.name()) && descriptor.equals(member.descriptor());
                     return null;
                 }
 
                 @Override
-                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
                     found[0] |= !member.field() && name.equals(member.name()) && descriptor.equals(member.descriptor());
                     return null;
                 }

@@ -28,13 +28,16 @@ final class KafkaRequestCalls {
         ClassLoader loader = RequestHandlerHelper.class.getClassLoader();
         Class<?> request = Class.forName(shape.className().replace('/', '.'), false, loader);
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-        MethodHandle bodyOf = lookup.findVirtual(request, "body", MethodType.fromMethodDescriptorString(shape.bodyDescriptor(), loader));
+        MethodHandle bodyOf = lookup.findVirtual(request, "body",
+                MethodType.fromMethodDescriptorString(shape.bodyDescriptor(), loader));
         if (bodyOf.type().parameterCount() == 2) {
             // Scala's body[T](implicit ClassTag[T]): the tag of what it checks the parsed body against
-            bodyOf = MethodHandles.insertArguments(bodyOf, 1, scala.reflect.ClassTag$.MODULE$.apply(AbstractRequest.class));
+            bodyOf = MethodHandles.insertArguments(bodyOf, 1,
+                    scala.reflect.ClassTag$.MODULE$.apply(AbstractRequest.class));
         }
         this.body = bodyOf;
-        this.apiLocalCompleteTimeNanos = lookup.findVirtual(request, "apiLocalCompleteTimeNanos", MethodType.methodType(long.class));
+        this.apiLocalCompleteTimeNanos = lookup.findVirtual(request, "apiLocalCompleteTimeNanos",
+                MethodType.methodType(long.class));
         this.setApiLocalCompleteTimeNanos = lookup.findVirtual(request, shape.apiLocalCompleteTimeNanosSetter(),
                 MethodType.methodType(void.class, long.class));
         this.sendMaybeThrottle = lookup.findVirtual(RequestHandlerHelper.class, "sendMaybeThrottle",

@@ -56,7 +56,8 @@ public final class ReplicaLogInfoHandler {
         KafkaRequestCalls calls = KafkaRequestCalls.ofThisKafka();
         try {
             GetReplicaLogInfoRequest asked = ((ReplicaLogInfoRequest) calls.body(request)).body();
-            calls.sendMaybeThrottle(apis.requestHelper(), request, new ReplicaLogInfoResponse(answer(apis, context, asked)));
+            ReplicaLogInfoResponse response = new ReplicaLogInfoResponse(answer(apis, context, asked));
+            calls.sendMaybeThrottle(apis.requestHelper(), request, response);
         } catch (Throwable e) {
             // as KafkaApis.handle does: an error response built by getErrorResponse
             calls.handleError(apis.requestHelper(), request, e);
@@ -72,12 +73,14 @@ public final class ReplicaLogInfoHandler {
         MetadataCache metadata = apis.metadataCache();
         GetReplicaLogInfoRequest answered = asked.firstPartitions(GetReplicaLogInfo.MAX_PARTITIONS_PER_REQUEST);
         // KIP-966 meant this for the controller (CLUSTER_ACTION); operators with DESCRIBE on a topic may ask too.
-        boolean clusterAction = authorized(apis, context, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, Resource.CLUSTER_NAME);
+        boolean clusterAction = authorized(apis, context, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+                Resource.CLUSTER_NAME);
         List<TopicPartitionLogInfo> topics = new ArrayList<>();
         for (GetReplicaLogInfoRequest.TopicPartitions topic : answered.topicPartitions()) {
             Optional<String> name = metadata.getTopicName(topic.topicId());
             boolean authorized = clusterAction
-                    || (name.isPresent() && authorized(apis, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name.get()));
+                    || (name.isPresent()
+                            && authorized(apis, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name.get()));
             List<PartitionLogInfo> partitions = new ArrayList<>();
             for (int partition : topic.partitions()) {
                 if (name.isEmpty()) {

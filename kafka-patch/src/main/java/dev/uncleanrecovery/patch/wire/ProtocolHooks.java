@@ -128,8 +128,9 @@ public final class ProtocolHooks {
         if (parsed.topicPartitions() == null) {
             data.setTopicPartitions(null);
         } else {
-            // added through Collection: the collection's own add(E) erases to add(ImplicitLinkedHashCollection.Element),
-            // a class 4.4 moved to another package, so a call compiled against it would not link on 4.1 to 4.3
+            // added through Collection: the collection's own add(E) erases to
+            // add(ImplicitLinkedHashCollection.Element), a class 4.4 moved to another package, so a call compiled
+            // against it would not link on 4.1 to 4.3
             Collection<ElectLeadersRequestData.TopicPartitions> topics = data.topicPartitions();
             for (var topic : parsed.topicPartitions()) {
                 ElectLeadersRequestData.TopicPartitions existing = data.topicPartitions().find(topic.topic());
