@@ -13,6 +13,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -23,10 +24,11 @@ import org.objectweb.asm.FieldVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
- * {@code -javaagent} entry point for Kafka 4.4.x brokers and controllers ({@code kafka.Kafka}).
+ * {@code -javaagent} entry point for Kafka brokers and controllers ({@code kafka.Kafka}) of the lines in
+ * {@link KafkaLine}: 4.1.x to 4.4.x.
  *
- * <p>Before Kafka runs, it checks everything it will need: the Kafka version, the api key, that
- * this Kafka does not already have the APIs, and every hook point (each target class is patched
+ * <p>Before Kafka runs, it checks everything it will need: the Kafka version and its line, the api key, that
+ * this Kafka does not already have the APIs, and every hook point of that line (each target class is patched
  * once, in memory, from its class file). Any problem stops the JVM with one line and exit status
  * {@value FailFast#EXIT_STATUS}. Only then does it register the transformer that patches the
  * classes as Kafka loads them. Options ({@code -javaagent:jar=opt,opt}):
@@ -34,13 +36,13 @@ import org.objectweb.asm.Opcodes;
  */
 public final class AgentMain {
 
-    /** The Kafka line this agent's hook points were checked against. */
-    static final String SUPPORTED_KAFKA = "4.4.";
-
     private static final String SERVER_MAIN_CLASS = "kafka.Kafka";
 
     /** GetReplicaLogInfo's api key in this JVM, settled in premain before any Kafka class loads. */
     private static volatile short apiKey = -1;
+
+    /** The Kafka line this JVM runs, settled in premain before any Kafka class loads. */
+    private static volatile KafkaLine kafkaLine;
 
     private AgentMain() {
     }
@@ -48,6 +50,11 @@ public final class AgentMain {
     /** The GetReplicaLogInfo api key this JVM was patched with. */
     public static short apiKey() {
         return apiKey;
+    }
+
+    /** The Kafka line this JVM was patched for. */
+    public static KafkaLine kafkaLine() {
+        return kafkaLine;
     }
 
     public static void premain(String options, Instrumentation instrumentation) {
@@ -59,29 +66,39 @@ public final class AgentMain {
             return;
         }
         String kafkaVersion = checkKafkaVersion();
+        KafkaLine line = KafkaLine.of(kafkaVersion).orElseThrow();
         short key = resolveApiKey();
-        Map<String, List<HookPoint>> hooks = KafkaHooks.forApiKey(key);
-        preflight(hooks, simulatedMissing);
+        Map<String, List<HookPoint>> hooks = KafkaHooks.forKafka(line, key);
+        preflight(hooks, simulatedMissing, kafkaVersion, line);
+        Map<String, List<HookPoint>> patched = new LinkedHashMap<>();
+        hooks.forEach((owner, points) -> {
+            if (points.stream().anyMatch(HookPoint::changesClass)) {
+                patched.put(owner, points);
+            }
+        });
         for (Class<?> loaded : instrumentation.getAllLoadedClasses()) {
-            if (hooks.containsKey(loaded.getName().replace('.', '/'))) {
+            if (patched.containsKey(loaded.getName().replace('.', '/'))) {
                 FailFast.halt(loaded.getName() + " was loaded before the agent could patch it; load the agent with "
                         + "-javaagent on the kafka.Kafka command line (KAFKA_OPTS), not later");
             }
         }
         apiKey = key;
-        instrumentation.addTransformer(new Transformer(hooks), false);
+        kafkaLine = line;
+        instrumentation.addTransformer(new Transformer(patched), false);
         FailFast.info("Kafka " + kafkaVersion + ": GetReplicaLogInfo on api key " + key
-                + ", ElectLeaders v3 with DesignatedLeaders; " + hookCount(hooks) + " hook points in " + hooks.size() + " classes");
+                + ", ElectLeaders v3 with DesignatedLeaders; the " + line + " hook points: " + count(hooks, true)
+                + " in " + patched.size() + " classes, and " + count(hooks, false) + " members the agent calls");
     }
 
     /** {@code java -jar kafka-unclean-recovery-agent.jar}: what this jar is. */
     public static void main(String[] args) {
-        System.out.println("kafka-unclean-recovery-agent: a -javaagent for Kafka " + SUPPORTED_KAFKA + "x brokers and controllers;"
-                + " start Kafka with KAFKA_OPTS=-javaagent:<this jar>");
+        System.out.println("kafka-unclean-recovery-agent: a -javaagent for Kafka " + KafkaLine.supported()
+                + " brokers and controllers; start Kafka with KAFKA_OPTS=-javaagent:<this jar>");
     }
 
-    private static int hookCount(Map<String, List<HookPoint>> hooks) {
-        return hooks.values().stream().mapToInt(List::size).sum();
+    private static long count(Map<String, List<HookPoint>> hooks, boolean changingTheClass) {
+        return hooks.values().stream().flatMap(List::stream)
+                .filter(hook -> hook.changesClass() == changingTheClass).count();
     }
 
     private static String mainClass() {
@@ -90,13 +107,13 @@ public final class AgentMain {
         return space < 0 ? command : command.substring(0, space);
     }
 
-    /** Kafka's own version (what AppInfoParser reports) and the server jar's, both 4.4.x. */
+    /** Kafka's own version (what AppInfoParser reports), once the server jar's is of the same supported line. */
     private static String checkKafkaVersion() {
         String clients;
         try (InputStream in = ClassLoader.getSystemResourceAsStream("kafka/kafka-version.properties")) {
             if (in == null) {
                 FailFast.halt("no Kafka on the classpath (kafka/kafka-version.properties not found); the agent only runs in "
-                        + "Kafka " + SUPPORTED_KAFKA + "x brokers and controllers");
+                        + "Kafka " + KafkaLine.supported() + " brokers and controllers");
                 return null;
             }
             Properties properties = new Properties();
@@ -108,11 +125,15 @@ public final class AgentMain {
         }
         String server = serverJarVersion();
         for (String version : new String[] {clients, server}) {
-            if (version == null || !version.startsWith(SUPPORTED_KAFKA)) {
+            if (KafkaLine.of(version).isEmpty()) {
                 FailFast.halt("unsupported Kafka version " + version + " (kafka-clients " + clients + ", kafka server jar "
-                        + server + "); this agent supports Kafka " + SUPPORTED_KAFKA + "x only: remove it from KAFKA_OPTS "
-                        + "or use the agent built for this Kafka");
+                        + server + "); this agent supports Kafka " + KafkaLine.supported() + " only: remove it from "
+                        + "KAFKA_OPTS (without it the tool recovers this cluster with the stock RPCs)");
             }
+        }
+        if (KafkaLine.of(clients).orElseThrow() != KafkaLine.of(server).orElseThrow()) {
+            FailFast.halt("kafka-clients " + clients + " and the kafka server jar " + server + " are of different "
+                    + "Kafka lines; the agent patches both, so it needs one Kafka installation: fix the classpath");
         }
         return clients;
     }
@@ -162,7 +183,8 @@ public final class AgentMain {
     }
 
     /** Patches every target class once, in memory, from its class file, without loading it. */
-    private static void preflight(Map<String, List<HookPoint>> hooks, String simulatedMissing) {
+    private static void preflight(Map<String, List<HookPoint>> hooks, String simulatedMissing, String kafkaVersion,
+                                  KafkaLine line) {
         checkElectLeadersIsStock();
         for (Map.Entry<String, List<HookPoint>> target : hooks.entrySet()) {
             String owner = target.getKey();
@@ -181,15 +203,16 @@ public final class AgentMain {
             try {
                 ClassPatcher.patch(original, owner, points);
             } catch (ClassPatcher.Mismatch e) {
-                FailFast.halt(owner.replace('/', '.') + ": " + e.getMessage() + "; this Kafka build is not the " + SUPPORTED_KAFKA
-                        + "x the agent was made for, so it refuses to run half-patched");
+                FailFast.halt(owner.replace('/', '.') + ": " + e.getMessage() + "; this Kafka " + kafkaVersion
+                        + " is not the " + line + " the agent's hook points were found in, so it refuses to run "
+                        + "half-patched");
             } catch (RuntimeException e) {
                 FailFast.halt("cannot patch " + owner.replace('/', '.') + ": " + e);
             }
         }
     }
 
-    /** Kafka 4.4's ElectLeaders stops at v2; a Kafka with its own v3 must not get ours on top. */
+    /** ElectLeaders stops at v2 on 4.1 to 4.4; a Kafka with its own v3 must not get ours on top. */
     private static void checkElectLeadersIsStock() {
         Object[] highest = new Object[1];
         new ClassReader(classFile(KafkaHooks.ELECT_LEADERS_REQUEST_DATA)).accept(new ClassVisitor(Opcodes.ASM9) {
@@ -211,7 +234,7 @@ public final class AgentMain {
         try (InputStream in = ClassLoader.getSystemResourceAsStream(owner + ".class")) {
             if (in == null) {
                 FailFast.halt("hook point class " + owner.replace('/', '.') + " is not on the classpath; the agent needs the stock "
-                        + "Kafka " + SUPPORTED_KAFKA + "x server jars");
+                        + "Kafka server jars of one of " + KafkaLine.supported());
                 return null;
             }
             return in.readAllBytes();

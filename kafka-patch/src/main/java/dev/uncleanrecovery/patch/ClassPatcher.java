@@ -99,7 +99,11 @@ final class ClassPatcher extends ClassVisitor implements Opcodes {
                     mv = new EnumConstantAppender(mv, hook);
                 }
             } else if (hook.method().equals(name) && hook.descriptor().equals(descriptor)) {
-                entry.add(hook);
+                if (hook.changesClass()) {
+                    entry.add(hook);
+                } else {
+                    applied.add(hook);
+                }
             }
         }
         if (entry.isEmpty()) {

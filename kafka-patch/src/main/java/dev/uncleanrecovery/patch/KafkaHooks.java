@@ -10,9 +10,10 @@ import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
- * Every hook point of the agent in Kafka 4.4, as data: the transformer applies them, the preflight
- * checks all of them before Kafka starts, the README lists them. Injected code only loads
- * arguments and calls a public static method of this agent; the logic lives in plain Java.
+ * Every hook point of the agent, as data, for each Kafka line it supports ({@link KafkaLine} holds what differs):
+ * the transformer applies them, the preflight checks all of them before Kafka starts, the README lists them.
+ * Injected code only loads arguments (and a request's context) and calls a public static method of this agent; the
+ * logic lives in plain Java.
  */
 final class KafkaHooks implements Opcodes {
 
@@ -42,12 +43,13 @@ final class KafkaHooks implements Opcodes {
     private static final String SCHEMAS = "[Lorg/apache/kafka/common/protocol/types/Schema;";
     private static final String JSON_NODE = "Lcom/fasterxml/jackson/databind/JsonNode;";
     private static final String UUID = "Lorg/apache/kafka/common/Uuid;";
+    private static final String REQUEST_CONTEXT = "Lorg/apache/kafka/common/requests/RequestContext;";
 
     private KafkaHooks() {
     }
 
-    /** Hook points grouped by class, in application order. */
-    static Map<String, List<HookPoint>> forApiKey(short apiKey) {
+    /** The hook points of {@code line}, grouped by class, in application order. */
+    static Map<String, List<HookPoint>> forKafka(KafkaLine line, short apiKey) {
         List<HookPoint> all = new ArrayList<>();
 
         // --- GetReplicaLogInfo: a new api key (clients jar, loaded by brokers and controllers) ---
@@ -178,17 +180,21 @@ final class KafkaHooks implements Opcodes {
                     mv.visitInsn(ARETURN);
                 }));
 
-        // --- broker: the GetReplicaLogInfo handler ---
+        // --- broker: the GetReplicaLogInfo handler; the request class is the line's ---
+        KafkaLine.RequestShape request = line.request();
         all.add(HookPoint.guard(KAFKA_APIS, "handle",
-                "(Lorg/apache/kafka/network/Request;Lorg/apache/kafka/server/common/RequestLocal;)V",
+                "(" + request.descriptor() + "Lorg/apache/kafka/server/common/RequestLocal;)V",
                 "broker request dispatch: GetReplicaLogInfo is answered from the ReplicaManager, everything else goes on as before",
                 mv -> {
                     mv.visitVarInsn(ALOAD, 0);
                     mv.visitVarInsn(ALOAD, 1);
+                    mv.visitVarInsn(ALOAD, 1);
+                    mv.visitMethodInsn(INVOKEVIRTUAL, request.className(), "context", "()" + REQUEST_CONTEXT, false);
                     mv.visitMethodInsn(INVOKESTATIC, BROKER_HOOK, "handle",
-                            "(Lkafka/server/KafkaApis;Lorg/apache/kafka/network/Request;)Z", false);
+                            "(Lkafka/server/KafkaApis;Ljava/lang/Object;" + REQUEST_CONTEXT + ")Z", false);
                 },
                 mv -> mv.visitInsn(RETURN)));
+        all.addAll(request.calledMembers());
 
         // --- controller: designated elections (C1, C3, C2) ---
         all.add(HookPoint.guard(REPLICATION_CONTROL, "electLeaders",

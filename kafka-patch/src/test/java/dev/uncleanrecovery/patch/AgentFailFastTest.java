@@ -39,24 +39,41 @@ class AgentFailFastTest {
         assertThat(run.agentLines().get(0))
                 .startsWith(PREFIX + "FATAL: org.apache.kafka.controller.PartitionChangeBuilder: hook point not found: "
                         + "PartitionChangeBuilder.electLeader")
+                .contains("this Kafka 4.4.0 is not the 4.4.x the agent's hook points were found in")
                 .contains("refuses to run half-patched");
         // Kafka itself never ran (it would have failed on the missing properties file)
         assertThat(run.lines()).noneMatch(line -> line.contains("Exiting Kafka"));
     }
 
+    @Test
+    void a_missing_member_of_the_scala_request_line_names_the_version_and_the_member() throws Exception {
+        Run run = run("=simulateMissingHook=RequestHandlerHelper.sendMaybeThrottle", serverClasspath("4.2.1"),
+                "kafka.Kafka", "/nonexistent.properties");
+
+        assertThat(run.exitStatus()).isEqualTo(78);
+        assertThat(run.agentLines()).singleElement().asString()
+                .startsWith(PREFIX + "FATAL: kafka.server.RequestHandlerHelper: hook point not found: "
+                        + "RequestHandlerHelper.sendMaybeThrottle")
+                .contains("(Lkafka/network/RequestChannel$Request;"
+                        + "Lorg/apache/kafka/common/requests/AbstractResponse;)V")
+                .contains("this Kafka 4.2.1 is not the 4.2.x the agent's hook points were found in");
+        assertThat(run.lines()).noneMatch(line -> line.contains("Exiting Kafka"));
+    }
+
     /**
-     * The real server jars of every other 4.x line: their KafkaApis.handle takes the Scala
-     * {@code kafka.network.RequestChannel$Request} (4.4 moved it to {@code org.apache.kafka.network.Request}), so the
-     * broker hook does not fit them; the agent stops the node before Kafka starts.
+     * The real server jars of the lines the agent has no hook points for (3.x, 4.0): the agent stops the node before
+     * Kafka starts, with one line naming the version.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"4.0.2", "4.1.2", "4.2.1", "4.3.1"})
-    void on_another_kafka_line_the_agent_refuses_to_start_the_node(String version) throws Exception {
+    @ValueSource(strings = {"3.7.2", "3.9.1", "4.0.2"})
+    void on_a_kafka_line_without_hook_points_the_agent_refuses_to_start_the_node(String version) throws Exception {
         Run run = run("", serverClasspath(version), "kafka.Kafka", "/nonexistent.properties");
 
         assertThat(run.exitStatus()).isEqualTo(78);
-        assertThat(run.agentLines()).singleElement().asString().startsWith(PREFIX + "FATAL: unsupported Kafka version "
-                + version).contains("this agent supports Kafka 4.4.x only");
+        assertThat(run.agentLines()).containsExactly(PREFIX + "FATAL: unsupported Kafka version " + version
+                + " (kafka-clients " + version + ", kafka server jar " + version + "); this agent supports Kafka "
+                + "4.1.x, 4.2.x, 4.3.x, 4.4.x only: remove it from KAFKA_OPTS (without it the tool recovers this "
+                + "cluster with the stock RPCs)");
         assertThat(run.lines()).noneMatch(line -> line.contains("Exiting Kafka"));
     }
 
@@ -66,7 +83,7 @@ class AgentFailFastTest {
 
         assertThat(run.exitStatus()).isEqualTo(78);
         assertThat(run.lines()).containsExactly(PREFIX + "FATAL: no Kafka on the classpath (kafka/kafka-version.properties not found); "
-                + "the agent only runs in Kafka 4.4.x brokers and controllers");
+                + "the agent only runs in Kafka 4.1.x, 4.2.x, 4.3.x, 4.4.x brokers and controllers");
     }
 
     @Test

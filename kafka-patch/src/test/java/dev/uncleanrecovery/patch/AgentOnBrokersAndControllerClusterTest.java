@@ -29,10 +29,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The companion agent on every node of a real Kafka 4.4.0 cluster, after KIP-966's "last replica
- * standing" outage: partitions with replicas [1,3,2] are offline, broker 1 (the last leader) is
- * down, broker 2 holds the longer log and broker 3 the shorter one. Stock unclean election would
- * pick 3, the first acceptable replica in assignment order.
+ * The companion agent on every node of a real Kafka cluster (4.4.0 here, each other supported line in a subclass),
+ * after KIP-966's "last replica standing" outage: partitions with replicas [1,3,2] are offline, broker 1 (the last
+ * leader) is down, broker 2 holds the longer log and broker 3 the shorter one. Stock unclean election would pick 3,
+ * the first acceptable replica in assignment order.
  */
 @KafkaClusterTest(brokers = 3, patchAgentOn = {NodeRole.BROKER, NodeRole.CONTROLLER})
 class AgentOnBrokersAndControllerClusterTest {
@@ -75,7 +75,8 @@ class AgentOnBrokersAndControllerClusterTest {
                     assertThat(range.maxVersion()).isEqualTo((short) 3));
         }
         assertThat(cluster.nodes().logSinceLastStart(cluster.controllers().firstId()))
-                .contains("[kafka-unclean-recovery-agent] Kafka 4.4.0: GetReplicaLogInfo on api key " + GetReplicaLogInfo.apiKey());
+                .contains("[kafka-unclean-recovery-agent] Kafka " + cluster.kafkaVersion()
+                        + ": GetReplicaLogInfo on api key " + GetReplicaLogInfo.apiKey());
     }
 
     @Test

@@ -143,7 +143,9 @@ final class PatchedBrokers implements AutoCloseable {
         ListOffsetsTopic topic = new ListOffsetsTopic().setName(partition.topic());
         topic.partitions().add(new ListOffsetsPartition().setPartitionIndex(partition.partition())
                 .setTimestamp(ListOffsetsRequest.LATEST_TIMESTAMP).setCurrentLeaderEpoch(-1));
-        short version = ApiKeys.LIST_OFFSETS.latestVersion();
+        // a broker older than these clients closes the connection on a version it does not know
+        short version = (short) Math.min(ApiKeys.LIST_OFFSETS.latestVersion(),
+                range(apiVersions(brokerId), ApiKeys.LIST_OFFSETS.id).orElseThrow().maxVersion());
         ListOffsetsRequest request = ListOffsetsRequest.Builder
                 .forReplica(version, ListOffsetsRequest.DEBUGGING_REPLICA_ID)
                 .setTargetTimes(List.of(topic)).build(version);

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The KIP-966 outage on a cluster where brokers and controller run the kafka-patch agent: orders-0 offline with
  * replicas [1,3,2], 1 down, 3 holding 50 records and 2 holding 100. The tool probes with GetReplicaLogInfo and
- * elects with ElectLeaders v3 DesignatedLeaders — no reorder, no stock fallback.
+ * elects with ElectLeaders v3 DesignatedLeaders — no reorder, no stock fallback. Kafka 4.4.0 here; the subclasses
+ * run the same on the other lines the agent supports.
  */
 @KafkaClusterTest(brokers = 3, patchAgentOn = {NodeRole.BROKER, NodeRole.CONTROLLER})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -18,43 +18,52 @@ import kafka.server.KafkaApis;
 import kafka.server.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.internals.Plugin;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.RequestContext;
+import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.Resource;
+import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.metadata.LeaderAndIsr;
 import org.apache.kafka.metadata.MetadataCache;
-import org.apache.kafka.network.Request;
-import org.apache.kafka.server.AuthHelper;
-import org.apache.kafka.server.HostedPartition;
+import org.apache.kafka.server.authorizer.Action;
+import org.apache.kafka.server.authorizer.AuthorizationResult;
+import org.apache.kafka.server.authorizer.Authorizer;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
+import scala.util.Either;
+import scala.util.Left;
 
 /**
  * GetReplicaLogInfo on a broker: what this broker's replica of each partition holds, whether it
  * leads, follows, or the partition has no leader at all. Called first by {@code KafkaApis.handle};
- * every other request returns straight to the stock dispatch.
+ * every other request returns straight to the stock dispatch. Written against what 4.1 to 4.4 share:
+ * the request object itself, which differs, is reached through {@link KafkaRequestCalls}.
  */
 public final class ReplicaLogInfoHandler {
 
     private ReplicaLogInfoHandler() {
     }
 
-    /** @return true if the request was GetReplicaLogInfo and has been answered */
-    public static boolean handle(KafkaApis apis, Request request) {
-        if (request.header().data().requestApiKey() != AgentMain.apiKey()) {
+    /**
+     * @param request the request object of this Kafka line, whose {@code context} is {@code context}
+     * @return true if the request was GetReplicaLogInfo and has been answered
+     */
+    public static boolean handle(KafkaApis apis, Object request, RequestContext context) throws Throwable {
+        if (context.header.data().requestApiKey() != AgentMain.apiKey()) {
             return false;
         }
+        KafkaRequestCalls calls = KafkaRequestCalls.ofThisKafka();
         try {
-            GetReplicaLogInfoRequest asked = ((ReplicaLogInfoRequest) request.body()).body();
-            apis.requestHelper().sendMaybeThrottle(request, new ReplicaLogInfoResponse(answer(apis, request.context(), asked)));
+            GetReplicaLogInfoRequest asked = ((ReplicaLogInfoRequest) calls.body(request)).body();
+            ReplicaLogInfoResponse response = new ReplicaLogInfoResponse(answer(apis, context, asked));
+            calls.sendMaybeThrottle(apis.requestHelper(), request, response);
         } catch (Throwable e) {
             // as KafkaApis.handle does: an error response built by getErrorResponse
-            apis.requestHelper().handleError(request, e);
+            calls.handleError(apis.requestHelper(), request, e);
         } finally {
             // what the skipped finally block of KafkaApis.handle would have recorded
-            if (request.apiLocalCompleteTimeNanos() < 0) {
-                request.apiLocalCompleteTimeNanos(System.nanoTime());
-            }
+            calls.markLocalComplete(request);
         }
         return true;
     }
@@ -62,15 +71,16 @@ public final class ReplicaLogInfoHandler {
     static GetReplicaLogInfoResponse answer(KafkaApis apis, RequestContext context, GetReplicaLogInfoRequest asked) {
         ReplicaManager replicas = apis.replicaManager();
         MetadataCache metadata = apis.metadataCache();
-        AuthHelper auth = apis.authHelper();
         GetReplicaLogInfoRequest answered = asked.firstPartitions(GetReplicaLogInfo.MAX_PARTITIONS_PER_REQUEST);
         // KIP-966 meant this for the controller (CLUSTER_ACTION); operators with DESCRIBE on a topic may ask too.
-        boolean clusterAction = auth.authorize(context, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, Resource.CLUSTER_NAME);
+        boolean clusterAction = authorized(apis, context, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+                Resource.CLUSTER_NAME);
         List<TopicPartitionLogInfo> topics = new ArrayList<>();
         for (GetReplicaLogInfoRequest.TopicPartitions topic : answered.topicPartitions()) {
             Optional<String> name = metadata.getTopicName(topic.topicId());
             boolean authorized = clusterAction
-                    || (name.isPresent() && auth.authorize(context, AclOperation.DESCRIBE, ResourceType.TOPIC, name.get()));
+                    || (name.isPresent()
+                            && authorized(apis, context, AclOperation.DESCRIBE, ResourceType.TOPIC, name.get()));
             List<PartitionLogInfo> partitions = new ArrayList<>();
             for (int partition : topic.partitions()) {
                 if (name.isEmpty()) {
@@ -87,19 +97,31 @@ public final class ReplicaLogInfoHandler {
         return new GetReplicaLogInfoResponse(0, brokerEpoch, answered != asked, topics);
     }
 
+    /**
+     * What Kafka's AuthHelper.authorize asks the authorizer (allowed when there is none), through the authorizer
+     * itself: AuthHelper moved from {@code kafka.server} to {@code org.apache.kafka.server} in 4.4.
+     */
+    private static boolean authorized(KafkaApis apis, RequestContext context, AclOperation operation, ResourceType type,
+                                      String name) {
+        scala.Option<Plugin<Authorizer>> authorizer = apis.authorizerPlugin();
+        if (authorizer.isEmpty()) {
+            return true;
+        }
+        Action action = new Action(operation, new ResourcePattern(type, name, PatternType.LITERAL), 1, true, true);
+        return authorizer.get().get().authorize(context, List.of(action)).get(0) == AuthorizationResult.ALLOWED;
+    }
+
     private static PartitionLogInfo describe(ReplicaManager replicas, MetadataCache metadata, TopicPartition tp) {
         int index = tp.partition();
         if (!metadata.contains(tp)) {
             return PartitionLogInfo.failed(index, Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
-        HostedPartition<Partition> hosted = replicas.getPartition(tp);
-        if (hosted instanceof HostedPartition.Offline<Partition>) {
-            return PartitionLogInfo.failed(index, Errors.KAFKA_STORAGE_ERROR);
+        // KAFKA_STORAGE_ERROR for a replica on an offline log directory, NOT_LEADER_OR_FOLLOWER for none here
+        Either<Errors, Partition> hosted = replicas.getPartitionOrError(tp);
+        if (hosted instanceof Left<Errors, Partition> error) {
+            return PartitionLogInfo.failed(index, error.value());
         }
-        if (!(hosted instanceof HostedPartition.Online<Partition> online)) {
-            return PartitionLogInfo.failed(index, Errors.NOT_LEADER_OR_FOLLOWER);
-        }
-        Partition partition = online.partition();
+        Partition partition = hosted.toOption().get();
         scala.Option<UnifiedLog> log = partition.log();
         if (log.isEmpty()) {
             return PartitionLogInfo.failed(index, Errors.NOT_LEADER_OR_FOLLOWER);

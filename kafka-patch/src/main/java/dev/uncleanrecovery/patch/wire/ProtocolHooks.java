@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,12 +128,16 @@ public final class ProtocolHooks {
         if (parsed.topicPartitions() == null) {
             data.setTopicPartitions(null);
         } else {
+            // added through Collection: the collection's own add(E) erases to
+            // add(ImplicitLinkedHashCollection.Element), a class 4.4 moved to another package, so a call compiled
+            // against it would not link on 4.1 to 4.3
+            Collection<ElectLeadersRequestData.TopicPartitions> topics = data.topicPartitions();
             for (var topic : parsed.topicPartitions()) {
                 ElectLeadersRequestData.TopicPartitions existing = data.topicPartitions().find(topic.topic());
                 if (existing != null) {
                     existing.partitions().addAll(topic.partitions());
                 } else {
-                    data.topicPartitions().add(new ElectLeadersRequestData.TopicPartitions()
+                    topics.add(new ElectLeadersRequestData.TopicPartitions()
                             .setTopic(topic.topic())
                             .setPartitions(new java.util.ArrayList<>(topic.partitions())));
                 }
