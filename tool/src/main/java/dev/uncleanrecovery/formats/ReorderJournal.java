@@ -30,7 +30,7 @@ public record ReorderJournal(
     public static final int VERSION = 1;
 
     private static final StrictJsonFile<ReorderJournal> FORMAT = new StrictJsonFile<>(ReorderJournal.class,
-            "reorder journal", VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
+            "reorder journal", VERSION, "'kafka-unclean-recovery.sh execute'", PlanFormatException::new);
 
     public ReorderJournal {
         partitions = Checks.list(partitions);
