@@ -171,9 +171,11 @@ public final class Table {
      * continuation lines indented by {@code indent} spaces.
      */
     public static void printWrapped(PrintWriter out, String text, int indent) {
-        List<String> lines = wrap(text, MAX_WIDTH);
-        out.println(lines.get(0));
-        String rest = String.join(" ", lines.subList(1, lines.size()));
+        String first = wrap(text, MAX_WIDTH).get(0);
+        out.println(first);
+        // the rest as it was, not the first wrap's pieces joined: a word longer than a line gains no space
+        String rest = text.substring(first.length());
+        rest = rest.startsWith(" ") ? rest.substring(1) : rest;
         if (!rest.isEmpty()) {
             for (String line : wrap(rest, MAX_WIDTH - indent)) {
                 out.println(" ".repeat(indent) + line);
