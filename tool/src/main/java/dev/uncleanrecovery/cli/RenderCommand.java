@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
@@ -35,9 +36,13 @@ public class RenderCommand implements Callable<Integer> {
     @Mixin
     PlanFileOption planFile;
 
-    @Option(names = "--result", paramLabel = "FILE",
+    @Option(names = "--result-file", paramLabel = "FILE",
             description = "The result file 'execute' wrote for this plan (<plan>-result.json by default).")
     Path resultFile;
+
+    /** The name --result-file had here before every command spelled it the same. */
+    @Option(names = "--result", paramLabel = "FILE", hidden = true)
+    Path resultFileAsItWas;
 
     @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page: a new"
             + " file, never over one.")
@@ -45,7 +50,11 @@ public class RenderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        new RunFiles().reads("--plan", planFile.path).reads("--result", resultFile).creates("--html", html).check();
+        if (resultFile != null && resultFileAsItWas != null) {
+            throw new UserInputException("--result is --result-file: give it once");
+        }
+        Path resultFile = this.resultFile != null ? this.resultFile : resultFileAsItWas;
+        new RunFiles().reads("--plan", planFile.path).reads("--result-file", resultFile).creates("--html", html).check();
         Plan plan = PlanFile.read(planFile.path);
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
         PlanPage.write(html, plan, planFile.path.getFileName().toString(), result,

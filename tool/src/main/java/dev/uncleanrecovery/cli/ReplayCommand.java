@@ -76,11 +76,15 @@ public class ReplayCommand implements Callable<Integer> {
             description = "The existing topic to produce into.")
     String toTopic;
 
-    @Option(names = "--result", paramLabel = "FILE",
+    @Option(names = "--result-file", paramLabel = "FILE",
             description = "The result file of the run that salvaged into the directory ('Result written to' at the end"
                     + " of execute; <plan>-result.json by default). Repeat it when several runs of the plan salvaged"
                     + " there. Needed with --execute unless --without-result.")
     List<Path> resultFiles = new ArrayList<>();
+
+    /** The name --result-file had here before every command spelled it the same. */
+    @Option(names = "--result", paramLabel = "FILE", hidden = true)
+    List<Path> resultFilesAsTheyWere = new ArrayList<>();
 
     @Option(names = "--without-result",
             description = "Replay a salvage no result file records ('inspect --salvage-beyond' writes none): each range"
@@ -107,8 +111,9 @@ public class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        resultFiles.addAll(resultFilesAsTheyWere);
         if (withoutResult && !resultFiles.isEmpty()) {
-            throw new UserInputException("--result and --without-result: choose one");
+            throw new UserInputException("--result-file and --without-result: choose one");
         }
         if (execute) {
             audit.requireReason(spec);
@@ -212,10 +217,10 @@ public class ReplayCommand implements Callable<Integer> {
                         + " the result file of a run");
             } else if (execute) {
                 throw new UserInputException("replay checks the salvage against the result file of the run that made"
-                        + " it: pass --result FILE (" + resultHint(salvage.directory()) + "), or --without-result for a"
+                        + " it: pass --result-file FILE (" + resultHint(salvage.directory()) + "), or --without-result for a"
                         + " salvage no result file records ('inspect --salvage-beyond' writes none)");
             } else {
-                warnings.add("not checked against a result file: pass --result FILE, as --execute will need ("
+                warnings.add("not checked against a result file: pass --result-file FILE, as --execute will need ("
                         + resultHint(salvage.directory()) + ")");
             }
             return new SalvageChain.Checked(List.of(), List.of(), List.of());
