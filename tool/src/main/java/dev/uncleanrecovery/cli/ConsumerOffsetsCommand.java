@@ -30,8 +30,10 @@ import picocli.CommandLine.Spec;
                 + "the new history and none twice. Offsets at or before it are left alone. Kafka changes no offset of "
                 + "a group with members: such a group is named and left as it is; stop its consumers and run again.",
             "Dry run unless --execute: shows what would be set. With --execute the result is written again with the "
-                + "resets, under the next free name (<result>-2.json, ...).",
-            "Exit 0 done or shown, 2 bad input, 3 a group past its divergence point keeps its offset."})
+                + "resets, under the next free name (<result>-2.json, ...)."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done or shown", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP,
+            "3:a group past its divergence point keeps its offset", ExitCode.UNREACHABLE_HELP})
 public class ConsumerOffsetsCommand implements Callable<Integer> {
 
     @Spec

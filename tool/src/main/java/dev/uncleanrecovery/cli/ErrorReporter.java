@@ -3,6 +3,7 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.ClusterUnreachableException;
 import dev.uncleanrecovery.connect.TlsHandshakeException;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.support.BoundedFiles;
@@ -89,8 +90,12 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             // nothing was changed, and the message names the other run or what to fix
             code = ExitCode.FAILURE;
             line = notTaken.getMessage();
+        } else if (cause instanceof ClusterUnreachableException) {
+            code = ExitCode.UNREACHABLE;
+            line = cause.getMessage();
         } else if (cause instanceof TimeoutException) {
-            code = ExitCode.USAGE;
+            // an Admin or producer call no broker answered in time
+            code = ExitCode.UNREACHABLE;
             line = "timed out: " + cause.getMessage() + " — is --bootstrap-server reachable?";
         } else {
             code = ExitCode.FAILURE;

@@ -28,8 +28,10 @@ import picocli.CommandLine.Spec;
                 + "meanwhile or changed hands is left alone and said why.",
             "Dry run unless --execute: shows which are still open. With --execute the result is written again with "
                 + "the aborts, under the next free name (<result>-2.json, ...). Needs ALTER on the cluster.",
-            "--execute needs --reason and appends to the audit log, as consumer-offsets --execute does.",
-            "Exit 0 done or shown, 2 bad input, 3 a transaction could not be aborted."})
+            "--execute needs --reason and appends to the audit log, as consumer-offsets --execute does."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done or shown", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP,
+            "3:a transaction could not be aborted", ExitCode.UNREACHABLE_HELP})
 public class HangingTransactionsCommand implements Callable<Integer> {
 
     @Spec

@@ -30,10 +30,11 @@ import picocli.CommandLine.Spec;
                 + "log end offset and last written leader epoch the broker will have after it restarts (log recovery "
                 + "included), and whether it stopped cleanly. Read-only: nothing in the log dirs is written, locked or "
                 + "renamed.",
-            "Exit 0 when every selected partition was read, 3 when some could not be.",
             "With --salvage-beyond PLAN: instead, copy the records each planned election will truncate on this broker "
-                + "(from the planned cut to its log end on disk) into the salvage directory; exit 3 when some could not "
-                + "be."})
+                + "(from the planned cut to its log end on disk) into the salvage directory."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:every selected partition was read (or copied)", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP,
+            "3:some could not be read (or copied)"})
 public class InspectCommand implements Callable<Integer> {
 
     private static final DateTimeFormatter FILE_TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);

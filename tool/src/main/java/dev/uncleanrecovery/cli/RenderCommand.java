@@ -22,9 +22,10 @@ import picocli.CommandLine.Spec;
         header = "Write a plan file, and a result file of it, as an HTML page for review; no cluster needed.",
         description = {"Write a plan (and what 'execute' did with it, from its result file) as one self-contained HTML"
                 + " page, as 'plan --html' and 'execute --html' do: to review a plan copied to another machine. Reads"
-                + " only the files; never connects.",
-            "Exit 0 when written, 2 when a file cannot be read, --html names a file that exists (the plan, say) or"
-                + " cannot be created, or the result is not of the plan."})
+                + " only the files; never connects."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:written", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP + " (a file cannot be read, --html"
+                + " names a file that exists or cannot be created, the result is not of the plan)"})
 public class RenderCommand implements Callable<Integer> {
 
     @Spec

@@ -47,16 +47,17 @@ import picocli.CommandLine.Spec;
                 + "with their keys, values, headers and timestamps and salvage.* headers saying where they come from. "
                 + "Control records, aborted transactions and transactions with no marker in the salvage are skipped. "
                 + "Dry run unless --execute: shows what would be produced and writes nothing.",
-            "Before producing, the salvage is checked against the result file of the run that made it (--result): "
+            "Before producing, the salvage is checked against the result file of the run that made it (--result-file): "
                 + "each manifest's SHA-256 there, each segment file's in the manifest. A copy 'inspect "
                 + "--salvage-beyond' made that no result records is replayed (checked against its manifest) when a "
                 + "result records its partition led by another replica, left when the results name the partition but "
                 + "none elected it, and refused when none names it. Each record is produced once: "
                 + "a replay run again after a failure finds what an earlier one put into the topic (its journal "
                 + "replay-into-<topic>.json in the salvage directory, and the salvage.* headers in the topic) and "
-                + "skips it.",
-            "Exit 0 when done or shown, 2 on bad input (unknown topic, a file that differs from its manifest or from "
-                + "the result file)."})
+                + "skips it."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done or shown", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP + " (an unknown topic, a file"
+                + " that differs from its manifest or from the result file)", ExitCode.UNREACHABLE_HELP})
 public class ReplayCommand implements Callable<Integer> {
 
     private static final int SAMPLES = 5;

@@ -27,7 +27,9 @@ import picocli.CommandLine.Mixin;
             RenderCommand.class,
             DemoCommand.class,
             CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP, "3:some partitions need attention",
+            ExitCode.UNREACHABLE_HELP})
 public class RootCommand implements Runnable {
 
     @Mixin
