@@ -14,7 +14,8 @@ import picocli.CommandLine.Mixin;
         usageHelpAutoWidth = true,
         description = {
             "Recovers offline Kafka partitions by electing the replica that loses the least data.",
-            "Dry-run first: 'plan' writes a reviewable plan, 'execute' applies it."},
+            "Dry-run first: 'plan' writes a reviewable plan, 'execute' applies it.",
+            "The options below go before or after the command name; a command's own options go after it."},
         subcommands = {
             StatusCommand.class,
             PlanCommand.class,
