@@ -79,6 +79,7 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
     private int run(ResultFile result, Plan plan, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            resultFile.requireClusterOf(result, discovery);
             ConsumerOffsetRepair.Repair repair = ConsumerOffsetRepair.run(discovery, plan, result, execute);
             ResultFile withResets = result.withConsumerOffsetResets(repair.resets());
             if (trail != null) {

@@ -67,6 +67,7 @@ public class HangingTransactionsCommand implements Callable<Integer> {
     private int run(ResultFile result, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            resultFile.requireClusterOf(result, discovery);
             HangingTransactionRepair.Repair repair = HangingTransactionRepair.run(discovery.admin(),
                     discovery.requestTimeout(), result, execute);
             ResultFile withAborts = result.withHangingTransactions(repair.transactions());

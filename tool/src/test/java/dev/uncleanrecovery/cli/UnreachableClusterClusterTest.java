@@ -12,6 +12,7 @@ import dev.uncleanrecovery.salvage.SalvageStore;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +72,24 @@ class UnreachableClusterClusterTest extends OfflineOrdersPartition {
 
     @Test
     @Order(2)
+    void a_result_of_another_cluster_is_refused_before_any_group_or_transaction_is_read(LocalKafkaCluster cluster)
+            throws IOException {
+        Path result = dir.resolve("plan-result.json");
+        Path foreign = Files.writeString(dir.resolve("foreign-result.json"), Files.readString(result)
+                .replace(cluster.clusterId(), "AnotherClusterIdAAAAAA"));
+
+        for (String command : List.of("consumer-offsets", "hanging-transactions")) {
+            CliRun run = run(cluster.bootstrapServers(), List.of(command, "--result-file", foreign.toString()));
+
+            assertThat(run.exitCode()).as(command + ": " + run.out() + run.err()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err().strip()).as(command).isEqualTo("error: " + foreign + " is the result of a run on"
+                    + " cluster AnotherClusterIdAAAAAA, but --bootstrap-server is cluster " + cluster.clusterId()
+                    + "; give the result of a run on this cluster");
+        }
+    }
+
+    @Test
+    @Order(3)
     void every_command_that_connects_exits_4_when_nothing_listens_at_the_bootstrap_server() throws IOException {
         String closed = "127.0.0.1:" + closedPort();
 
@@ -83,7 +102,7 @@ class UnreachableClusterClusterTest extends OfflineOrdersPartition {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void every_command_that_connects_exits_4_when_no_live_broker_answers(LocalKafkaCluster cluster) {
         List<Integer> live = List.of(LastReplicaStandingOutage.SHORTEST_SURVIVOR, LastReplicaStandingOutage.LONGEST_SURVIVOR);
         live.forEach(cluster::pauseBroker);
