@@ -189,7 +189,8 @@ public final class Table {
         String rest = cell;
         while (rest.length() > width) {
             int brk = rest.lastIndexOf(' ', width);
-            if (brk <= 0) {
+            // a break in the indentation would leave a line of spaces: a word longer than the line is cut instead
+            if (brk <= 0 || rest.substring(0, brk).isBlank()) {
                 brk = width;
                 lines.add(rest.substring(0, brk));
                 rest = rest.substring(brk);

@@ -29,13 +29,14 @@ public record CliRun(int exitCode, String out, String err) {
 
     /**
      * Runs {@code inspect} with {@code args}, and checks that every line of its output fits {@link Table#MAX_WIDTH}
-     * (an error stays one line, whatever its length).
+     * and none is made of spaces alone (an error stays one line, whatever its length).
      */
     public static CliRun inspect(String... args) {
         CliRun run = of(java.util.stream.Stream.concat(java.util.stream.Stream.of("inspect"),
                 java.util.Arrays.stream(args)).toArray(String[]::new));
-        assertThat(run.out().lines()).as("inspect's lines").allSatisfy(line ->
-                assertThat(line.length()).as(line).isLessThanOrEqualTo(Table.MAX_WIDTH));
+        assertThat(run.out().lines()).as("inspect's lines").allSatisfy(line -> assertThat(line)
+                .as("within %d columns, and blank only if empty", Table.MAX_WIDTH)
+                .hasSizeLessThanOrEqualTo(Table.MAX_WIDTH).matches(l -> l.isEmpty() || !l.isBlank()));
         return run;
     }
 

@@ -82,6 +82,23 @@ class InspectSalvageBeyondTest {
     }
 
     @Test
+    void a_topic_name_longer_than_a_line_is_said_whole_within_120_columns() throws IOException {
+        String topic = "orders.eu-west-1.payments-service.v2." + "settlement-events-".repeat(11);
+        logDir = LogDirFixture.formatted(tmp.resolve("data"), DEAD);
+        LogDirFixture.Partition longName = logDir.partition(topic, 0).leaderEpochs("0 0");
+        longName.segment(0).batch(0, 0, 20);
+        Path plan = plan(election(topic, longName.topicId, 15, new PlanTruncation(DEAD, null, null, null,
+                TruncationEstimate.UNKNOWN)));
+
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        // the name is cut where a line ends, never with a space put into it
+        assertThat(run.out().replaceAll("\\n +", "")).contains(topic + "-0: ");
+        assertThat(run.outWords()).contains("1 copied (5 records");
+    }
+
+    @Test
     void copies_from_the_leaders_planned_log_end_across_segments_and_leaves_the_torn_write_out() throws IOException {
         deadLeaderAfterKill9();
         Path plan = plan(election("story", story.topicId, 15, new PlanTruncation(DEAD, null, null, null,
