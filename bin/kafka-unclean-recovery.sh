@@ -21,21 +21,21 @@ else
 fi
 
 if ! command -v java >/dev/null 2>&1; then
-  echo "kafka-unclean-recovery: java not found; install Java 17 or later" >&2
+  echo "kafka-unclean-recovery.sh: java not found; install Java 17 or later" >&2
   exit 1
 fi
 
 if [ "$built" = false ] && { [ ! -f "$jar" ] || [ ! -f "$demo_jar" ] || [ ! -f "$server_classpath" ]; }; then
-  echo "kafka-unclean-recovery: building the tool first (mvn package, about a minute; output hidden)..." >&2
+  echo "kafka-unclean-recovery.sh: building the tool first (mvn package, about a minute; output hidden)..." >&2
   if ! command -v mvn >/dev/null 2>&1; then
-    echo "kafka-unclean-recovery: mvn not found; install Maven 3.8+ to build the tool" >&2
+    echo "kafka-unclean-recovery.sh: mvn not found; install Maven 3.8+ to build the tool" >&2
     exit 1
   fi
   build_log="$(mktemp)"
   if ! (cd "$home" && mvn -q -B -DskipTests package) >"$build_log" 2>&1; then
     cat "$build_log" >&2
     rm -f "$build_log"
-    echo "kafka-unclean-recovery: the build failed (output above)" >&2
+    echo "kafka-unclean-recovery.sh: the build failed (output above)" >&2
     exit 1
   fi
   rm -f "$build_log"

@@ -35,9 +35,11 @@ import picocli.CommandLine.Spec;
                 + OffsetResetRecord.FILE_NAME + " beside it: run again, a group set back before that has read on "
                 + "since is left as it is.",
             "Only a result of the cluster --bootstrap-server reaches is taken, with the plan of that cluster; a dry "
-                + "run's result is refused (it elected nothing).",
-            "Exit 0 done or shown, 2 bad input (a result of another cluster or of a dry run, an unreachable cluster), "
-                + "3 a group past its divergence point keeps its offset, or a group could not be read."})
+                + "run's result is refused (it elected nothing)."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done or shown", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP,
+            "3:a group past its divergence point keeps its offset, or a group could not be read",
+            ExitCode.UNREACHABLE_HELP})
 public class ConsumerOffsetsCommand implements Callable<Integer> {
 
     @Spec

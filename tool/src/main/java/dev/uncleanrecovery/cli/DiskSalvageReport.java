@@ -53,8 +53,8 @@ final class DiskSalvageReport {
     }
 
     private void print(LogDirReport report, Path planFile, Path dir, List<Outcome> outcomes) {
-        out.println("Broker " + report.brokerId() + ": salvage beyond the cuts of " + planFile);
-        out.println("  into " + dir.toAbsolutePath());
+        Table.printWrapped(out, "Broker " + report.brokerId() + ": salvage beyond the cuts of " + planFile, 2);
+        Table.printWrapped(out, "  into " + dir.toAbsolutePath(), 4);
         out.println();
         int nameWidth = Math.min(40, outcomes.stream().mapToInt(o -> o.partition().toString().length()).max().orElse(9));
         List<String> details = new ArrayList<>();
@@ -69,7 +69,7 @@ final class DiskSalvageReport {
         }
         if (!details.isEmpty()) {
             out.println();
-            details.forEach(d -> out.println("  " + d));
+            details.forEach(d -> Table.printWrapped(out, "  " + d, 4));
         }
         long copied = outcomes.stream().filter(o -> o.status() == Status.COPIED).count();
         long records = outcomes.stream().filter(o -> o.file() != null).mapToLong(o -> o.file().records()).sum();
@@ -80,10 +80,10 @@ final class DiskSalvageReport {
                         + " %d skipped, %d need attention.%n", outcomes.size(), copied, records, Sizes.human(bytes),
                 outcomes.stream().filter(o -> o.status() == Status.NOTHING_BEYOND).count(),
                 outcomes.stream().filter(o -> o.status() == Status.SKIPPED).count(), attention);
-        out.println(attention > 0
+        Table.printWrapped(out, attention > 0
                 ? "Do NOT restart broker " + report.brokerId() + " until they are copied: following the new leader"
                 + " it truncates them. Nothing in the log dirs was changed."
-                : "Nothing in the log dirs was changed.");
+                : "Nothing in the log dirs was changed.", 2);
     }
 
     /** "20..24 from broker 2's log end 20: 5 records, 1 batch, 420 B" */

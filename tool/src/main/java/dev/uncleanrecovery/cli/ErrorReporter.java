@@ -3,11 +3,15 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.ClusterUnreachableException;
 import dev.uncleanrecovery.connect.TlsHandshakeException;
 import dev.uncleanrecovery.execute.RunLock;
 import dev.uncleanrecovery.support.BoundedFiles;
 import dev.uncleanrecovery.support.Causes;
 import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,6 +23,8 @@ import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine;
@@ -89,8 +95,12 @@ final class ErrorReporter implements IExecutionExceptionHandler {
             // nothing was changed, and the message names the other run or what to fix
             code = ExitCode.FAILURE;
             line = notTaken.getMessage();
+        } else if (cause instanceof ClusterUnreachableException) {
+            code = ExitCode.UNREACHABLE;
+            line = cause.getMessage();
         } else if (cause instanceof TimeoutException) {
-            code = ExitCode.USAGE;
+            // an Admin or producer call no broker answered in time
+            code = ExitCode.UNREACHABLE;
             line = "timed out: " + cause.getMessage() + " — is --bootstrap-server reachable?";
         } else {
             code = ExitCode.FAILURE;
@@ -101,10 +111,31 @@ final class ErrorReporter implements IExecutionExceptionHandler {
 
     static int onParameterException(ParameterException ex, String[] args) {
         PrintWriter err = ex.getCommandLine().getErr();
-        err.println("error: " + ex.getMessage());
+        err.println("error: " + optionBeforeItsCommand(ex, args).orElse(ex.getMessage()));
         err.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help' for usage.");
         err.flush();
         return ExitCode.USAGE;
+    }
+
+    /**
+     * Only the options of the root ({@link GlobalOptions}) go before the command name: "--topic orders status" names
+     * an option of status where the root has none.
+     */
+    private static Optional<String> optionBeforeItsCommand(ParameterException ex, String[] args) {
+        CommandLine root = ex.getCommandLine();
+        if (!(ex instanceof CommandLine.UnmatchedArgumentException unmatched) || root.getParent() != null) {
+            return Optional.empty();
+        }
+        Optional<CommandLine> command = Arrays.stream(args).map(root.getSubcommands()::get).filter(Objects::nonNull)
+                .findFirst();
+        return command.flatMap(sub -> unmatched.getUnmatched().stream()
+                .map(arg -> arg.split("=", 2)[0])
+                .filter(name -> name.startsWith("-") && sub.getCommandSpec().findOption(name) != null)
+                .findFirst()
+                .map(name -> name + " is an option of " + sub.getCommandName() + ": give it after the command name ("
+                        + root.getCommandName() + " " + sub.getCommandName() + " " + name + " ...); only "
+                        + root.getCommandSpec().options().stream().filter(o -> o.scopeType() == ScopeType.INHERIT)
+                                .map(OptionSpec::longestName).collect(Collectors.joining(", ")) + " go before it"));
     }
 
     private static String refusal(AuthorizationException refused) {

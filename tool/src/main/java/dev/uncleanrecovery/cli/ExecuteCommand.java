@@ -29,9 +29,12 @@ import picocli.CommandLine.Spec;
                 + "(leader epoch, replica set, a leader again, a reassignment, the designated broker fenced or "
                 + "restarted, its log shrunk, a replica that missed the plan now holding more), then elect each "
                 + "designated leader and verify it (leader and leader epoch + 1). A run killed midway is put right by "
-                + "the next run of the same plan.",
-            "Exit 0 all done, 1 a step failed or the controller elected someone else, 3 some partitions were "
-                + "refused."})
+                + "the next run of the same plan."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:all done", "1:a step failed, or the controller elected someone else",
+            ExitCode.USAGE_HELP + " (a plan or option refused before anything was changed)",
+            "3:some partitions were refused, or elected while some replica's loss is not known",
+            ExitCode.UNREACHABLE_HELP + "; a run that stopped midway is taken up where it left off"})
 public class ExecuteCommand implements Callable<Integer> {
 
     @Spec

@@ -11,10 +11,23 @@ public final class ExitCode {
     public static final int OK = 0;
     /** Failure: the tool could not do what was asked (or the controller elected someone else). */
     public static final int FAILURE = 1;
-    /** Bad usage or input: unknown topic, malformed file, unreachable bootstrap server, missing ACL. */
+    /** Bad usage or input: unknown topic, malformed file, unresolvable bootstrap server, missing ACL: fix the command. */
     public static final int USAGE = 2;
     /** Partial: some partitions need attention (offline, skipped or refused). */
     public static final int ATTENTION = 3;
+    /**
+     * The cluster could not be reached or did not answer in time: run the same command again once it answers. Kafka's
+     * tools exit 1 for this as for everything; a runbook must tell it from 2, which needs the command changed.
+     */
+    public static final int UNREACHABLE = 4;
+
+    /** The heading of the "Exit codes" section that ends each command's help. */
+    static final String HELP_HEADING = "%nExit codes:%n";
+    /** The codes every command's help says in the same words (picocli's "code:meaning"). */
+    static final String FAILURE_HELP = "1:failure: the tool could not do what was asked (the error says why)";
+    static final String USAGE_HELP = "2:bad usage or input: fix the command";
+    static final String UNREACHABLE_HELP = "4:the cluster could not be reached or did not answer in time: run the"
+            + " same command again once it answers";
 
     private ExitCode() {
     }

@@ -21,7 +21,8 @@ public class GlobalOptions {
     Path commandConfig;
 
     @Option(names = "--admin-timeout-ms", paramLabel = "MS", scope = ScopeType.INHERIT, defaultValue = "15000",
-            description = "Bound on each metadata call; an unreachable cluster fails after this (default: ${DEFAULT-VALUE}).")
+            description = "Bound on each metadata call; an unreachable cluster fails after this, exit 4 (default:"
+                    + " ${DEFAULT-VALUE}).")
     int adminTimeoutMs;
 
     @Option(names = "--output", paramLabel = "FORMAT", scope = ScopeType.INHERIT, defaultValue = "text",

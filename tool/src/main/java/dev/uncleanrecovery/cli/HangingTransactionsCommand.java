@@ -28,8 +28,10 @@ import picocli.CommandLine.Spec;
                 + "meanwhile or changed hands is left alone and said why.",
             "Dry run unless --execute: shows which are still open. With --execute the result is written again with "
                 + "the aborts, under the next free name (<result>-2.json, ...). Needs ALTER on the cluster.",
-            "--execute needs --reason and appends to the audit log, as consumer-offsets --execute does.",
-            "Exit 0 done or shown, 2 bad input, 3 a transaction could not be aborted."})
+            "--execute needs --reason and appends to the audit log, as consumer-offsets --execute does."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done or shown", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP,
+            "3:a transaction could not be aborted", ExitCode.UNREACHABLE_HELP})
 public class HangingTransactionsCommand implements Callable<Integer> {
 
     @Spec
@@ -65,6 +67,7 @@ public class HangingTransactionsCommand implements Callable<Integer> {
     private int run(ResultFile result, AuditTrail trail) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         try (ClusterDiscovery discovery = connection.discovery(root.global)) {
+            resultFile.requireClusterOf(result, discovery);
             HangingTransactionRepair.Repair repair = HangingTransactionRepair.run(discovery.admin(),
                     discovery.requestTimeout(), result, execute);
             ResultFile withAborts = result.withHangingTransactions(repair.transactions());

@@ -30,10 +30,11 @@ import picocli.CommandLine.Spec;
                 + "log end offset and last written leader epoch the broker will have after it restarts (log recovery "
                 + "included), and whether it stopped cleanly. Read-only: nothing in the log dirs is written, locked or "
                 + "renamed.",
-            "Exit 0 when every selected partition was read, 3 when some could not be.",
             "With --salvage-beyond PLAN: instead, copy the records each planned election will truncate on this broker "
-                + "(from the planned cut to its log end on disk) into the salvage directory; exit 3 when some could not "
-                + "be."})
+                + "(from the planned cut to its log end on disk) into the salvage directory."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:every selected partition was read (or copied)", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP,
+            "3:some could not be read (or copied)"})
 public class InspectCommand implements Callable<Integer> {
 
     private static final DateTimeFormatter FILE_TIMESTAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
@@ -106,17 +107,21 @@ public class InspectCommand implements Callable<Integer> {
         return complete ? ExitCode.OK : ExitCode.ATTENTION;
     }
 
+    /** What inspect found, in lines of at most {@link Table#MAX_WIDTH}: long names and paths wrap, indented. */
     private static void print(LogDirReport report, PartitionFilter filter, Path file, PrintWriter out) {
-        out.printf("Broker %d%s, %s: %s%n", report.brokerId(),
+        Table.printWrapped(out, String.format("Broker %d%s, %s: %s", report.brokerId(),
                 report.clusterId() == null ? "" : " of cluster " + report.clusterId(), filter,
                 report.cleanShutdown() ? "stopped cleanly (broker epoch " + report.brokerEpoch() + ")"
-                        : "did NOT stop cleanly — Kafka will run log recovery and the controller treats the restart as unclean");
+                        : "did NOT stop cleanly"), 2);
+        if (!report.cleanShutdown()) {
+            out.println("  Kafka will run log recovery and the controller treats the restart as unclean");
+        }
         for (LogDirSummary dir : report.logDirs()) {
-            out.println("  log dir " + dir.path() + (dir.error() == null ? "" : ": " + dir.error()));
+            Table.printWrapped(out, "  log dir " + dir.path() + (dir.error() == null ? "" : ": " + dir.error()), 4);
         }
         out.println();
         if (report.partitions().isEmpty()) {
-            out.println("No partition directory matches " + filter + ".");
+            Table.printWrapped(out, "No partition directory matches " + filter + ".", 2);
         } else {
             Table table = new Table("TOPIC", "PARTITION", "LOG-START", "LOG-END", "LAST-WRITTEN-EPOCH", "INVALID-TAIL-BYTES", "STATUS");
             for (PartitionLogSummary p : report.partitions()) {
@@ -128,22 +133,22 @@ public class InspectCommand implements Callable<Integer> {
         }
         for (PartitionLogSummary p : report.partitions()) {
             if (p.error() != null) {
-                out.println("  " + p.topicPartition() + " (" + p.logDir() + "): ERROR " + p.error());
+                Table.printWrapped(out, "  " + p.topicPartition() + " (" + p.logDir() + "): ERROR " + p.error(), 4);
             }
             for (String note : p.notes()) {
-                out.println("  " + p.topicPartition() + ": " + note);
+                Table.printWrapped(out, "  " + p.topicPartition() + ": " + note, 4);
             }
         }
         if (!report.skipped().isEmpty()) {
             out.println();
             out.println("Skipped directories:");
             for (SkippedDirectory s : report.skipped()) {
-                out.println("  " + s.logDir().resolve(s.directory()) + ": " + s.reason());
+                Table.printWrapped(out, "  " + s.logDir().resolve(s.directory()) + ": " + s.reason(), 4);
             }
         }
         out.println();
-        out.println("Evidence written to " + file.toAbsolutePath() + " (" + report.partitions().size()
-                + " partition(s)); nothing in the log dirs was changed.");
+        Table.printWrapped(out, "Evidence written to " + file.toAbsolutePath() + " (" + report.partitions().size()
+                + " partition(s)); nothing in the log dirs was changed.", 2);
     }
 
     private static Object known(long value) {

@@ -30,12 +30,9 @@ public final class Main {
             err.flush();
             return ExitCode.USAGE;
         }
-        CommandLine commandLine = withoutUnusedOptions(new CommandLine(new RootCommand()));
+        CommandLine commandLine = commandLine();
         commandLine.setOut(out);
         commandLine.setErr(err);
-        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
-        commandLine.setExecutionExceptionHandler(new ErrorReporter());
-        commandLine.setParameterExceptionHandler(ErrorReporter::onParameterException);
         int code;
         try {
             code = commandLine.execute(args);
@@ -52,6 +49,16 @@ public final class Main {
         out.flush();
         err.flush();
         return code;
+    }
+
+    /** The commands, their options and help as every run parses and prints them. */
+    static CommandLine commandLine() {
+        CommandLine commandLine = withoutUnusedOptions(new CommandLine(new RootCommand()));
+        commandLine.setHelpFactory(SpaceWrappedHelp::new);
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        commandLine.setExecutionExceptionHandler(new ErrorReporter());
+        commandLine.setParameterExceptionHandler(ErrorReporter::onParameterException);
+        return commandLine;
     }
 
     /**

@@ -25,10 +25,12 @@ import picocli.CommandLine.Spec;
         header = "Probe every replica of the offline partitions and write a reviewable plan; never changes the cluster.",
         description = {"Probe every replica of the offline partitions, choose per partition the replica that loses the least"
                 + " (highest last written leader epoch, then longest log), and write a reviewable JSON plan. Never "
-                + "changes the cluster. The plan is also valid kafka-leader-election.sh --path-to-json-file input.",
-            "Exit 0 when every selected offline partition has a designated leader, 3 when some are skipped or a topic"
-                    + " could not be read (deleted meanwhile, no leader yet), 2 when a topic could not be read for want of"
-                    + " DESCRIBE on it or does not exist."})
+                + "changes the cluster. The plan is also valid kafka-leader-election.sh --path-to-json-file input."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:every selected offline partition has a designated leader", ExitCode.FAILURE_HELP,
+            ExitCode.USAGE_HELP + ", or grant DESCRIBE on a topic that could not be read, or name one that exists",
+            "3:some partitions are skipped, or a topic could not be read (deleted meanwhile, no leader yet)",
+            ExitCode.UNREACHABLE_HELP})
 public class PlanCommand implements Callable<Integer> {
 
     @Spec

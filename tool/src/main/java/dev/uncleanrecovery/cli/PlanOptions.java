@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.connect.BrokerState;
+import dev.uncleanrecovery.connect.HostPort;
 import dev.uncleanrecovery.election.ElectionOptions;
 import dev.uncleanrecovery.election.Strategy;
 import dev.uncleanrecovery.probe.ProbeMode;
@@ -16,7 +17,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Set;
-import org.apache.kafka.common.utils.Utils;
 import picocli.CommandLine.Option;
 
 /** How {@code plan} and {@code recover} probe and choose. */
@@ -103,20 +103,18 @@ class PlanOptions {
         return brokers;
     }
 
-    /** {@code 1=10.0.0.1:9092}, an IPv6 host in brackets ({@code 1=[::1]:9092}), parsed as kafka-clients does. */
+    /** {@code 1=10.0.0.1:9092}, an IPv6 host in brackets ({@code 1=[::1]:9092}), as {@code --bootstrap-server} takes it. */
     private static BrokerState brokerAddress(String given) {
         String invalid = "--broker-address takes ID=HOST:PORT (e.g. 1=10.0.0.1:9092), not '" + given + "'";
         int equals = given.indexOf('=');
-        String address = given.substring(equals + 1);
-        String host = Utils.getHost(address);
-        Integer port = Utils.getPort(address);
         try {
             int id = Integer.parseInt(given.substring(0, Math.max(0, equals)));
-            if (id < 0 || host == null || host.isEmpty() || port == null || port < 1 || port > 65_535) {
+            HostPort address = HostPort.parse(given.substring(equals + 1));
+            if (id < 0) {
                 throw new UserInputException(invalid);
             }
-            return new BrokerState(id, host, port, null, true);
-        } catch (NumberFormatException e) {
+            return new BrokerState(id, address.host(), address.port(), null, true);
+        } catch (IllegalArgumentException e) {
             throw new UserInputException(invalid);
         }
     }

@@ -31,7 +31,12 @@ import picocli.CommandLine.Spec;
         header = "Plan, then with --automated-recovery execute it in the same run (for runbooks).",
         description = {"For runbooks: 'plan', then — only with --automated-recovery — 'execute' in the same run, with the "
                 + "same guard rails. Without the flag it is a dry run that writes the plan and says how to apply it "
-                + "(exit 3: the planned partitions are still offline)."})
+                + "(exit 3: the planned partitions are still offline)."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:nothing to elect, or every planned partition elected",
+            "1:a step failed, or the controller elected someone else", ExitCode.USAGE_HELP,
+            "3:elections planned but not run (no --automated-recovery), or partitions skipped or refused",
+            ExitCode.UNREACHABLE_HELP})
 public class RecoverCommand implements Callable<Integer> {
 
     @Spec

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
@@ -21,9 +22,10 @@ import picocli.CommandLine.Spec;
         header = "Write a plan file, and a result file of it, as an HTML page for review; no cluster needed.",
         description = {"Write a plan (and what 'execute' did with it, from its result file) as one self-contained HTML"
                 + " page, as 'plan --html' and 'execute --html' do: to review a plan copied to another machine. Reads"
-                + " only the files; never connects.",
-            "Exit 0 when written, 2 when a file cannot be read, --html names a file that exists (the plan, say) or"
-                + " cannot be created, or the result is not of the plan."})
+                + " only the files; never connects."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:written", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP + " (a file cannot be read, --html"
+                + " names a file that exists or cannot be created, the result is not of the plan)"})
 public class RenderCommand implements Callable<Integer> {
 
     @Spec
@@ -35,9 +37,13 @@ public class RenderCommand implements Callable<Integer> {
     @Mixin
     PlanFileOption planFile;
 
-    @Option(names = "--result", paramLabel = "FILE",
+    @Option(names = "--result-file", paramLabel = "FILE",
             description = "The result file 'execute' wrote for this plan (<plan>-result.json by default).")
     Path resultFile;
+
+    /** The name --result-file had here before every command spelled it the same. */
+    @Option(names = "--result", paramLabel = "FILE", hidden = true)
+    Path resultFileAsItWas;
 
     @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page: a new"
             + " file, never over one.")
@@ -45,7 +51,11 @@ public class RenderCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        new RunFiles().reads("--plan", planFile.path).reads("--result", resultFile).creates("--html", html).check();
+        if (resultFile != null && resultFileAsItWas != null) {
+            throw new UserInputException("--result is --result-file: give it once");
+        }
+        Path resultFile = this.resultFile != null ? this.resultFile : resultFileAsItWas;
+        new RunFiles().reads("--plan", planFile.path).reads("--result-file", resultFile).creates("--html", html).check();
         Plan plan = PlanFile.read(planFile.path);
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
         PlanPage.write(html, plan, planFile.path.getFileName().toString(), result,

@@ -47,16 +47,17 @@ import picocli.CommandLine.Spec;
                 + "with their keys, values, headers and timestamps and salvage.* headers saying where they come from. "
                 + "Control records, aborted transactions and transactions with no marker in the salvage are skipped. "
                 + "Dry run unless --execute: shows what would be produced and writes nothing.",
-            "Before producing, the salvage is checked against the result file of the run that made it (--result): "
+            "Before producing, the salvage is checked against the result file of the run that made it (--result-file): "
                 + "each manifest's SHA-256 there, each segment file's in the manifest. A copy 'inspect "
                 + "--salvage-beyond' made that no result records is replayed (checked against its manifest) when a "
                 + "result records its partition led by another replica, left when the results name the partition but "
                 + "none elected it, and refused when none names it. Each record is produced once: "
                 + "a replay run again after a failure finds what an earlier one put into the topic (its journal "
                 + "replay-into-<topic>.json in the salvage directory, and the salvage.* headers in the topic) and "
-                + "skips it.",
-            "Exit 0 when done or shown, 2 on bad input (unknown topic, a file that differs from its manifest or from "
-                + "the result file)."})
+                + "skips it."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done or shown", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP + " (an unknown topic, a file"
+                + " that differs from its manifest or from the result file)", ExitCode.UNREACHABLE_HELP})
 public class ReplayCommand implements Callable<Integer> {
 
     private static final int SAMPLES = 5;
@@ -76,11 +77,15 @@ public class ReplayCommand implements Callable<Integer> {
             description = "The existing topic to produce into.")
     String toTopic;
 
-    @Option(names = "--result", paramLabel = "FILE",
+    @Option(names = "--result-file", paramLabel = "FILE",
             description = "The result file of the run that salvaged into the directory ('Result written to' at the end"
                     + " of execute; <plan>-result.json by default). Repeat it when several runs of the plan salvaged"
                     + " there. Needed with --execute unless --without-result.")
     List<Path> resultFiles = new ArrayList<>();
+
+    /** The name --result-file had here before every command spelled it the same. */
+    @Option(names = "--result", paramLabel = "FILE", hidden = true)
+    List<Path> resultFilesAsTheyWere = new ArrayList<>();
 
     @Option(names = "--without-result",
             description = "Replay a salvage no result file records ('inspect --salvage-beyond' writes none): each range"
@@ -107,8 +112,9 @@ public class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        resultFiles.addAll(resultFilesAsTheyWere);
         if (withoutResult && !resultFiles.isEmpty()) {
-            throw new UserInputException("--result and --without-result: choose one");
+            throw new UserInputException("--result-file and --without-result: choose one");
         }
         if (execute) {
             audit.requireReason(spec);
@@ -212,10 +218,10 @@ public class ReplayCommand implements Callable<Integer> {
                         + " the result file of a run");
             } else if (execute) {
                 throw new UserInputException("replay checks the salvage against the result file of the run that made"
-                        + " it: pass --result FILE (" + resultHint(salvage.directory()) + "), or --without-result for a"
+                        + " it: pass --result-file FILE (" + resultHint(salvage.directory()) + "), or --without-result for a"
                         + " salvage no result file records ('inspect --salvage-beyond' writes none)");
             } else {
-                warnings.add("not checked against a result file: pass --result FILE, as --execute will need ("
+                warnings.add("not checked against a result file: pass --result-file FILE, as --execute will need ("
                         + resultHint(salvage.directory()) + ")");
             }
             return new SalvageChain.Checked(List.of(), List.of(), List.of());

@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.cluster.ClusterDiscovery;
+import dev.uncleanrecovery.formats.ResultFile;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -12,4 +15,17 @@ final class ResultFileOption {
             description = "The result file of the run that elected the partitions ('Result written to' at the end of"
                     + " execute).")
     Path path;
+
+    /**
+     * The result must be of the cluster --bootstrap-server names: one of another cluster names partitions, groups and
+     * transactions of that one. Asking the cluster's id is the run's first request to it, so a cluster that cannot be
+     * reached ends the run here, as in every command (exit 4), not in a report of what could not be read.
+     */
+    void requireClusterOf(ResultFile result, ClusterDiscovery discovery) {
+        String clusterId = discovery.clusterId();
+        if (result.clusterId() != null && !result.clusterId().equals(clusterId)) {
+            throw new UserInputException(path + " is the result of a run on cluster " + result.clusterId()
+                    + ", but --bootstrap-server is cluster " + clusterId + "; give the result of a run on this cluster");
+        }
+    }
 }

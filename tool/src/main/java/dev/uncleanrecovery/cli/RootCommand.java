@@ -14,7 +14,8 @@ import picocli.CommandLine.Mixin;
         usageHelpAutoWidth = true,
         description = {
             "Recovers offline Kafka partitions by electing the replica that loses the least data.",
-            "Dry-run first: 'plan' writes a reviewable plan, 'execute' applies it."},
+            "Dry-run first: 'plan' writes a reviewable plan, 'execute' applies it.",
+            "The options below go before or after the command name; a command's own options go after it."},
         subcommands = {
             StatusCommand.class,
             PlanCommand.class,
@@ -27,7 +28,9 @@ import picocli.CommandLine.Mixin;
             RenderCommand.class,
             DemoCommand.class,
             CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 done, 1 failure, 2 bad usage or input, 3 some partitions need attention."})
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:done", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP, "3:some partitions need attention",
+            ExitCode.UNREACHABLE_HELP})
 public class RootCommand implements Runnable {
 
     @Mixin

@@ -23,10 +23,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Show offline and at-risk partitions, fenced brokers and the ELR state; never changes the cluster.",
         description = {"Offline partitions (leader -1) and at-risk ones (ISR below min.insync.replicas) with leader epoch, "
-                + "replicas, ISR, ELR, LastKnownELR and offline replicas; fenced brokers; ELR feature level.",
-            "Exit 0 when nothing is offline, 3 when something is or a topic could not be read (deleted meanwhile, no"
-                    + " leader yet), 2 when a topic could not be read for want of DESCRIBE on it or does not exist."
-                    + " Never changes the cluster."})
+                + "replicas, ISR, ELR, LastKnownELR and offline replicas; fenced brokers; ELR feature level. Never "
+                + "changes the cluster."},
+        exitCodeListHeading = ExitCode.HELP_HEADING,
+        exitCodeList = {"0:nothing is offline", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP
+                + ", or grant DESCRIBE on a topic that could not be read, or name one that exists",
+            "3:something is offline, or a topic could not be read (deleted meanwhile, no leader yet)",
+            ExitCode.UNREACHABLE_HELP})
 public class StatusCommand implements Callable<Integer> {
 
     @Spec

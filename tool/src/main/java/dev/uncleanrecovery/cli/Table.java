@@ -171,9 +171,11 @@ public final class Table {
      * continuation lines indented by {@code indent} spaces.
      */
     public static void printWrapped(PrintWriter out, String text, int indent) {
-        List<String> lines = wrap(text, MAX_WIDTH);
-        out.println(lines.get(0));
-        String rest = String.join(" ", lines.subList(1, lines.size()));
+        String first = wrap(text, MAX_WIDTH).get(0);
+        out.println(first);
+        // the rest as it was, not the first wrap's pieces joined: a word longer than a line gains no space
+        String rest = text.substring(first.length());
+        rest = rest.startsWith(" ") ? rest.substring(1) : rest;
         if (!rest.isEmpty()) {
             for (String line : wrap(rest, MAX_WIDTH - indent)) {
                 out.println(" ".repeat(indent) + line);
@@ -187,7 +189,8 @@ public final class Table {
         String rest = cell;
         while (rest.length() > width) {
             int brk = rest.lastIndexOf(' ', width);
-            if (brk <= 0) {
+            // a break in the indentation would leave a line of spaces: a word longer than the line is cut instead
+            if (brk <= 0 || rest.substring(0, brk).isBlank()) {
                 brk = width;
                 lines.add(rest.substring(0, brk));
                 rest = rest.substring(brk);

@@ -2,13 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cluster;
 
+import dev.uncleanrecovery.connect.ClusterUnreachableException;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.connect.BrokerApiVersions;
 import dev.uncleanrecovery.connect.BrokerConnections;
 import dev.uncleanrecovery.connect.BrokerRotation;
 import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.connect.ClientProperties;
-import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.support.OnItsOwnThread;
 import java.time.Duration;
 import java.net.InetAddress;
@@ -246,7 +246,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                             new MetadataRequest.Builder(List.of(topic), false), MetadataResponse.class, timeout)));
             return response.data().topics().stream().noneMatch(t -> topic.equals(t.name())
                     && t.errorCode() == Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-        } catch (UserInputException | KafkaException e) {
+        } catch (ClusterUnreachableException | KafkaException e) {
             return true;
         }
     }
@@ -487,7 +487,7 @@ public final class ClusterDiscovery implements AutoCloseable {
             boolean elrKnown = versions.supportedMaxLevel(ELR_FEATURE) >= 0
                     || versions.supportedMaxLevel("metadata.version") > LAST_3X_METADATA_VERSION_LEVEL;
             return elrKnown ? versions.finalizedLevel(ELR_FEATURE) : ClusterSnapshot.ELR_UNSUPPORTED;
-        } catch (UserInputException | KafkaException e) {
+        } catch (ClusterUnreachableException | KafkaException e) {
             return -1;
         }
     }
@@ -608,9 +608,7 @@ public final class ClusterDiscovery implements AutoCloseable {
     private RuntimeException translate(ExecutionException e, String what, String permission) {
         Throwable cause = e.getCause();
         if (cause instanceof TimeoutException) {
-            return new UserInputException("could not " + what + ": no answer from --bootstrap-server "
-                    + bootstrapServers + " within " + Durations.human(timeoutMs) + " (is it reachable, and is the listener's"
-                    + " security.protocol right in --command-config?)", cause);
+            return ClusterUnreachableException.noAnswer(what, bootstrapServers, Duration.ofMillis(timeoutMs), cause);
         }
         if (cause instanceof AuthorizationException) {
             return notAuthorized(what, permission, cause);

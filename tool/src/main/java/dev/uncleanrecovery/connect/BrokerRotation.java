@@ -3,7 +3,6 @@
 package dev.uncleanrecovery.connect;
 
 import dev.uncleanrecovery.UserInputException;
-import dev.uncleanrecovery.support.Durations;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,11 +64,11 @@ public final class BrokerRotation {
      *                exception when the answer itself says no (that ends the call)
      * @throws UnsupportedVersionException when a broker supports no version of the request
      * @throws BrokerRequestException      when a broker refused us for good (authentication failed)
-     * @throws UserInputException          when no broker answered within the call timeout
+     * @throws ClusterUnreachableException when no broker answered within the call timeout
      */
     public <R> R ask(List<BrokerState> candidates, String what, RequestToOne<R> request) {
         if (candidates.isEmpty()) {
-            throw new UserInputException("could not " + what + ": no live broker to ask");
+            throw new ClusterUnreachableException("could not " + what + ": no live broker to ask", null);
         }
         long deadline = System.nanoTime() + callTimeout.toNanos();
         BrokerRequestException last = null;
@@ -172,7 +171,7 @@ public final class BrokerRotation {
                         .allMatch(f -> f instanceof BrokerRequestException b && b.isConnectionRefused());
                 refusedRounds = allRefused ? refusedRounds + 1 : 0;
                 if (refusedRounds >= REFUSED_ROUNDS_BEFORE_GIVING_UP) {
-                    throw new UserInputException("could not " + what + ": every --bootstrap-server address refused the"
+                    throw new ClusterUnreachableException("could not " + what + ": every --bootstrap-server address refused the"
                             + " connection or closed it before it was set up (" + bootstrapServers + "): is a broker"
                             + " listening there, and is security.protocol in --command-config that listener's?", last);
                 }
@@ -215,10 +214,8 @@ public final class BrokerRotation {
         unanswering.add(broker.address());
     }
 
-    private UserInputException noAnswer(String what, BrokerRequestException last) {
-        return new UserInputException("could not " + what + ": no answer from --bootstrap-server " + bootstrapServers
-                + " within " + Durations.human(callTimeout) + " (is it reachable, and is the listener's security.protocol right"
-                + " in --command-config?)", last);
+    private ClusterUnreachableException noAnswer(String what, BrokerRequestException last) {
+        return ClusterUnreachableException.noAnswer(what, bootstrapServers, callTimeout, last);
     }
 
     private static long remainingMs(long deadlineNanos) {

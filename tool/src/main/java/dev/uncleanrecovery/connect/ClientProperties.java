@@ -25,6 +25,7 @@ public final class ClientProperties {
         if (bootstrapServers == null || bootstrapServers.isBlank()) {
             throw new UserInputException("--bootstrap-server is required (HOST:PORT of any broker)");
         }
+        requireAddresses(bootstrapServers);
         Properties props = new Properties();
         if (commandConfig != null) {
             if (!Files.isReadable(commandConfig)) {
@@ -45,6 +46,26 @@ public final class ClientProperties {
         // One bootstrap attempt per address is enough to tell an unreachable cluster; Admin retries inside the timeout.
         props.putIfAbsent(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
         return props;
+    }
+
+    /**
+     * Every comma-separated entry of {@code --bootstrap-server} is HOST:PORT: a missing port is a mistake in the
+     * command, not a cluster that cannot be reached (kafka-clients says only "Invalid url in bootstrap.servers").
+     */
+    private static void requireAddresses(String bootstrapServers) {
+        for (String entry : bootstrapServers.split(",")) {
+            String address = entry.strip();
+            if (address.isEmpty()) {
+                continue;
+            }
+            try {
+                HostPort.parse(address);
+            } catch (IllegalArgumentException e) {
+                String which = address.equals(bootstrapServers.strip()) ? "" : bootstrapServers + ": ";
+                throw new UserInputException("--bootstrap-server " + which + address + " " + e.getMessage() + "; "
+                        + HostPort.FORM);
+            }
+        }
     }
 
     /** How long one request to one broker may take within a call bounded by {@code timeoutMs}. */

@@ -56,7 +56,7 @@ public record EvidenceFile(
     public static final int VERSION = 1;
 
     private static final StrictJsonFile<EvidenceFile> FORMAT = new StrictJsonFile<>(EvidenceFile.class,
-            "broker evidence file", VERSION, "'kafka-unclean-recovery inspect --log-dir ...'", InvalidEvidenceFileException::new);
+            "broker evidence file", VERSION, "'kafka-unclean-recovery.sh inspect --log-dir ...'", InvalidEvidenceFileException::new);
 
     public EvidenceFile {
         if (version != VERSION) {

@@ -57,7 +57,7 @@ public record PlanApproval(
     public static final int VERSION = 2;
 
     private static final StrictJsonFile<PlanApproval> FORMAT = new StrictJsonFile<>(PlanApproval.class, "approval", 1,
-            VERSION, "'kafka-unclean-recovery plan approve'", PlanFormatException::new);
+            VERSION, "'kafka-unclean-recovery.sh plan approve'", PlanFormatException::new);
 
     /** At most this many approvals of one plan are looked at: {@code -approval.json} to {@code -approval-99.json}. */
     private static final int MOST = 99;

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 public final class PlanFile {
 
     private static final StrictJsonFile<Plan> FORMAT = new StrictJsonFile<>(Plan.class, "plan", Plan.OLDEST_READ, Plan.VERSION,
-            "'kafka-unclean-recovery plan'", PlanFormatException::new);
+            "'kafka-unclean-recovery.sh plan'", PlanFormatException::new);
 
     private PlanFile() {
     }

@@ -47,7 +47,7 @@ public record ReorderJournal(
     public static final int OLDEST_READ = 1;
 
     private static final StrictJsonFile<ReorderJournal> FORMAT = new StrictJsonFile<>(ReorderJournal.class,
-            "reorder journal", OLDEST_READ, VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
+            "reorder journal", OLDEST_READ, VERSION, "'kafka-unclean-recovery.sh execute'", PlanFormatException::new);
 
     public ReorderJournal {
         partitions = Checks.list(partitions);

@@ -43,7 +43,7 @@ public record ReplayJournal(
     public static final int VERSION = 1;
 
     private static final StrictJsonFile<ReplayJournal> FORMAT = new StrictJsonFile<>(ReplayJournal.class,
-            "replay journal", VERSION, "'kafka-unclean-recovery replay --execute'", PlanFormatException::new);
+            "replay journal", VERSION, "'kafka-unclean-recovery.sh replay --execute'", PlanFormatException::new);
 
     public ReplayJournal {
         if (version != VERSION) {

@@ -75,7 +75,7 @@ public record ResultFile(int version, String clusterId, String planFile, String 
     public static final int VERSION = 8;
 
     private static final StrictJsonFile<ResultFile> FORMAT = new StrictJsonFile<>(ResultFile.class, "result file", 1,
-            VERSION, "'kafka-unclean-recovery execute'", PlanFormatException::new);
+            VERSION, "'kafka-unclean-recovery.sh execute'", PlanFormatException::new);
 
     /**
      * One doomed range copied before the election: offsets {@code [fromOffset, toOffset)} of {@code broker}.

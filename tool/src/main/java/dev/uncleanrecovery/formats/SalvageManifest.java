@@ -60,7 +60,7 @@ public record SalvageManifest(
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
 
     private static final StrictJsonFile<SalvageManifest> FORMAT = new StrictJsonFile<>(SalvageManifest.class,
-            "salvage manifest", VERSION, "'kafka-unclean-recovery execute'", InvalidSalvageManifestException::new);
+            "salvage manifest", VERSION, "'kafka-unclean-recovery.sh execute'", InvalidSalvageManifestException::new);
 
     public SalvageManifest {
         if (version != VERSION) {

@@ -72,7 +72,7 @@ final class StrictJsonFile<T> {
     /**
      * @param kind       what the file is, for messages: "plan"
      * @param version    the only format version this tool reads
-     * @param producedBy the command that writes such files, for messages: "'kafka-unclean-recovery plan'"
+     * @param producedBy the command that writes such files, for messages: "'kafka-unclean-recovery.sh plan'"
      */
     StrictJsonFile(Class<T> type, String kind, int version, String producedBy, FormatError formatError) {
         this(type, kind, version, version, producedBy, formatError);

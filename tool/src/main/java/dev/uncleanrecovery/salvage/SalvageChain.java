@@ -111,7 +111,7 @@ public final class SalvageChain {
                 diskCopies.add(diskCopy(range, results).orElseThrow(() -> new UserInputException(range.manifestFile()
                         + ": " + range.describe() + " is not in the salvage " + names(results) + " record"
                         + (results.size() == 1 ? "s" : "") + " (a copy another run made, or one put there since): not"
-                        + " replaying. Name the result file of the run that made it too (--result), or move it out of "
+                        + " replaying. Name the result file of the run that made it too (--result-file), or move it out of "
                         + salvage.directory())));
                 continue;
             }

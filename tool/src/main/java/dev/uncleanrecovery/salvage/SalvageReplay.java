@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.salvage;
 
+import dev.uncleanrecovery.connect.ClusterUnreachableException;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.ReplayJournal;
 import dev.uncleanrecovery.salvage.SalvageDirectory.SalvagedRange;
@@ -144,15 +145,20 @@ public final class SalvageReplay {
                 throw new UserInputException("unknown topic '" + topic + "': replay does not create topics; create it"
                         + " first (kafka-topics.sh --create)", e.getCause());
             }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw ClusterUnreachableException.noAnswer("describe topic " + topic,
+                        clientProperties.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG), timeout, e.getCause());
+            }
             throw e.getCause() instanceof KafkaException k ? k : new KafkaException(e.getCause());
         } catch (TimeoutException e) {
-            throw new org.apache.kafka.common.errors.TimeoutException("describing topic " + topic + " took more than "
-                    + timeout.toMillis() + " ms", e);
+            throw ClusterUnreachableException.noAnswer("describe topic " + topic,
+                    clientProperties.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG), timeout, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new org.apache.kafka.common.errors.InterruptException(e);
         }
     }
+
 
     /** {@code same} needs every salvaged partition number in the target topic. */
     public static void checkPartitions(SalvageDirectory salvage, Target target, PartitionMap map) {

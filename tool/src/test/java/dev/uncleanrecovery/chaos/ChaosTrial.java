@@ -254,10 +254,10 @@ final class ChaosTrial {
                             "--salvage-dir", salvageOf(plan).toString(), "--to-topic", SALVAGED, "--execute", "--reason", "test"));
                     for (Path result : List.of(resultOf(plan), secondResultOf(plan))) {
                         if (Files.exists(result)) {
-                            replay.addAll(List.of("--result", result.toString()));
+                            replay.addAll(List.of("--result-file", result.toString()));
                         }
                     }
-                    if (!replay.contains("--result")) {
+                    if (!replay.contains("--result-file")) {
                         replay.add("--without-result");
                     }
                     expectExit(violations, "replay " + salvageOf(plan).getFileName(),

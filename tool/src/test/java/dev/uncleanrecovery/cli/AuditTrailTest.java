@@ -165,8 +165,8 @@ class AuditTrailTest {
         CliRun second = execute(plan, "--reason", "INC-1234 second try", "--audit-log",
                 dir.resolve(AuditLine.FILE_NAME).toString());
 
-        // the cluster refused the connection: bad input, after the STARTED line
-        assertThat(first.exitCode()).as(first.err()).isEqualTo(ExitCode.USAGE);
+        // the cluster refused the connection: not reached, after the STARTED line
+        assertThat(first.exitCode()).as(first.err()).isEqualTo(ExitCode.UNREACHABLE);
         Path log = dir.resolve(AuditLine.FILE_NAME);
         List<AuditLine> lines = AuditLine.readAll(log);
         assertThat(lines).extracting(AuditLine::event).containsExactly(AuditLine.Event.STARTED,
@@ -185,7 +185,7 @@ class AuditTrailTest {
                 "INC-1234 orders offline");
         assertThat(started.exitCode()).isNull();
         assertThat(started.endedAt()).isNull();
-        assertThat(finished.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.UNREACHABLE);
         assertThat(finished.error()).contains("127.0.0.1:1");
         assertThat(finished.endedAt()).isAfterOrEqualTo(finished.startedAt());
         assertThat(lines.get(2).reason()).isEqualTo("INC-1234 second try");
@@ -201,7 +201,7 @@ class AuditTrailTest {
 
         CliRun run = execute(plan, "@" + options);
 
-        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.UNREACHABLE);
         AuditLine started = AuditLine.readAll(dir.resolve(AuditLine.FILE_NAME)).get(0);
         assertThat(started.commandLine()).containsSubsequence("execute", "--plan", plan.toString(), "--without-lock",
                 "--no-salvage", "--accept-unknown-loss", "--reason", "INC-1234 orders offline");
@@ -267,7 +267,7 @@ class AuditTrailTest {
         CliRun torn = withFileSizeLimit(before + startedBytes + 40, args);
         CliRun next = execute(plan, "--reason", "INC-1234 third run");
 
-        // then: the run that could not finish its audit says so after its own error, and exits 1, not 2
+        // then: the run that could not finish its audit says so after its own error, and exits 1, not 4
         assertThat(torn.exitCode()).as(torn.err()).isEqualTo(ExitCode.FAILURE);
         List<String> errors = torn.err().lines().filter(l -> l.startsWith("error: ")).toList();
         assertThat(errors).hasSize(2);
@@ -285,6 +285,6 @@ class AuditTrailTest {
         assertThat(whole).extracting(AuditLine::event).containsExactly(AuditLine.Event.STARTED,
                 AuditLine.Event.FINISHED, AuditLine.Event.STARTED, AuditLine.Event.STARTED, AuditLine.Event.FINISHED);
         assertThat(whole.get(3).reason()).isEqualTo("INC-1234 third run");
-        assertThat(next.exitCode()).as(next.err()).isEqualTo(ExitCode.USAGE);
+        assertThat(next.exitCode()).as(next.err()).isEqualTo(ExitCode.UNREACHABLE);
     }
 }

@@ -15,11 +15,29 @@ import org.slf4j.LoggerFactory;
 /** Runs the CLI in-process the way a user would, capturing what it prints and its exit code. */
 public record CliRun(int exitCode, String out, String err) {
 
+    /** What the run printed, each run of spaces and line breaks one space: what it said, however it was wrapped. */
+    public String outWords() {
+        return out.replaceAll("\\s+", " ");
+    }
+
     public static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
         return new CliRun(code, out.toString(), err.toString());
+    }
+
+    /**
+     * Runs {@code inspect} with {@code args}, and checks that every line of its output fits {@link Table#MAX_WIDTH}
+     * and none is made of spaces alone (an error stays one line, whatever its length).
+     */
+    public static CliRun inspect(String... args) {
+        CliRun run = of(java.util.stream.Stream.concat(java.util.stream.Stream.of("inspect"),
+                java.util.Arrays.stream(args)).toArray(String[]::new));
+        assertThat(run.out().lines()).as("inspect's lines").allSatisfy(line -> assertThat(line)
+                .as("within %d columns, and blank only if empty", Table.MAX_WIDTH)
+                .hasSizeLessThanOrEqualTo(Table.MAX_WIDTH).matches(l -> l.isEmpty() || !l.isBlank()));
+        return run;
     }
 
     /**

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.connect.HostPort;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -142,7 +144,7 @@ class CommandLineUsageTest {
             CliRun run = CliRun.of("--bootstrap-server", address, "status", "--admin-timeout-ms", "1500");
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
 
-            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.exitCode()).isEqualTo(ExitCode.UNREACHABLE);
             assertThat(run.err()).contains("no answer from --bootstrap-server " + address + " within 1.5 s");
             assertThat(run.err().lines().count()).isEqualTo(1);
             assertThat(elapsedMs).as("bounded by the timeout, not a hang").isLessThan(30_000);
@@ -158,7 +160,7 @@ class CommandLineUsageTest {
         // a timeout of ten minutes: only the refusal can end this run with the refusal's message
         CliRun run = CliRun.of("status", "--bootstrap-server", "127.0.0.1:" + closedPort, "--admin-timeout-ms", "600000");
 
-        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.exitCode()).isEqualTo(ExitCode.UNREACHABLE);
         assertThat(run.err().strip()).startsWith("error: could not describe the cluster: every --bootstrap-server address"
                 + " refused the connection").contains("(127.0.0.1:" + closedPort + ")");
         assertThat(run.err()).doesNotContain("within");
@@ -181,7 +183,38 @@ class CommandLineUsageTest {
 
         assertThat(before.err()).doesNotContain("Unknown option").contains("--bootstrap-server 127.0.0.1:1");
         assertThat(after.err()).isEqualTo(before.err());
-        assertThat(before.exitCode()).isEqualTo(after.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(before.exitCode()).isEqualTo(after.exitCode()).isEqualTo(ExitCode.UNREACHABLE);
+    }
+
+    @Test
+    void a_command_option_before_the_command_name_is_refused_saying_where_it_goes() {
+        CliRun run = CliRun.of("--topic", "orders", "status", "--bootstrap-server", "127.0.0.1:1");
+
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err().lines().findFirst()).hasValue("error: --topic is an option of status: give it after the"
+                + " command name (kafka-unclean-recovery.sh status --topic ...); only --bootstrap-server,"
+                + " --command-config, --admin-timeout-ms, --output, --verbose go before it");
+    }
+
+    @Test
+    void a_bootstrap_server_without_a_port_is_bad_usage_naming_what_is_missing() {
+        Map<String, String> refused = Map.of(
+                "127.0.0.1", "127.0.0.1 has no port",
+                "broker-1.example:", "broker-1.example: has no port",
+                "[::1]", "[::1] has no port",
+                "::1", "::1 is an IPv6 address without brackets, or has no port",
+                "broker-1:99999", "broker-1:99999 has port 99999, not one of 1-65535",
+                ":9092", ":9092 has no host",
+                "10.0.0.1:9092,10.0.0.2", "10.0.0.1:9092,10.0.0.2: 10.0.0.2 has no port");
+        refused.forEach((given, why) -> {
+            CliRun run = CliRun.of("status", "--bootstrap-server", given);
+
+            assertThat(run.exitCode()).as(given).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err().strip()).as(given).isEqualTo("error: --bootstrap-server " + why + "; give HOST:PORT,"
+                    + " e.g. 10.0.0.1:9092 (an IPv6 address in brackets: [::1]:9092)");
+        });
+        assertThat(HostPort.parse("[::1]:9092")).isEqualTo(new HostPort("::1", 9092));
+        assertThat(HostPort.parse("broker-1.example:9093")).isEqualTo(new HostPort("broker-1.example", 9093));
     }
 
     @Test
@@ -224,6 +257,69 @@ class CommandLineUsageTest {
         root.getSubcommands().keySet().forEach(name -> assertThat(CliRun.of(name, "--help").out().lines())
                 .as(name).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120)));
         assertThat(help.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
+    }
+
+    @Test
+    void every_help_breaks_its_lines_between_words_only_within_80_columns() {
+        for (picocli.CommandLine command : everyCommand(Main.commandLine())) {
+            String name = command.getCommandSpec().qualifiedName();
+            String help = usage(command, 80);
+
+            assertThat(help.lines()).as(name).allSatisfy(line -> assertThat(line).hasSizeLessThanOrEqualTo(80));
+            // a word split across lines ("sasl." / "*") reads as two words where a line wide enough has one
+            assertThat(words(help)).as(name).containsExactlyElementsOf(words(usage(command, 1000)));
+            assertThat(help).as(name).doesNotContainPattern("kafka-unclean-recovery [a-z]");
+        }
+    }
+
+    @Test
+    void every_command_ends_its_help_with_its_exit_codes_and_every_one_that_connects_with_4() {
+        picocli.CommandLine root = Main.commandLine();
+        List<picocli.CommandLine> commands = new java.util.ArrayList<>(List.of(root));
+        root.getSubcommands().forEach((name, sub) -> {
+            if (!List.of("help", "demo").contains(name)) {
+                commands.add(sub);
+            }
+        });
+        for (picocli.CommandLine command : commands) {
+            String name = command.getCommandSpec().qualifiedName();
+            Map<String, String> codes = command.getCommandSpec().usageMessage().exitCodeList();
+            boolean connects = command.getCommandSpec().findOption("--bootstrap-server") != null;
+
+            assertThat(codes).as(name).containsKeys("0", "1", "2");
+            assertThat("2:" + codes.get("2")).as(name).startsWith(ExitCode.USAGE_HELP);
+            assertThat(codes.containsKey("4")).as(name + " connects").isEqualTo(connects);
+            if (connects) {
+                assertThat("4:" + codes.get("4")).as(name).startsWith(ExitCode.UNREACHABLE_HELP);
+            }
+        }
+        List<String> executeHelp = CliRun.of("execute", "--help").out().lines().toList();
+        assertThat(executeHelp.subList(executeHelp.indexOf("Exit codes:"), executeHelp.size()))
+                .anyMatch(line -> line.startsWith("  2   bad usage or input: fix the command"))
+                .anyMatch(line -> line.startsWith("  4   the cluster could not be reached"));
+    }
+
+    @Test
+    void every_command_that_reads_or_writes_a_result_file_takes_it_as_result_file() {
+        for (String command : List.of("execute", "render", "replay", "consumer-offsets", "hanging-transactions")) {
+            assertThat(CliRun.of(command, "--help").out()).as(command).contains("--result-file=FILE")
+                    .doesNotContainPattern("--result[= ]");
+        }
+    }
+
+    private static List<picocli.CommandLine> everyCommand(picocli.CommandLine command) {
+        List<picocli.CommandLine> all = new java.util.ArrayList<>(List.of(command));
+        command.getSubcommands().values().forEach(sub -> all.addAll(everyCommand(sub)));
+        return all;
+    }
+
+    private static String usage(picocli.CommandLine command, int width) {
+        command.getCommandSpec().usageMessage().width(width);
+        return command.getUsageMessage(picocli.CommandLine.Help.Ansi.OFF);
+    }
+
+    private static List<String> words(String text) {
+        return List.of(text.strip().split("\\s+"));
     }
 
     @Test

@@ -237,13 +237,13 @@ class ConsumerGroupImpactClusterTest {
                 dir.resolve("paid-execute-result.json").toString(), "--execute", "--reason", "test", "--audit-log",
                 audit.toString());
 
-        // as for every command: exit 2 and the one line that says so, never "no offset was changed"
-        assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err()).isEqualTo(ExitCode.USAGE);
+        // as for every command: exit 4 and the one line that says so, never "no offset was changed"
+        assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err()).isEqualTo(ExitCode.UNREACHABLE);
         assertThat(unreachable.out()).doesNotContain("no offset was changed");
         assertThat(unreachable.err()).startsWith("error: ").contains(nobody);
         AuditLine finished = AuditLine.readAll(audit).get(1);
         assertThat(finished.event()).isEqualTo(AuditLine.Event.FINISHED);
-        assertThat(finished.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(finished.exitCode()).isEqualTo(ExitCode.UNREACHABLE);
         assertThat(finished.error()).isNotBlank();
     }
 

@@ -128,7 +128,7 @@ class DeadLeaderOfANewerEpochClusterTest {
             admin.createTopics(List.of(new NewTopic("ledger-salvaged", 1, (short) 3))).all().get();
         }
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
-                dir.resolve("plan-salvage").toString(), "--to-topic", "ledger-salvaged", "--result", result.toString(),
+                dir.resolve("plan-salvage").toString(), "--to-topic", "ledger-salvaged", "--result-file", result.toString(),
                 "--execute", "--reason", "test");
         assertThat(replayed.exitCode()).as(replayed.out() + replayed.err()).isEqualTo(ExitCode.OK);
         List<String> expected = new ArrayList<>();

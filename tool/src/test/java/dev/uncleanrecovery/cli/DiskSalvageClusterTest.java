@@ -157,7 +157,7 @@ class DiskSalvageClusterTest {
         // replay takes story's copy on the strength of the run that elected it, and leaves saga's
         cluster.createTopic("recovered", List.of(LastReplicaStandingOutage.LONGEST_SURVIVOR), Map.of());
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
-                SalvageStore.besidePlan(plan).toString(), "--to-topic", "recovered", "--result", result.toString(),
+                SalvageStore.besidePlan(plan).toString(), "--to-topic", "recovered", "--result-file", result.toString(),
                 "--execute", "--reason", "test");
         assertThat(replayed.exitCode()).as(replayed.out() + replayed.err()).isEqualTo(ExitCode.OK);
         assertThat(replayed.out().replaceAll("\\s+", " ")).contains(STORY_0 + " broker " + dead + " [40, 45): copied"

@@ -31,7 +31,7 @@ class InspectCommandTest {
         LogDirFixture logDir = brokerTwoAfterKill9();
         Path evidence = tmp.resolve("broker-2.json");
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--topic", "orders",
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--topic", "orders",
                 "--output-file", evidence.toString());
 
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
@@ -45,6 +45,25 @@ class InspectCommandTest {
         EvidenceFile file = EvidenceFile.read(evidence);
         assertThat(file.brokerId()).isEqualTo(2);
         assertThat(file.partitions()).extracting(EvidenceFile.Partition::logEndOffset).containsExactly(70L, 10L);
+    }
+
+    @Test
+    void every_line_fits_120_columns_with_a_topic_name_as_long_as_kafka_allows() throws IOException {
+        // Kafka allows 249 characters; a partition directory's name, "<topic>-<partition>", must stay a file name
+        String topic = "orders.eu-west-1.payments-service.v2." + "settlement-events-".repeat(11);
+        LogDirFixture logDir = LogDirFixture.formatted(tmp.resolve("data"), 2);
+        logDir.partition(topic, 0).leaderEpochs("0 0", "3 50").segment(0).batch(0, 0, 50).batch(3, 50, 20)
+                .appendRaw(new byte[] {0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 1}); // a torn write
+        Path evidence = tmp.resolve("broker-2.json");
+
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--topic", topic, "--output-file",
+                evidence.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCode.OK);
+        // a name longer than a line is cut where the line ends, the rest on the next
+        assertThat(run.outWords()).contains("did NOT stop cleanly Kafka will run log recovery",
+                ": 11 bytes after the last valid batch", "Evidence written to " + evidence);
+        assertThat(run.out().replaceAll("\\n +", "")).contains(topic + "-0: 11 bytes after");
     }
 
     @Test
@@ -66,7 +85,7 @@ class InspectCommandTest {
         Files.createDirectory(logDir.dir.resolve("broken-0"));
         Files.createSymbolicLink(logDir.dir.resolve("broken-0").resolve("00000000000000000000.log"), Path.of("/dev/null"));
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--output-file", tmp.resolve("e.json").toString());
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--output-file", tmp.resolve("e.json").toString());
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out()).containsPattern("broken +0 +- +- +- +0 +ERROR").contains("broken-0 (" + logDir.dir + "): ERROR");
@@ -76,7 +95,7 @@ class InspectCommandTest {
     void the_evidence_is_never_written_inside_a_log_dir() {
         LogDirFixture logDir = brokerTwoAfterKill9();
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(),
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(),
                 "--output-file", logDir.dir.resolve("evidence.json").toString());
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
@@ -86,12 +105,12 @@ class InspectCommandTest {
 
     @Test
     void a_wrong_log_dir_or_an_existing_output_file_is_a_usage_error() throws IOException {
-        CliRun missing = CliRun.of("inspect", "--log-dir", tmp.resolve("nope").toString());
+        CliRun missing = CliRun.inspect("--log-dir", tmp.resolve("nope").toString());
         assertThat(missing.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(missing.err()).startsWith("error: log dir ").contains("does not exist");
 
         Path existing = Files.writeString(tmp.resolve("taken.json"), "{}");
-        CliRun clobber = CliRun.of("inspect", "--log-dir", brokerTwoAfterKill9().dir.toString(),
+        CliRun clobber = CliRun.inspect("--log-dir", brokerTwoAfterKill9().dir.toString(),
                 "--output-file", existing.toString());
         assertThat(clobber.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(clobber.err()).contains("already exists");
@@ -100,7 +119,7 @@ class InspectCommandTest {
 
     @Test
     void log_dir_is_required() {
-        CliRun run = CliRun.of("inspect");
+        CliRun run = CliRun.inspect();
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err()).contains("--log-dir");

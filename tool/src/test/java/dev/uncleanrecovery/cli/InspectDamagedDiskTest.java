@@ -43,7 +43,7 @@ class InspectDamagedDiskTest {
         Path evidence = tmp.resolve("evidence.json");
         String dirs = Arrays.stream(logDirs).map(d -> d.dir.toString()).collect(Collectors.joining(","));
         return assertTimeoutPreemptively(NEVER_HANGS,
-                () -> CliRun.of("inspect", "--log-dir", dirs, "--output-file", evidence.toString()));
+                () -> CliRun.inspect("--log-dir", dirs, "--output-file", evidence.toString()));
     }
 
     private EvidenceFile evidence() throws IOException {
@@ -59,7 +59,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(logDir);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(run.out()).containsPattern("orders +0 +- +- +- +0 +ERROR")
+        assertThat(run.outWords()).containsPattern("orders +0 +- +- +- +0 +ERROR")
                 .containsPattern("orders +1 +0 +10 +0 +0 +ok")
                 .contains("99999999999999999999.log is named like a segment file, but '99999999999999999999' is not a"
                         + " base offset Kafka can read")
@@ -78,7 +78,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(good, bad);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(run.out()).contains("Broker 2 of cluster " + LogDirFixture.CLUSTER_ID)
+        assertThat(run.outWords()).contains("Broker 2 of cluster " + LogDirFixture.CLUSTER_ID)
                 .contains("log dir " + bad.dir + ": meta.properties is unusable: " + bad.dir.resolve("meta.properties")
                         + " is not a valid properties file (Malformed \\uxxxx encoding.)")
                 .containsPattern("orders +0 +0 +70 +3 +0 +ok")
@@ -96,7 +96,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(logDir);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(run.out()).containsPattern("orders +0 +0 +70 +3 +0 +ok, see notes")
+        assertThat(run.outWords()).containsPattern("orders +0 +0 +70 +3 +0 +ok, see notes")
                 .contains("orders-0: 00000000000000999999.log is a FIFO (named pipe), not a regular file: Kafka's log"
                         + " loading skips it, and inspect did not open it");
     }
@@ -111,7 +111,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(logDir);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(run.out()).containsPattern("orders +2 +- +- +- +0 +ERROR")
+        assertThat(run.outWords()).containsPattern("orders +2 +- +- +- +0 +ERROR")
                 .contains("orders-2 is a symbolic link to " + outside)
                 .contains("inspect does not follow links out of the log dir")
                 .doesNotContainPattern("orders +2 +0 +99");
@@ -133,7 +133,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(logDir);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(run.out()).containsPattern("orders +0 +0 +70 +3 +" + torn.length + " +ok, see notes")
+        assertThat(run.outWords()).containsPattern("orders +0 +0 +70 +3 +" + torn.length + " +ok, see notes")
                 .contains("have magic 0 (below 2), so Kafka reads them as a message of format v0/v1")
                 .contains("Kafka's log recovery will truncate them")
                 .doesNotContain("ERROR");
@@ -153,7 +153,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(logDir);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(run.out()).containsPattern("orders +0 +- +- +- +0 +ERROR")
+        assertThat(run.outWords()).containsPattern("orders +0 +- +- +- +0 +ERROR")
                 .containsPattern("orders +1 +- +- +- +0 +ERROR")
                 .contains(epochs + " is a FIFO (named pipe), not a regular file; inspect did not read it")
                 .contains("partition.metadata holds 3221225472 bytes, more than the 65536 such a file can sensibly"
@@ -168,7 +168,7 @@ class InspectDamagedDiskTest {
         CliRun run = inspect(logDir);
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
-        assertThat(run.out()).contains("log dir " + logDir.dir + ": " + logDir.dir.resolve("recovery-point-offset-checkpoint")
+        assertThat(run.outWords()).contains("log dir " + logDir.dir + ": " + logDir.dir.resolve("recovery-point-offset-checkpoint")
                         + " cannot be read (" + logDir.dir.resolve("recovery-point-offset-checkpoint")
                         + " is a FIFO (named pipe), not a regular file)")
                 .containsPattern("orders +0 +- +- +- +0 +ERROR");
@@ -179,7 +179,7 @@ class InspectDamagedDiskTest {
         Assumptions.assumeTrue(Files.exists(Path.of("/dev/zero")), "a /dev/zero to give");
         LogDirFixture logDir = brokerTwoAfterKill9("data");
 
-        CliRun run = assertTimeoutPreemptively(NEVER_HANGS, () -> CliRun.of("inspect", "--log-dir",
+        CliRun run = assertTimeoutPreemptively(NEVER_HANGS, () -> CliRun.inspect("--log-dir",
                 logDir.dir.toString(), "--salvage-beyond", "/dev/zero", "--salvage-dir", tmp.resolve("s").toString()));
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);

@@ -82,6 +82,23 @@ class InspectSalvageBeyondTest {
     }
 
     @Test
+    void a_topic_name_longer_than_a_line_is_said_whole_within_120_columns() throws IOException {
+        String topic = "orders.eu-west-1.payments-service.v2." + "settlement-events-".repeat(11);
+        logDir = LogDirFixture.formatted(tmp.resolve("data"), DEAD);
+        LogDirFixture.Partition longName = logDir.partition(topic, 0).leaderEpochs("0 0");
+        longName.segment(0).batch(0, 0, 20);
+        Path plan = plan(election(topic, longName.topicId, 15, new PlanTruncation(DEAD, null, null, null,
+                TruncationEstimate.UNKNOWN)));
+
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+
+        assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
+        // the name is cut where a line ends, never with a space put into it
+        assertThat(run.out().replaceAll("\\n +", "")).contains(topic + "-0: ");
+        assertThat(run.outWords()).contains("1 copied (5 records");
+    }
+
+    @Test
     void copies_from_the_leaders_planned_log_end_across_segments_and_leaves_the_torn_write_out() throws IOException {
         deadLeaderAfterKill9();
         Path plan = plan(election("story", story.topicId, 15, new PlanTruncation(DEAD, null, null, null,
@@ -89,7 +106,7 @@ class InspectSalvageBeyondTest {
         InspectIsReadOnlyTest.ageEverything(logDir.dir);
         Map<String, String> before = InspectIsReadOnlyTest.snapshot(logDir.dir);
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.out()).containsPattern("story-0 +COPIED +15\\.\\.39 from the leader's planned log end 15: 30"
@@ -105,7 +122,7 @@ class InspectSalvageBeyondTest {
         assertThat(salvagedSegment(SalvageStore.besidePlan(plan))).isEqualTo(expected);
 
         // a second run finds the same copy already there and keeps it
-        CliRun again = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+        CliRun again = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
         assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.OK);
         assertThat(again.out()).containsPattern("story-0 +COPIED +15\\.\\.39");
         assertThat(salvagedSegment(SalvageStore.besidePlan(plan))).isEqualTo(expected);
@@ -116,11 +133,11 @@ class InspectSalvageBeyondTest {
         deadLeaderAfterKill9();
         Path plan = plan(election("story", story.topicId, 40), election("behind", behind.topicId, 12));
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
                 "--topic", "behind");
-        CliRun both = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+        CliRun both = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
                 "--output-file", tmp.resolve("evidence.json").toString());
-        CliRun none = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+        CliRun none = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
                 "--topic", "unplanned");
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
@@ -162,10 +179,10 @@ class InspectSalvageBeyondTest {
         Path plan = plan(election("story", story.topicId, 25, new PlanTruncation(DEAD, 15L, 25L, 40L,
                 TruncationEstimate.AT_LEAST)));
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        assertThat(run.out()).containsPattern("story-0 +COPIED +25\\.\\.39 from the leader's planned log end 25: 20"
+        assertThat(run.outWords()).containsPattern("story-0 +COPIED +25\\.\\.39 from the leader's planned log end 25: 20"
                         + " records, 2 batches")
                 .contains("story-0: the plan's truncation of broker 1 is AT_LEAST from 25")
                 .contains("the cut may come earlier than 25, and records before it are not copied");
@@ -179,7 +196,7 @@ class InspectSalvageBeyondTest {
                 election("behind", behind.topicId, 12),
                 election("elsewhere", Uuid.randomUuid(), 3));
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
         assertThat(run.out())
@@ -200,7 +217,7 @@ class InspectSalvageBeyondTest {
         Files.write(storyFirst.log, first);
         Path plan = plan(election("story", story.topicId, 15));
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString());
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(run.out()).contains("story-0").contains("NEEDS-ATTENTION").contains("fails its CRC check")
@@ -212,7 +229,7 @@ class InspectSalvageBeyondTest {
         deadLeaderAfterKill9();
         Path plan = plan(election("story", story.topicId, 15));
 
-        CliRun run = CliRun.of("inspect", "--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
+        CliRun run = CliRun.inspect("--log-dir", logDir.dir.toString(), "--salvage-beyond", plan.toString(),
                 "--salvage-dir", logDir.dir.resolve("salvage").toString());
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);

@@ -116,13 +116,19 @@ class PlanPageTest {
         Files.writeString(resultFile, Json.mapper().writeValueAsString(PagePlans.resultOf(plan)));
         Path page = dir.resolve("plan.html");
 
-        CliRun run = CliRun.of("render", "--plan", planFile.toString(), "--result", resultFile.toString(),
+        CliRun run = CliRun.of("render", "--plan", planFile.toString(), "--result-file", resultFile.toString(),
                 "--html", page.toString());
 
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("Page written to " + page.toAbsolutePath());
         assertThat(Files.readString(page)).contains("<h1>Recovery result</h1>", "plan-result.json", "payments-0");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(page))).isEqualTo("rw-------");
+        // --result, the name render gave the option before every command spelled it --result-file, still reads
+        Path again = dir.resolve("again.html");
+        CliRun asBefore = CliRun.of("render", "--plan", planFile.toString(), "--result", resultFile.toString(),
+                "--html", again.toString());
+        assertThat(asBefore.exitCode()).as(asBefore.err()).isZero();
+        assertThat(Files.readString(again)).isEqualTo(Files.readString(page));
     }
 
     @Test

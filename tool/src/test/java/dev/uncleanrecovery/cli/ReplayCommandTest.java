@@ -93,7 +93,7 @@ class ReplayCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: replay checks the salvage against the result file of the run"
-                + " that made it: pass --result FILE (execute wrote " + ops.resolve("plan-result.json") + "), or"
+                + " that made it: pass --result-file FILE (execute wrote " + ops.resolve("plan-result.json") + "), or"
                 + " --without-result for a salvage no result file records ('inspect --salvage-beyond' writes none)");
     }
 
@@ -105,9 +105,9 @@ class ReplayCommandTest {
                 SalvageDirectory.read(salvage).ranges().get(0).asSalvagedFile()));
 
         CliRun text = CliRun.of("replay", "--salvage-dir", salvage.toString(), "--to-topic", "orders-replayed",
-                "--result", result.toString());
+                "--result-file", result.toString());
         CliRun json = CliRun.of("replay", "--salvage-dir", salvage.toString(), "--to-topic", "orders-replayed",
-                "--result", result.toString(), "--output", "json");
+                "--result-file", result.toString(), "--output", "json");
 
         assertThat(text.exitCode()).as(text.err()).isEqualTo(ExitCode.OK);
         assertThat(text.out()).contains("Checked against " + result).doesNotContain("WARNING");
@@ -127,7 +127,7 @@ class ReplayCommandTest {
                 "\"records\" : 14"));
 
         CliRun run = CliRun.of("--bootstrap-server", "127.0.0.1:1", "replay", "--salvage-dir", dir.toString(),
-                "--to-topic", "orders-replayed", "--result", result.toString(), "--execute", "--reason", "test");
+                "--to-topic", "orders-replayed", "--result-file", result.toString(), "--execute", "--reason", "test");
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().strip()).isEqualTo("error: " + salvaged.manifest() + ": another SHA-256 than " + result
@@ -146,11 +146,12 @@ class ReplayCommandTest {
         ResultFile.write(elected, SalvageFixture.resultRecording(ResultFile.VERSION, "ELECTED", null));
 
         CliRun left = CliRun.of("replay", "--salvage-dir", ops.resolve("plan-salvage").toString(), "--to-topic",
-                "orders-replayed", "--result", refused.toString());
+                "orders-replayed", "--result-file", refused.toString());
         CliRun json = CliRun.of("replay", "--salvage-dir", ops.resolve("plan-salvage").toString(), "--to-topic",
-                "orders-replayed", "--result", refused.toString(), "--output", "json");
+                "orders-replayed", "--result-file", refused.toString(), "--output", "json");
+        // --result, the name replay gave the option before every command spelled it --result-file, still reads
         CliRun replayed = CliRun.of("replay", "--salvage-dir", ops.resolve("plan-salvage").toString(), "--to-topic",
-                "orders-replayed", "--result", refused.toString(), "--result", elected.toString());
+                "orders-replayed", "--result-file", refused.toString(), "--result", elected.toString());
 
         assertThat(left.exitCode()).as(left.err()).isEqualTo(ExitCode.OK);
         assertThat(left.out()).contains("Salvage: 1 range(s) in " + ops.resolve("plan-salvage") + ", 1 of them left"

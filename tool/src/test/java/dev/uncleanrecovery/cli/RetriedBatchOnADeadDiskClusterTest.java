@@ -117,7 +117,7 @@ class RetriedBatchOnADeadDiskClusterTest {
             admin.createTopics(List.of(new NewTopic(salvaged.topic(), 1, (short) 2))).all().get();
         }
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
-                dir.resolve("plan-salvage").toString(), "--to-topic", salvaged.topic(), "--result", result.toString(),
+                dir.resolve("plan-salvage").toString(), "--to-topic", salvaged.topic(), "--result-file", result.toString(),
                 "--execute", "--reason", "test");
         assertThat(replayed.exitCode()).as(replayed.out() + replayed.err()).isEqualTo(ExitCode.OK);
         assertThat(RetriedBatchClusterTest.read(cluster, salvaged).values()).containsExactlyElementsOf(ledAlone);

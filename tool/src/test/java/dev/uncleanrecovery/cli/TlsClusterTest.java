@@ -228,10 +228,10 @@ class TlsClusterTest {
 
         // when: replayed into another topic, first with a truststore that trusts none of the brokers
         CliRun refused = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
-                salvage.toString(), "--to-topic", REPLAYED, "--result", dir.resolve("salvage-result.json").toString(),
+                salvage.toString(), "--to-topic", REPLAYED, "--result-file", dir.resolve("salvage-result.json").toString(),
                 "--execute", "--reason", "test", "--command-config", commandConfig(foreignLogin, "replay-foreign.properties").toString());
         CliRun replayed = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "replay", "--salvage-dir",
-                salvage.toString(), "--to-topic", REPLAYED, "--result", dir.resolve("salvage-result.json").toString(),
+                salvage.toString(), "--to-topic", REPLAYED, "--result-file", dir.resolve("salvage-result.json").toString(),
                 "--execute", "--reason", "test", "--command-config", admin(cluster));
 
         // then: the first is one line and produces nothing, the second produces the 50 records

@@ -76,7 +76,7 @@ class BrokerRotationTest {
     @Test
     void nobody_answering_within_the_call_timeout_names_the_bootstrap_servers() {
         assertThatThrownBy(() -> rotation.ask(List.of(ONE, TWO), "describe the cluster", answerUnless(ONE, TWO)))
-                .isInstanceOf(UserInputException.class)
+                .isInstanceOf(ClusterUnreachableException.class)
                 .hasMessage("could not describe the cluster: no answer from --bootstrap-server 10.0.0.1:9092 within 2 s"
                         + " (is it reachable, and is the listener's security.protocol right in --command-config?)");
         assertThat(asked).as("rounds repeat until the call timeout").hasSizeGreaterThan(2);

@@ -322,7 +322,7 @@ class PlanFileMalformedTest {
 
     @Test
     void empty_file() {
-        assertThat(readError("  \n")).isEqualTo("plan.json: empty file; expected a plan written by 'kafka-unclean-recovery plan'");
+        assertThat(readError("  \n")).isEqualTo("plan.json: empty file; expected a plan written by 'kafka-unclean-recovery.sh plan'");
     }
 
     @Test

@@ -350,6 +350,6 @@ class PlanFileTest {
 
         assertThatThrownBy(() -> PlanFile.read(file))
                 .isInstanceOf(UserInputException.class)
-                .hasMessage(file + ": no such plan; write one with 'kafka-unclean-recovery plan' first");
+                .hasMessage(file + ": no such plan; write one with 'kafka-unclean-recovery.sh plan' first");
     }
 }

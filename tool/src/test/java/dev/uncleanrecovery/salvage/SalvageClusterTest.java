@@ -154,7 +154,7 @@ class SalvageClusterTest {
             admin.createTopics(List.of(new NewTopic("diverge-replayed", 1, (short) 1))).all().get();
         }
         CliRun replay = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "replay",
-                "--salvage-dir", salvageDir.toString(), "--to-topic", "diverge-replayed", "--result",
+                "--salvage-dir", salvageDir.toString(), "--to-topic", "diverge-replayed", "--result-file",
                 dir.resolve("salvage-result.json").toString(), "--execute", "--reason", "test");
         assertThat(replay.exitCode()).as(replay.err()).isEqualTo(ExitCode.OK);
         var report = dev.uncleanrecovery.formats.Json.mapper().readTree(replay.out());
