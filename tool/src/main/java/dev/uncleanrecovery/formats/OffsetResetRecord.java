@@ -43,7 +43,7 @@ public record OffsetResetRecord(
     public static final String FILE_NAME = "consumer-offset-resets.jsonl";
 
     private static final StrictJsonFile<OffsetResetRecord> FORMAT = new StrictJsonFile<>(OffsetResetRecord.class,
-            "consumer offset reset record", VERSION, "'kafka-unclean-recovery consumer-offsets --execute'",
+            "consumer offset reset record", VERSION, "'kafka-unclean-recovery.sh consumer-offsets --execute'",
             PlanFormatException::new);
 
     public OffsetResetRecord {
