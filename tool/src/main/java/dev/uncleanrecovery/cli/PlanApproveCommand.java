@@ -6,6 +6,7 @@ import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.PlanApproval;
 import dev.uncleanrecovery.recovery.PlanApprovals;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -7,6 +7,7 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.support.RunFiles;
+import dev.uncleanrecovery.view.PlanPage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -17,32 +17,32 @@ public final class Table {
     /** Per row, a paragraph printed under it (null: none), wrapped from the second column on. */
     private final List<String> notes = new ArrayList<>();
 
-    Table(String... header) {
+    public Table(String... header) {
         this.header = List.of(header);
     }
 
-    Table row(Object... cells) {
+    public Table row(Object... cells) {
         rows.add(Arrays.stream(cells).map(c -> c == null ? "-" : c.toString()).toList());
         notes.add(null);
         return this;
     }
 
     /** A paragraph under the last row (a plan's reason): it would make a column too wide to read. */
-    Table note(String text) {
+    public Table note(String text) {
         notes.set(notes.size() - 1, text);
         return this;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return rows.isEmpty();
     }
 
     /** Widest line a table prints: wider cells wrap inside their column. */
-    static final int MAX_WIDTH = 120;
+    public static final int MAX_WIDTH = 120;
     /** A column is never wrapped narrower than this (or its header). */
     private static final int MIN_COLUMN = 12;
 
-    void print(PrintWriter out) {
+    public void print(PrintWriter out) {
         int[] widths = new int[header.size()];
         for (int i = 0; i < widths.length; i++) {
             widths[i] = header.get(i).length();
@@ -200,7 +200,7 @@ public final class Table {
         return lines;
     }
 
-    static String ids(List<Integer> ids) {
+    public static String ids(List<Integer> ids) {
         return ids.toString().replace(" ", "");
     }
 }

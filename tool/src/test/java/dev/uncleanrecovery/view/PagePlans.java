@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.election.ElectionOptions;
@@ -27,7 +27,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /** Plans the page is tested with: the README's example, and plans the policy decides from evidence, as 'plan' does. */
-final class PagePlans {
+public final class PagePlans {
 
     static final Instant AT = Instant.parse("2026-12-04T03:12:00Z");
     /** A consumer group name is the user's: anything, markup included. */
@@ -37,7 +37,7 @@ final class PagePlans {
     private PagePlans() {
     }
 
-    static Plan example() throws IOException {
+    public static Plan example() throws IOException {
         return PlanFile.read(Path.of("examples", "plan.json"));
     }
 
@@ -46,7 +46,7 @@ final class PagePlans {
      * an older epoch (its suffix never committed), one whose choice cuts committed records that two consumer groups
      * had read, and one skipped (no replica answered).
      */
-    static Plan severalGroups() {
+    public static Plan severalGroups() {
         PlanBuilder plan = new PlanBuilder(AT, "GlDPZ_7eTkKnqAzMze75aQ", "kafka-unclean-recovery test", Strategy.PROACTIVE);
         for (int partition = 0; partition < 4; partition++) {
             TopicPartition tp = new TopicPartition("orders", partition);
@@ -84,7 +84,7 @@ final class PagePlans {
      * {@code partitions} partitions of one topic in {@code kinds} kinds of evidence (partition i of kind i % kinds):
      * the page has one section per kind.
      */
-    static Plan large(int partitions, int kinds) {
+    public static Plan large(int partitions, int kinds) {
         // broker 1 (down) is not among these replicas: all answer
         PlanBuilder plan = new PlanBuilder(AT, "GlDPZ_7eTkKnqAzMze75aQ", "kafka-unclean-recovery test", Strategy.PROACTIVE);
         for (int partition = 0; partition < partitions; partition++) {
@@ -99,7 +99,7 @@ final class PagePlans {
     }
 
     /** What a real execute of {@link #severalGroups} could have written: all elected but one refused. */
-    static ResultFile resultOf(Plan plan) {
+    public static ResultFile resultOf(Plan plan) {
         List<ResultFile.Partition> partitions = new ArrayList<>();
         for (var p : plan.partitions()) {
             boolean refused = p.topic().equals("payments");

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,6 +48,7 @@ class PlanPageBrowserTest {
     void the_example_plan_renders_with_its_replicas_drawn_and_makes_the_documented_screenshot() throws Exception {
         Plan plan = PagePlans.example();
         Path page = OUT.resolve("example.html");
+        Files.deleteIfExists(page);
         PlanPage.write(page, plan, "plan.json", null, null);
 
         Path png = OUT.resolve("example.png");
@@ -74,6 +75,7 @@ class PlanPageBrowserTest {
         Plan plan = PagePlans.severalGroups();
         ResultFile result = PagePlans.resultOf(plan);
         Path page = OUT.resolve("several-groups.html");
+        Files.deleteIfExists(page);
         PlanPage.write(page, plan, "plan-20261204-031200.json", result, "plan-20261204-031200-result.json");
 
         Path png = OUT.resolve("several-groups.png");

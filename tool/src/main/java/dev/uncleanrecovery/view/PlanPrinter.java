@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.formats.Plan;
@@ -19,12 +19,12 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** The plan as tables for people: what will be elected and why, and what is skipped and why. */
-final class PlanPrinter {
+public final class PlanPrinter {
 
     private PlanPrinter() {
     }
 
-    static void print(Plan plan, PrintWriter out) {
+    public static void print(Plan plan, PrintWriter out) {
         for (String note : plan.notes()) {
             out.println("NOTE " + note);
         }

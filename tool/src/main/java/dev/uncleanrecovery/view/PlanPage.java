@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.election.TruncationEstimate;
@@ -32,7 +32,7 @@ import org.apache.kafka.common.TopicPartition;
  * its first partition's replicas ({@link LogDrawing}) and names every partition it stands for. A pure function of the
  * plan and result: every string from them (topic names, groups, reasons) is escaped.
  */
-final class PlanPage {
+public final class PlanPage {
 
     /** Sections drawn at most; the groups after them are rows of one table, so that any plan stays a page. */
     static final int GROUPS_DRAWN = 100;
@@ -66,7 +66,7 @@ final class PlanPage {
     }
 
     /** Renders and writes the page, a new file as every file the tool writes ({@link DurableFiles#writeNew}). */
-    static void write(Path file, Plan plan, String planName, ResultFile result, String resultName) throws IOException {
+    public static void write(Path file, Plan plan, String planName, ResultFile result, String resultName) throws IOException {
         byte[] page = render(plan, planName, result, resultName).getBytes(StandardCharsets.UTF_8);
         DurableFiles.writeNew(file, out -> out.write(page));
     }
@@ -121,7 +121,7 @@ final class PlanPage {
             undrawn(groups.stream().filter(g -> !drawn.contains(g)).toList());
         }
         skipped();
-        html.append("<footer>Rendered by ").append(text(ToolVersion.describe())).append(" from ").append(text(planName))
+        html.append("<footer>From ").append(text(planName))
                 .append(result == null ? "" : " and " + text(resultName))
                 .append(". The plan file is what execute reads; this page only shows it.</footer>")
                 .append("</main></body></html>\n");

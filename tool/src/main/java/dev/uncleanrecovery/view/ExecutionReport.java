@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.execute.ExecutionResult;
 import dev.uncleanrecovery.execute.Outcome;
@@ -28,7 +28,7 @@ import org.apache.kafka.common.TopicPartition;
  * What {@code execute} and {@code recover --automated-recovery} print and write of an execution: the result file, the
  * outcomes, salvage, truncations, transactions and warnings, and the page when asked for.
  */
-final class ExecutionReport {
+public final class ExecutionReport {
 
     private ExecutionReport() {
     }
@@ -38,7 +38,10 @@ final class ExecutionReport {
      *
      * @param file null when none was asked for
      */
-    record Page(Path file, Plan plan) {
+    public record Page(Path file, Plan plan) {
+
+        /** No page asked for. */
+        public static final Page NONE = new Page(null, null);
 
         /**
          * Writes it, naming the result file, or the dry run that wrote none.
@@ -59,42 +62,27 @@ final class ExecutionReport {
 
     /** Told what the result file records, before it is written and again with where it was (the audit log's). */
     @FunctionalInterface
-    interface Written {
+    public interface Written {
         Written NONE = (file, where) -> { };
 
         /** @param where null until the file is on the disk (and when none is written: a dry run) */
         void recorded(ResultFile file, Path where);
     }
 
-    /** {@link #print(ExecutionResult, ResultFile, ConsumerOffsetRepair.Repair, Path, GlobalOptions, PrintWriter, Page)}
-     * without a page or an offset repair. */
-    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
-        return print(result, resultFile, global, out, new Page(null, null));
-    }
-
-    /** Without an offset repair. */
-    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
-            throws IOException {
-        return print(result, resultFile(result, global), null, resultFile, global, out, page, Written.NONE);
-    }
-
-    /** The result file's content of {@code result}, as {@link #print} writes it (before any offset repair). */
-    static ResultFile resultFile(ExecutionResult result, GlobalOptions global) {
-        return result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
-    }
-
     /**
      * Writes the result file and prints the summary.
      *
-     * @param elected    {@code result} as the result file holds it ({@link #resultFile})
+     * @param elected    {@code result} as the result file holds it ({@link ExecutionResult#toResultFile})
      * @param repair     what {@code --reset-consumer-offsets} did, recorded in the file; null when not asked for
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
+     * @param json       {@code --output json}: the result file's content is the output
      * @param written    told what the file records, and where it went
      */
     // The file is written on a thread of its own while the outcomes are printed: with thousands of partitions both
     // take a while. The outcomes are shown even when the file cannot be written; that failure is raised after them.
-    static int print(ExecutionResult result, ResultFile elected, ConsumerOffsetRepair.Repair repair, Path resultFile,
-                     GlobalOptions global, PrintWriter out, Page page, Written written) throws IOException {
+    public static void print(ExecutionResult result, ResultFile elected, ConsumerOffsetRepair.Repair repair,
+                             Path resultFile, boolean json, PrintWriter out, Page page, Written written)
+            throws IOException {
         ResultFile file = repair == null ? elected : elected.withConsumerOffsetResets(repair.resets());
         written.recorded(file, null);
         CompletableFuture<Path> writing = resultFile == null ? CompletableFuture.completedFuture(null)
@@ -103,13 +91,13 @@ final class ExecutionReport {
                     written.recorded(file, where);
                     return where;
                 });
-        return print(result, file, repair, resultFile, global, out, page, writing);
+        print(result, file, repair, resultFile, json, out, page, writing);
     }
 
-    private static int print(ExecutionResult result, ResultFile file, ConsumerOffsetRepair.Repair repair,
-                             Path resultFile, GlobalOptions global, PrintWriter out, Page page,
-                             CompletableFuture<Path> written) throws IOException {
-        if (global.output == GlobalOptions.OutputFormat.json) {
+    private static void print(ExecutionResult result, ResultFile file, ConsumerOffsetRepair.Repair repair,
+                              Path resultFile, boolean json, PrintWriter out, Page page,
+                              CompletableFuture<Path> written) throws IOException {
+        if (json) {
             out.println(Json.mapper().writeValueAsString(file));
             page.write(file, awaitWritten(written), null);
         } else {
@@ -159,16 +147,8 @@ final class ExecutionReport {
             }
             page.write(file, where, out);
         }
-        if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
-            return ExitCode.FAILURE;
-        }
-        if (result.needsAttention()) {
-            return ExitCode.ATTENTION;
-        }
-        return repair == null ? ExitCode.OK : ConsumerOffsetTable.exitCode(repair);
     }
 
-    /** At most this many replicas' losses are printed; the result file has them all. */
     /** Where a warning's command to paste begins: every one the tool suggests is one of Kafka's own tools. */
     private static final String COMMAND_START = "with: kafka-";
 

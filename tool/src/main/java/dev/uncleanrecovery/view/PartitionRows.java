@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,7 +14,7 @@ import org.apache.kafka.common.TopicPartition;
  * outage of thousands of partitions that look alike prints a few rows instead of thousands, and the partition that
  * differs stands out. The files keep every partition.
  */
-final class PartitionRows {
+public final class PartitionRows {
 
     /** A shared row's partition cell longer than this ends in "… (N partitions)". */
     static final int LABEL_WIDTH = 48;
@@ -70,7 +70,7 @@ final class PartitionRows {
     }
 
     /** {@code orders-0}; {@code orders-0..3,7, payments-2 (6 partitions)}; cut to about {@link #LABEL_WIDTH}. */
-    static String label(List<TopicPartition> partitions) {
+    public static String label(List<TopicPartition> partitions) {
         if (partitions.size() == 1) {
             return partitions.get(0).toString();
         }
