@@ -112,8 +112,9 @@ class PlanFileMalformedTest {
     @Test
     void unknown_field_lists_the_known_ones() {
         assertThat(readError(edited(root -> root.put("comment", "reviewed by alice"))))
-                .isEqualTo("plan.json: comment is not a field of a plan here (fields here: clusterId, createdAt,"
-                        + " notes, partitions, skipped, strategy, tool, unansweredBrokers, version); fix the spelling or remove it");
+                .isEqualTo("plan.json: comment is not a field of a plan here (fields here: bootstrapServer, clusterId,"
+                        + " createdAt, notes, partitions, skipped, strategy, tool, unansweredBrokers, version); fix the"
+                        + " spelling or remove it");
     }
 
     @Test
@@ -154,8 +155,8 @@ class PlanFileMalformedTest {
 
     @Test
     void newer_version() {
-        assertThat(readError(edited(root -> root.put("version", 5).put("someNewField", true))))
-                .isEqualTo("plan.json: version is 5, but this tool reads version 1 to 4 plans; use the tool version that"
+        assertThat(readError(edited(root -> root.put("version", 6).put("someNewField", true))))
+                .isEqualTo("plan.json: version is 6, but this tool reads version 1 to 5 plans; use the tool version that"
                         + " wrote it");
     }
 
