@@ -95,7 +95,7 @@ public final class ClassDataTraining {
             Path planFile = dir.resolve("plan.json");
             PlanFile.write(planFile, builder.build());
             Plan plan = PlanFile.read(planFile);
-            PlanPrinter.print(plan, sink);
+            PlanPrinter.print(plan, planFile.toString(), sink);
             ExecutionResult result = new ExecutionResult("training", planFile.toString(), now, Duration.ofMillis(1),
                     "training", outcomes);
             ExecutionReport.print(result, result.toResultFile(ToolVersion.describe(), "127.0.0.1:9"), null,

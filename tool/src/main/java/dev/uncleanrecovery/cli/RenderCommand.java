@@ -2,12 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.cli;
 
+import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.support.RunFiles;
 import dev.uncleanrecovery.view.PlanPage;
+import dev.uncleanrecovery.view.PlanPrinter;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -19,11 +22,13 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "render", mixinStandardHelpOptions = true, sortOptions = false,
-        header = "Write a plan file, and a result file of it, as an HTML page for review; no cluster needed.",
-        description = {"Write a plan (and what 'execute' did with it, from its result file) as one self-contained HTML"
-                + " page, as 'plan --html' and 'execute --html' do: to review a plan copied to another machine. Reads"
-                + " only the files; never connects.",
-            "Exit 0 when written, 2 when a file cannot be read, --html names a file that exists (the plan, say) or"
+        header = "Show a plan file, and a result file of it, as tables (--text) or an HTML page (--html); no cluster"
+                + " needed.",
+        description = {"Show a plan (and what 'execute' did with it, from its result file) from the files alone: with"
+                + " --text as the tables 'plan' and 'execute' print, with --html as one self-contained HTML page, as"
+                + " 'plan --html' and 'execute --html' write it. To review a plan copied to another machine. Reads only"
+                + " the files; never connects.",
+            "Exit 0 when shown, 2 when a file cannot be read, --html names a file that exists (the plan, say) or"
                 + " cannot be created, or the result is not of the plan."})
 public class RenderCommand implements Callable<Integer> {
 
@@ -40,23 +45,40 @@ public class RenderCommand implements Callable<Integer> {
             description = "The result file 'execute' wrote for this plan (<plan>-result.json by default).")
     Path resultFile;
 
-    @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page: a new"
-            + " file, never over one.")
+    @Option(names = "--html", paramLabel = "FILE", description = "Write the page here: a new file, never over one.")
     Path html;
+
+    @Option(names = "--text", description = "Print the tables instead, at most 120 columns wide.")
+    boolean text;
 
     @Override
     public Integer call() throws Exception {
+        if (text == (html != null)) {
+            throw new UserInputException("render shows the files either as tables (--text) or as a page (--html FILE):"
+                    + " give one of them");
+        }
+        boolean json = root.global.output == GlobalOptions.OutputFormat.json;
+        if (text && json) {
+            throw new UserInputException("--text prints tables, --output json JSON: the plan and result files are the"
+                    + " JSON; give one of them");
+        }
         new RunFiles().reads("--plan", planFile.path).reads("--result", resultFile).creates("--html", html).check();
         Plan plan = PlanFile.read(planFile.path);
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
+        PrintWriter out = spec.commandLine().getOut();
+        if (text) {
+            PlanPrinter.print(plan, planFile.path.toString(), result,
+                    resultFile == null ? null : resultFile.getFileName().toString(), out);
+            return ExitCode.OK;
+        }
         PlanPage.write(html, plan, planFile.path.getFileName().toString(), result,
                 resultFile == null ? null : resultFile.getFileName().toString());
         Written written = new Written(html.toAbsolutePath().toString(), Files.size(html), plan.partitions().size(),
                 plan.skipped().size());
-        if (root.global.output == GlobalOptions.OutputFormat.json) {
-            spec.commandLine().getOut().println(Json.mapper().writeValueAsString(written));
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(written));
         } else {
-            spec.commandLine().getOut().println("Page written to " + written.page() + " (" + written.bytes() + " bytes, "
+            out.println("Page written to " + written.page() + " (" + written.bytes() + " bytes, "
                     + written.partitions() + " partition(s) to elect, " + written.skipped() + " skipped; open it in a"
                     + " browser).");
         }

@@ -56,7 +56,12 @@ public final class PartitionRows {
 
     /** Each group as one row of {@code table}: the partitions, then the cells, then the note, in the order first seen. */
     void into(Table table) {
-        for (Group group : groups()) {
+        into(groups(), table);
+    }
+
+    /** {@code groups} as rows of {@code table}: the partitions, then the cells, then the note. */
+    static void into(List<Group> groups, Table table) {
+        for (Group group : groups) {
             Object[] cells = new Object[group.cells().size() + 1];
             cells[0] = group.label();
             for (int i = 0; i < group.cells().size(); i++) {

@@ -70,7 +70,7 @@ public final class PlanReport {
         if (json) {
             out.println(Json.mapper().writeValueAsString(plan));
         } else {
-            PlanPrinter.print(plan, out);
+            PlanPrinter.print(plan, file.toString(), out);
             out.println();
             out.println("Evidence: " + evidenceSources(result));
             Table.printWrapped(out, "Plan written to " + file.toAbsolutePath() + " (probed in "

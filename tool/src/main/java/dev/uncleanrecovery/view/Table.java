@@ -67,34 +67,63 @@ public final class Table {
         out.flush();
     }
 
-    /** Narrows the widest columns until a line fits in {@link #MAX_WIDTH}, none below its floor. */
+    /**
+     * Narrows the widest columns until a line fits in {@link #MAX_WIDTH}: first none below its longest part (up to
+     * {@link #LONGEST_PART_KEPT}; see {@link #wrapCell}), so that no value is broken; where that is not enough, none
+     * below its header or {@link #MIN_COLUMN}.
+     */
     private void fit(int[] widths) {
+        int[] wanted = widths.clone();
+        if (!fit(widths, this::partFloor)) {
+            System.arraycopy(wanted, 0, widths, 0, widths.length);
+            fit(widths, this::floor);
+        }
+    }
+
+    /** Whether the widths could be made to fit, narrowing the widest column first, none below its floor. */
+    private static boolean fit(int[] widths, java.util.function.IntUnaryOperator floor) {
         int total = Arrays.stream(widths).sum() + 2 * (widths.length - 1);
         while (total > MAX_WIDTH) {
             int widest = -1;
             for (int i = 0; i < widths.length; i++) {
-                if (widths[i] > floor(i) && (widest < 0 || widths[i] > widths[widest])) {
+                if (widths[i] > floor.applyAsInt(i) && (widest < 0 || widths[i] > widths[widest])) {
                     widest = i;
                 }
             }
             if (widest < 0) {
-                return;
+                return false;
             }
-            int cut = Math.min(total - MAX_WIDTH, widths[widest] - floor(widest));
+            int cut = Math.min(total - MAX_WIDTH, widths[widest] - floor.applyAsInt(widest));
             widths[widest] -= cut;
             total -= cut;
         }
+        return true;
     }
+
+    /** A part this long or shorter is never broken across lines when the table can fit without. */
+    static final int LONGEST_PART_KEPT = PartitionRows.LABEL_WIDTH;
 
     private int floor(int column) {
         return Math.max(MIN_COLUMN, header.get(column).length());
+    }
+
+    /** The column's floor, or its longest part ({@link #wrapCell}) if longer: no part of it is then broken. */
+    private int partFloor(int column) {
+        int longest = 0;
+        for (List<String> row : rows) {
+            Matcher part = PART.matcher(row.get(column));
+            while (part.find()) {
+                longest = Math.max(longest, Math.min(part.group().stripTrailing().length(), LONGEST_PART_KEPT));
+            }
+        }
+        return Math.max(floor(column), longest);
     }
 
     private static void appendRow(StringBuilder text, List<String> cells, int[] widths) {
         List<List<String>> wrapped = new ArrayList<>();
         int height = 1;
         for (int i = 0; i < cells.size(); i++) {
-            List<String> lines = wrap(cells.get(i), widths[i]);
+            List<String> lines = wrapCell(cells.get(i), widths[i]);
             wrapped.add(lines);
             height = Math.max(height, lines.size());
         }
@@ -181,7 +210,42 @@ public final class Table {
         }
     }
 
-    /** The cell in lines of at most {@code width}, broken after spaces where it can be. */
+    /**
+     * A cell in lines of at most {@code width}: broken after the "; " between entries or the ", " between the parts
+     * of one, so that a value ("LEO 400", "[200..400)", "20 never committed") stays on one line; a part longer than a
+     * line is broken after spaces.
+     */
+    static List<String> wrapCell(String cell, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        Matcher part = PART.matcher(cell);
+        while (part.find()) {
+            String token = part.group();
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (line.length() > 0 && (line + token).stripTrailing().length() > width) {
+                lines.add(line.toString().stripTrailing());
+                line.setLength(0);
+            }
+            if (line.length() == 0 && token.stripTrailing().length() > width) {
+                List<String> broken = wrap(token.stripTrailing(), width);
+                lines.addAll(broken.subList(0, broken.size() - 1));
+                line.append(broken.get(broken.size() - 1)).append(token.substring(token.stripTrailing().length()));
+            } else {
+                line.append(token);
+            }
+        }
+        if (line.length() > 0 || lines.isEmpty()) {
+            lines.add(line.toString().stripTrailing());
+        }
+        return lines;
+    }
+
+    /** A part of a cell and the separator after it: up to and including "; " or ", ", or the rest. */
+    private static final Pattern PART = Pattern.compile(".*?(?:[;,] |$)");
+
+    /** The text in lines of at most {@code width}, broken after spaces where it can be. */
     static List<String> wrap(String cell, int width) {
         List<String> lines = new ArrayList<>();
         String rest = cell;

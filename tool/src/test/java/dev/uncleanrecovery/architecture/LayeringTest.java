@@ -99,6 +99,12 @@ class LayeringTest {
             .because("the tool's jar is the product: the local cluster of the tests and of demo ships in demo's jar");
 
     @ArchTest
+    static final ArchRule the_views_parse_no_option_and_open_no_connection = noClasses()
+            .that().resideInAPackage(ROOT + ".view..")
+            .should().dependOnClassesThat().resideInAnyPackage("picocli..", "org.apache.kafka.clients..")
+            .because("a command parses and calls; what it prints is a function of the values it got back");
+
+    @ArchTest
     static final ArchRule the_root_package_holds_only_the_shared_exception = classes()
             .that().resideInAPackage(ROOT).should().haveSimpleNameStartingWith("UserInputException");
 

@@ -10,6 +10,7 @@ import dev.uncleanrecovery.view.PagePlans;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,54 @@ class RenderCommandTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
         assertThat(run.err().lines().count()).isEqualTo(1);
+        assertThat(dir.resolve("p.html")).doesNotExist();
+    }
+
+    @Test
+    void render_text_prints_the_tables_of_a_plan_and_its_result_from_the_files_alone() throws Exception {
+        Plan plan = PagePlans.severalGroups();
+        Path planFile = dir.resolve("plan.json");
+        Path resultFile = dir.resolve("plan-result.json");
+        Files.writeString(planFile, Json.mapper().writeValueAsString(plan));
+        Files.writeString(resultFile, Json.mapper().writeValueAsString(PagePlans.resultOf(plan)));
+
+        CliRun run = CliRun.of("render", "--plan", planFile.toString(), "--result", resultFile.toString(), "--text");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(120));
+        // the plan's table, as plan printed it, then what execute did, as execute printed it
+        assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("orders-0..3 (4 partitions)")
+                .contains("2 (epoch 3, LEO 4000, HW 1500)", "1 (UNREACHABLE);", "1: unknown;"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("6: 1000 [2600..3600),"));
+        assertThat(run.out()).contains("700 committed,", "Skipped: 1", "UNANSWERED broker 1",
+                "Next: run 'kafka-unclean-recovery.sh inspect --log-dir <its log.dirs> --salvage-beyond",
+                "What execute did: plan-result.json", "5 elected, 0 already recovered, 1 refused",
+                "WARNING: Unclean elections happened");
+        assertThat(lines).anySatisfy(l -> assertThat(l).matches("payments-0 +2 +REFUSED +leader epoch is 7.*"));
+    }
+
+    @Test
+    void render_text_of_a_plan_alone_ends_with_the_commands_that_apply_it() {
+        CliRun run = CliRun.of("render", "--plan", "examples/plan.json", "--text");
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("Partitions to elect: 1", "orders-0",
+                "kafka-unclean-recovery.sh plan approve --plan examples/plan.json --by NAME --ssh-key KEY")
+                .containsPattern("kafka-unclean-recovery.sh --bootstrap-server \\S+ execute --plan examples/plan.json");
+    }
+
+    @Test
+    void render_asks_for_text_or_a_page_and_not_both() {
+        CliRun neither = CliRun.of("render", "--plan", "examples/plan.json");
+        CliRun both = CliRun.of("render", "--plan", "examples/plan.json", "--text", "--html", dir.resolve("p.html")
+                .toString());
+
+        for (CliRun run : List.of(neither, both)) {
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err().strip()).isEqualTo("error: render shows the files either as tables (--text) or as a"
+                    + " page (--html FILE): give one of them");
+        }
         assertThat(dir.resolve("p.html")).doesNotExist();
     }
 }

@@ -42,7 +42,8 @@ public final class PagePlans {
     }
 
     /**
-     * Groups of every kind: four alike partitions of 'orders' (one section), a partition where the longer log is of
+     * Groups of every kind: four alike partitions of 'orders' (one section, one consumer group that read all four, their
+     * last leader fenced and unanswered), a partition where the longer log is of
      * an older epoch (its suffix never committed), one whose choice cuts committed records that two consumer groups
      * had read, and one skipped (no replica answered).
      */
@@ -50,10 +51,13 @@ public final class PagePlans {
         PlanBuilder plan = new PlanBuilder(AT, "GlDPZ_7eTkKnqAzMze75aQ", "kafka-unclean-recovery test", Strategy.PROACTIVE);
         for (int partition = 0; partition < 4; partition++) {
             TopicPartition tp = new TopicPartition("orders", partition);
-            elect(plan, state("orders", partition, 4, List.of(1, 3, 2)), List.of(
+            // broker 1 led them when it failed: KIP-966 keeps it as the only LastKnownELR member
+            elect(plan, state("orders", partition, 4, List.of(1, 3, 2), List.of(1)), List.of(
                     ReplicaEvidence.failed(tp, 1, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, DOWN, AT),
                     answered(tp, 3, 2_000, 3, 1_500),
                     answered(tp, 2, 4_000, 3, 1_500)), KnownCuts.NONE);
+            // one group had read them all past what 2 holds: it read from broker 1
+            plan.consumerGroupsAhead(tp, List.of(PlanConsumerGroup.of("billing", 4_100, 4_000)));
         }
         // broker 2 led epoch 6 from offset 700 on; broker 3 kept writing epoch 5 past it, never committed
         TopicPartition payments = new TopicPartition("payments", 0);
@@ -75,9 +79,9 @@ public final class PagePlans {
                 ReplicaEvidence.failed(lost, 7, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, "broker 7 timed out", AT));
         plan.add(lostState, none, LeaderChoice.decide(lostState, none, Set.of(), ElectionOptions.defaults()
                 .withStrategy(Strategy.PROACTIVE)));
-        plan.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "10.0.0.1:9092", 5, 5, DOWN)));
+        plan.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "10.0.0.1:9092", 5, 5, DOWN, true)));
         plan.note("consumer group offsets of 'audit.log' were read at " + AT);
-        return plan.build();
+        return plan.bootstrapServer("10.0.0.2:9092").build();
     }
 
     /**
@@ -138,10 +142,15 @@ public final class PagePlans {
                 .withStrategy(Strategy.PROACTIVE), cuts));
     }
 
-    /** An offline partition whose brokers are all up but broker 1 and 7 (down in these plans). */
+    /** An offline partition whose brokers are all up but broker 1 and 7 (down in these plans), with ELR on. */
     private static TopicPartitionState state(String topic, int partition, int leaderEpoch, List<Integer> replicas) {
+        return state(topic, partition, leaderEpoch, replicas, List.of());
+    }
+
+    private static TopicPartitionState state(String topic, int partition, int leaderEpoch, List<Integer> replicas,
+                                             List<Integer> lastKnownElr) {
         return new TopicPartitionState(topic, new Uuid(42, topic.hashCode()), partition, TopicPartitionState.NO_LEADER,
-                leaderEpoch, replicas, List.of(), List.of(), List.of(),
+                leaderEpoch, replicas, List.of(), List.of(), lastKnownElr,
                 replicas.stream().filter(b -> b == 1 || b == 7).toList());
     }
 
