@@ -135,7 +135,8 @@ public class RecoverCommand implements Callable<Integer> {
             ExecutionResult result = recovered.result();
             ResultFile elected = result.toResultFile(ToolVersion.describe(), root.global.bootstrapServer)
                     .withRunLock(recovery.releaseLock().orElse(null));
-            ConsumerOffsetRepair.Repair repair = execution.resetConsumerOffsets(discovery, planned.plan(), elected, true);
+            ConsumerOffsetRepair.Repair repair = execution.resetConsumerOffsets(discovery, planned.plan(), elected,
+                    true);
             ExecutionReport.print(result, elected, repair, execution.resultFile(planFile), json, out,
                     new ExecutionReport.Page(html, planned.plan()), trail::recorded);
             int executeCode = ExitCode.of(result, repair);

@@ -100,7 +100,8 @@ public final class ExecutionReport {
             out.println(Json.mapper().writeValueAsString(file));
             page.write(file, awaitWritten(written), null);
         } else {
-            print(file, repair, resultFile == null, result.hanging() == null ? null : result.hanging().notNeeded(), out);
+            print(file, repair, resultFile == null, result.hanging() == null ? null : result.hanging().notNeeded(),
+                    out);
             out.flush();
             Path where = awaitWritten(written);
             if (where != null) {
@@ -139,8 +140,8 @@ public final class ExecutionReport {
             out.printf("Dry run: %d would be elected, %d already recovered, %d refused (%d ms). Nothing was changed.%n",
                     s.wouldElect(), s.alreadyRecovered(), s.refused(), file.elapsedMs());
         } else {
-            out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed (%d ms, %s)%n",
-                    s.elected(), s.alreadyRecovered(), s.refused(), s.electedOther(), s.failed(), file.elapsedMs(),
+            out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed"
+                    + " (%d ms, %s)%n", s.elected(), s.alreadyRecovered(), s.refused(), s.electedOther(), s.failed(), file.elapsedMs(),
                     electorName(file.elector()));
             if (file.leadersShownMs() != null) {
                 out.println("The brokers' metadata showed every new leader "
@@ -151,7 +152,8 @@ public final class ExecutionReport {
         printSalvaged(file, out);
         printTruncations(file, out);
         ConsumerOffsetRepair.Repair resets = repair != null || file.consumerOffsetResets() == null ? repair
-                : new ConsumerOffsetRepair.Repair(file.consumerOffsetResets(), List.of(), (int) (s.elected() + s.electedOther()));
+                : new ConsumerOffsetRepair.Repair(file.consumerOffsetResets(), List.of(),
+                        (int) (s.elected() + s.electedOther()));
         if (resets != null) {
             ConsumerOffsetTable.print(resets, !dryRun, out);
         }

@@ -269,8 +269,8 @@ final class LogDrawing {
         svg.append("<svg class=\"logs ").append(layout.name().toLowerCase(Locale.ROOT))
                 .append("\" role=\"img\" viewBox=\"0 0 ").append(layout.width).append(' ').append(height)
                 .append("\" width=\"").append(layout.width).append("\" height=\"").append(height).append("\"><title>")
-                .append(PlanPage.text(p.topicPartition().toString())).append(": each replica's log from offset 0, to scale")
-                .append("</title>");
+                .append(PlanPage.text(p.topicPartition().toString()))
+                .append(": each replica's log from offset 0, to scale</title>");
     }
 
     /** Offsets along the top, at round numbers, with faint lines down through every row. */
@@ -355,8 +355,8 @@ final class LogDrawing {
                 .append("\" width=\"").append(BAR_HEIGHT).append("\" height=\"").append(BAR_HEIGHT).append("\"/>");
         svg.append("<text class=\"not-measured-mark\" x=\"").append(layout.barX + BAR_HEIGHT / 2).append("\" y=\"")
                 .append(bar + 15).append("\">?</text>");
-        svg.append("<text class=\"inside\" x=\"").append(layout.barX + BAR_HEIGHT + 8).append("\" y=\"").append(bar + 15)
-                .append("\">log not measured").append(e == null ? "" : " (" + e.status() + ")").append("</text>");
+        svg.append("<text class=\"inside\" x=\"").append(layout.barX + BAR_HEIGHT + 8).append("\" y=\"")
+                .append(bar + 15).append("\">log not measured").append(e == null ? "" : " (" + e.status() + ")").append("</text>");
         used.add(Mark.NOT_MEASURED);
     }
 
@@ -380,7 +380,8 @@ final class LogDrawing {
             rect(Mark.CUT_UNKNOWN, from + committed, from + committed + unknown, bar, true);
             rect(Mark.CUT_NEVER, from + committed + unknown, cut.toOffset(), bar, true);
             svg.append("<line class=\"cut-start\" x1=\"").append(num(x(from))).append("\" y1=\"").append(bar - 5)
-                    .append("\" x2=\"").append(num(x(from))).append("\" y2=\"").append(bar + BAR_HEIGHT + 5).append("\"/>");
+                    .append("\" x2=\"").append(num(x(from))).append("\" y2=\"").append(bar + BAR_HEIGHT + 5)
+                    .append("\"/>");
             used.add(Mark.CUT_START);
             if (row.planOnly()) {
                 underline(Mark.TO_SALVAGE, from, cut.toOffset(), bar);
@@ -392,7 +393,8 @@ final class LogDrawing {
         if (row.measured() != null && row.measured().measuredFromOffset() != null) {
             double x = x(row.measured().measuredFromOffset());
             int y = bar + BAR_HEIGHT + 2;
-            svg.append("<path class=\"measured\" d=\"M").append(num(x)).append(' ').append(y).append(" l-5 8 h10 z\"/>");
+            svg.append("<path class=\"measured\" d=\"M").append(num(x)).append(' ').append(y)
+                    .append(" l-5 8 h10 z\"/>");
             used.add(Mark.MEASURED);
         }
         if (e.highWatermark() != null) {

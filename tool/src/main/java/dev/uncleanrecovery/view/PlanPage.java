@@ -149,8 +149,8 @@ public final class PlanPage {
         if (result == null && !plan.partitions().isEmpty()) {
             html.append("<p class=\"next\">Nothing has been changed. After review, apply it with:</p>");
             command(PlanView.applyCommand(plan, planName));
-            html.append("<p class=\"next\">Where <code>execute --require-approval</code> is the rule, approve it first,")
-                    .append(" then apply it with <code>--require-approval</code>:</p>");
+            html.append("<p class=\"next\">Where <code>execute --require-approval</code> is the rule, approve it")
+                    .append(" first, then apply it with <code>--require-approval</code>:</p>");
             command(PlanView.approveCommand(planName));
             command(PlanView.applyApprovedCommand(plan, planName, true));
         }

@@ -130,8 +130,9 @@ public final class PlanPrinter {
         if (!plan.unansweredBrokers().isEmpty()) {
             out.println();
             for (PlanUnansweredBroker b : plan.unansweredBrokers()) {
-                Table.printWrapped(out, "UNANSWERED broker " + b.broker() + (b.address() == null ? "" : " (" + b.address()
-                        + ")") + ", " + b.replicasUnknown() + " of " + b.replicas() + " replica(s) unknown: " + b.reason(), 4);
+                Table.printWrapped(out, "UNANSWERED broker " + b.broker() + (b.address() == null ? ""
+                        : " (" + b.address() + ")") + ", " + b.replicasUnknown() + " of " + b.replicas()
+                        + " replica(s) unknown: " + b.reason(), 4);
                 String next = PlanView.nextStep(b, planName);
                 if (next != null) {
                     Table.printWrapped(out, "    Next: " + next, 4);

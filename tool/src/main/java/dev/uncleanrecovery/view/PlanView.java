@@ -188,8 +188,8 @@ public final class PlanView {
     }
 
     /**
-     * The elections, alike partitions in one row: designated leader, other replicas (each entry ending in ";"), expected
-     * truncation, and the reason as the note.
+     * The elections, alike partitions in one row: designated leader, other replicas, expected truncation (in each,
+     * the entries apart by {@link #ENTRIES}), and the reason as the note.
      */
     static PartitionRows electionRows(Plan plan) {
         PartitionRows rows = new PartitionRows();

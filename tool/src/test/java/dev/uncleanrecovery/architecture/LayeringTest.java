@@ -74,14 +74,15 @@ class LayeringTest {
             .whereLayer("salvage").mayOnlyBeAccessedByLayers("execute", "recovery", "view", "cli")
             .whereLayer("formats").mayOnlyBeAccessedByLayers("salvage", "execute", "recovery", "view", "cli")
             .whereLayer("logdir").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view", "cli")
-            .whereLayer("election").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view", "cli")
-            .whereLayer("probe").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view", "cli")
-            .whereLayer("cluster").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute", "recovery",
-                    "view", "cli")
-            .whereLayer("connect").mayOnlyBeAccessedByLayers("cluster", "probe", "salvage", "execute", "recovery", "view",
+            .whereLayer("election").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view",
                     "cli")
-            .whereLayer("evidence").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute", "recovery",
+            .whereLayer("probe").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view", "cli")
+            .whereLayer("cluster").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute",
+                    "recovery", "view", "cli")
+            .whereLayer("connect").mayOnlyBeAccessedByLayers("cluster", "probe", "salvage", "execute", "recovery",
                     "view", "cli")
+            .whereLayer("evidence").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute",
+                    "recovery", "view", "cli")
             .whereLayer("protocol").mayOnlyBeAccessedByLayers("connect", "probe", "salvage", "execute")
             .whereLayer("wire").mayOnlyBeAccessedByLayers("protocol", "connect", "probe", "salvage", "execute")
             // the tool ships without the local cluster: demo (module demo) joins the two

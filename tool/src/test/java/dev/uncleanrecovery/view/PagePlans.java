@@ -42,9 +42,8 @@ public final class PagePlans {
     }
 
     /**
-     * Groups of every kind: four alike partitions of 'orders' (one section, one consumer group that read all four, their
-     * last leader fenced and unanswered), a partition where the longer log is of
-     * an older epoch (its suffix never committed), one whose choice cuts committed records that two consumer groups
+     * Groups of every kind: four alike partitions of 'orders' (one section, one consumer group that read all four,
+     * their last leader fenced and unanswered), a partition where the longer log is of an older epoch (its suffix never committed), one whose choice cuts committed records that two consumer groups
      * had read, and one skipped (no replica answered).
      */
     public static Plan severalGroups() {

@@ -50,7 +50,8 @@ class PlanPageBrowserTest {
     static void findChromium() throws IOException {
         chromium = List.of("/usr/bin/chromium", "/usr/bin/chromium-browser").stream()
                 .filter(p -> Files.isExecutable(Path.of(p))).findFirst().orElse(null);
-        Assumptions.assumeTrue(chromium != null, "no chromium here (apt-get install chromium): the page is not rendered");
+        Assumptions.assumeTrue(chromium != null,
+                "no chromium here (apt-get install chromium): the page is not rendered");
         Files.createDirectories(OUT);
     }
 
@@ -234,7 +235,8 @@ class PlanPageBrowserTest {
     /** Chromium headless with no network and a profile of its own in target/, so nothing of the user's is read. */
     private static byte[] run(List<String> args) throws Exception {
         List<String> command = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--disable-extensions", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+                "--no-first-run", "--disable-extensions", "--proxy-server=127.0.0.1:9",
+                "--proxy-bypass-list=<-loopback>",
                 "--user-data-dir=" + OUT.resolve("profile").toAbsolutePath()));
         command.addAll(args);
         Path log = OUT.resolve("chromium.log");

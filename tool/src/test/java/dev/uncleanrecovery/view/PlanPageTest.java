@@ -63,7 +63,7 @@ class PlanPageTest {
 
     /** The page's words as a reader sees them: markup gone, entities read, runs of spaces one. */
     private static String words(String page) {
-        return page.replaceAll("<style>.*?</style>", " ").replaceAll("<[^>]*>", " ").replace("&lt;", "<")
+        return page.replaceAll("(?s)<style>.*?</style>", " ").replaceAll("<[^>]*>", " ").replace("&lt;", "<")
                 .replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
                 .replaceAll("\\s+", " ");
     }
@@ -94,8 +94,8 @@ class PlanPageTest {
     void a_fenced_broker_that_did_not_answer_is_told_what_to_do_before_it_restarts() {
         String page = words(PlanPage.render(PagePlans.severalGroups(), "plan.json", null, null));
 
-        String next = "run 'kafka-unclean-recovery.sh inspect --log-dir <its log.dirs> --salvage-beyond plan.json' on its"
-                + " host before restarting it";
+        String next = "run 'kafka-unclean-recovery.sh inspect --log-dir <its log.dirs> --salvage-beyond plan.json'"
+                + " on its host before restarting it";
         // under the unanswered broker, and beside its replica in the drawings, both layouts
         assertThat(page).contains("UNANSWERED broker 1", "Next : " + next);
         assertThat(PagePlans.occurrences(page, next)).isGreaterThanOrEqualTo(3);
@@ -161,7 +161,8 @@ class PlanPageTest {
         int rows = 0;
         while (replica.find()) {
             rows++;
-            Matcher rects = Pattern.compile("<rect class=\"([a-z-]+)\"[^>]* width=\"([0-9.]+)\"").matcher(replica.group(1));
+            Matcher rects = Pattern.compile("<rect class=\"([a-z-]+)\"[^>]* width=\"([0-9.]+)\"")
+                    .matcher(replica.group(1));
             assertThat(rects.find()).isTrue();
             assertThat(rects.group(1)).isEqualTo("not-measured");
             assertThat(Double.parseDouble(rects.group(2))).isEqualTo(20.0);
@@ -196,7 +197,8 @@ class PlanPageTest {
 
         assertThat(PagePlans.occurrences(page, "<svg class=\"logs wide\"")).isEqualTo(PlanPage.GROUPS_DRAWN);
         // bench-i's older replica loses 200 + 10 i records: the last hundred lose the most and are drawn
-        assertThat(page).contains("4900 more groups, not drawn", "<h3>bench-4999", "<h3>bench-4900<", "<td>bench-0</td>",
+        assertThat(page).contains("4900 more groups, not drawn", "<h3>bench-4999", "<h3>bench-4900<",
+                "<td>bench-0</td>",
                 "<td>bench-4899</td>").doesNotContain("<h3>bench-4899<");
         // 1.2 MB when written, most of it the 4,900 rows
         assertThat(page.getBytes(StandardCharsets.UTF_8).length).isLessThan(2_000_000);

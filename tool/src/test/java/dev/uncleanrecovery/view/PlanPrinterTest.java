@@ -64,8 +64,8 @@ class PlanPrinterTest {
                 List.of(), List.of(election), List.of()), "plan.json", new PrintWriter(text, true));
 
         assertThat(text.toString().replaceAll("\\s+", " "))
-                .contains("3: 30 [100..130), 0 committed, 30 of unknown commitment; 1: 30 [100..130), committed ?, 30 of"
-                        + " unknown commitment");
+                .contains("3: 30 [100..130), 0 committed, 30 of unknown commitment; 1: 30 [100..130), committed ?,"
+                        + " 30 of unknown commitment");
     }
 
     @Test
@@ -156,7 +156,8 @@ class PlanPrinterTest {
         for (int partition = 0; partition < 2; partition++) {
             TopicPartition tp = new TopicPartition(topic, 10 + 7 * partition);
             TopicPartitionState state = new TopicPartitionState(topic, new Uuid(42, 9), tp.partition(),
-                    TopicPartitionState.NO_LEADER, 7, List.of(5, 3, 2, 4, 6), List.of(), List.of(), List.of(5), List.of(5));
+                    TopicPartitionState.NO_LEADER, 7, List.of(5, 3, 2, 4, 6), List.of(), List.of(), List.of(5),
+                    List.of(5));
             List<ReplicaEvidence> evidence = List.of(
                     ReplicaEvidence.failed(tp, 5, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, REFUSED, AT),
                     ReplicaEvidence.answered(tp, 3, EvidenceSource.STOCK, 1_234_600_000L + partition, 6, 7, -1, AT)
