@@ -269,7 +269,7 @@ final class LogDrawing {
         svg.append("<svg class=\"logs ").append(layout.name().toLowerCase(Locale.ROOT))
                 .append("\" role=\"img\" viewBox=\"0 0 ").append(layout.width).append(' ').append(height)
                 .append("\" width=\"").append(layout.width).append("\" height=\"").append(height).append("\"><title>")
-                .append(PlanPage.text(p.topicPartition().toString()))
+                .append(Html.text(p.topicPartition().toString()))
                 .append(": each replica's log from offset 0, to scale</title>");
     }
 
@@ -316,12 +316,12 @@ final class LogDrawing {
             if (i == 0 && layout == Layout.NARROW) {
                 // the broker in bold, the rest of the line as the role's
                 int dot = name.indexOf(" \u00b7 ");
-                svg.append(PlanPage.text(dot < 0 ? name : name.substring(0, dot)));
+                svg.append(Html.text(dot < 0 ? name : name.substring(0, dot)));
                 if (dot >= 0) {
-                    svg.append("<tspan class=\"role\">").append(PlanPage.text(name.substring(dot))).append("</tspan>");
+                    svg.append("<tspan class=\"role\">").append(Html.text(name.substring(dot))).append("</tspan>");
                 }
             } else {
-                svg.append(PlanPage.text(name));
+                svg.append(Html.text(name));
             }
             svg.append("</text>");
         }
@@ -334,7 +334,7 @@ final class LogDrawing {
         int line = bar + NOTES_FROM_BAR;
         for (String note : row.notes()) {
             svg.append("<text class=\"note\" x=\"").append(layout.barX).append("\" y=\"").append(line).append("\">")
-                    .append(PlanPage.text(note)).append("</text>");
+                    .append(Html.text(note)).append("</text>");
             line += LINE;
         }
         if (!groups.isEmpty() && e != null && e.status() == EvidenceStatus.OK) {
@@ -427,7 +427,7 @@ final class LogDrawing {
         double half = words.length() * CHAR_WIDTH / 2;
         double centre = Math.max(half + 2, Math.min(layout.width - half - 2, x));
         svg.append("<text class=\"").append(css).append("\" x=\"").append(num(centre)).append("\" y=\"").append(y)
-                .append("\">").append(PlanPage.text(words)).append("</text>");
+                .append("\">").append(Html.text(words)).append("</text>");
     }
 
     private void rect(Mark kind, long from, long to, int bar, boolean widen) {

@@ -17,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class PartitionRows {
 
     /** A shared row's partition cell longer than this ends in "… (N partitions)". */
-    static final int LABEL_WIDTH = 48;
+    static final int LABEL_WIDTH = Table.LONGEST_PART_KEPT;
 
     private final Map<List<String>, List<TopicPartition>> groups = new LinkedHashMap<>();
 

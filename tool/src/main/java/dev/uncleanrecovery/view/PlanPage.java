@@ -94,7 +94,7 @@ public final class PlanPage {
         html = new StringBuilder(64 * 1024 + sections.length());
         html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-                .append("<title>").append(text(title)).append("</title><style>").append(STYLE).append("</style></head>\n")
+                .append("<title>").append(Html.text(title)).append("</title><style>").append(STYLE).append("</style></head>\n")
                 .append("<body>").append(PATTERNS).append("<main>");
         header(resultName);
         warnings();
@@ -115,8 +115,8 @@ public final class PlanPage {
             undrawn(groups.stream().filter(g -> !drawn.contains(g)).toList());
         }
         skipped();
-        html.append("<footer>From ").append(text(planName))
-                .append(result == null ? "" : " and " + text(resultName))
+        html.append("<footer>From ").append(Html.text(planName))
+                .append(result == null ? "" : " and " + Html.text(resultName))
                 .append(". The plan file is what execute reads; this page only shows it.</footer>")
                 .append("</main></body></html>\n");
         return html.toString();
@@ -131,10 +131,10 @@ public final class PlanPage {
 
     private void header(String resultName) {
         html.append("<header><h1>").append(result == null ? "Recovery plan" : "Recovery result").append("</h1>")
-                .append("<p class=\"meta\">").append(text(planName)).append(result == null ? "" : " \u2192 "
-                        + text(resultName)).append(" \u00b7 cluster <code>").append(text(plan.clusterId()))
+                .append("<p class=\"meta\">").append(Html.text(planName)).append(result == null ? "" : " \u2192 "
+                        + Html.text(resultName)).append(" \u00b7 cluster <code>").append(Html.text(plan.clusterId()))
                 .append("</code> \u00b7 planned ").append(plan.createdAt()).append(" \u00b7 strategy ")
-                .append(text(plan.strategy().spelling())).append(" \u00b7 ").append(text(plan.tool())).append("</p>");
+                .append(Html.text(plan.strategy().spelling())).append(" \u00b7 ").append(Html.text(plan.tool())).append("</p>");
         PlanView.Totals t = view.totals();
         html.append("<div class=\"cards\">");
         card("to elect", t.toElect(), t.groups() < t.toElect() ? "in " + t.groups() + " groups" : "partitions", "");
@@ -162,7 +162,7 @@ public final class PlanPage {
         html.append("<p class=\"command\"><code>");
         String[] words = command.split(" ");
         for (int i = 0; i < words.length; i++) {
-            html.append(i == 0 ? "" : " ").append("<span>").append(text(words[i])).append("</span>");
+            html.append(i == 0 ? "" : " ").append("<span>").append(Html.text(words[i])).append("</span>");
         }
         html.append("</code></p>");
     }
@@ -179,16 +179,16 @@ public final class PlanPage {
         }
         html.append("<section class=\"notes\">");
         for (String note : plan.notes()) {
-            html.append("<p><b>NOTE</b> ").append(text(note)).append("</p>");
+            html.append("<p><b>NOTE</b> ").append(Html.text(note)).append("</p>");
         }
         for (PlanUnansweredBroker b : plan.unansweredBrokers()) {
             html.append("<p><b>UNANSWERED broker ").append(b.broker()).append("</b>")
-                    .append(b.address() == null ? "" : " (" + text(b.address()) + ")").append(", ")
+                    .append(b.address() == null ? "" : " (" + Html.text(b.address()) + ")").append(", ")
                     .append(b.replicasUnknown()).append(" of ").append(b.replicas()).append(" replica(s) unknown: ")
-                    .append(text(b.reason())).append("</p>");
+                    .append(Html.text(b.reason())).append("</p>");
             String next = PlanView.nextStep(b, planName);
             if (next != null) {
-                html.append("<p class=\"step\"><b>Next</b>: ").append(text(next)).append("</p>");
+                html.append("<p class=\"step\"><b>Next</b>: ").append(Html.text(next)).append("</p>");
             }
         }
         html.append("</section>\n");
@@ -199,7 +199,7 @@ public final class PlanPage {
         ResultFile.Summary s = result.summary();
         html.append("<section class=\"result\"><h2>What execute did</h2><p class=\"meta\">started ")
                 .append(result.startedAt()).append(", ").append(result.elapsedMs()).append(" ms, ")
-                .append(text(result.elector())).append("</p><div class=\"cards\">");
+                .append(Html.text(result.elector())).append("</p><div class=\"cards\">");
         card("elected", s.elected(), "partitions", "");
         card("already recovered", s.alreadyRecovered(), "partitions", "");
         card("refused", s.refused(), "partitions", s.refused() > 0 ? "warn" : "");
@@ -211,12 +211,12 @@ public final class PlanPage {
         html.append("</div>");
         if (!result.warnings().isEmpty()) {
             html.append("<section class=\"notes\">");
-            result.warnings().forEach(w -> html.append("<p><b>WARNING</b> ").append(text(w)).append("</p>"));
+            result.warnings().forEach(w -> html.append("<p><b>WARNING</b> ").append(Html.text(w)).append("</p>"));
             html.append("</section>");
         }
         if (result.salvage() != null || result.salvageDir() != null) {
-            html.append("<p>Salvage: ").append(text(result.salvageDir() == null ? "" : result.salvageDir()))
-                    .append(result.salvage() == null ? "" : " \u2014 " + text(result.salvage())).append("</p>");
+            html.append("<p>Salvage: ").append(Html.text(result.salvageDir() == null ? "" : result.salvageDir()))
+                    .append(result.salvage() == null ? "" : " \u2014 " + Html.text(result.salvage())).append("</p>");
         }
         PartitionRows rows = new PartitionRows();
         result.partitions().forEach(p -> rows.add(new TopicPartition(p.topic(), p.partition()), null,
@@ -224,9 +224,9 @@ public final class PlanPage {
         html.append("<table><thead><tr><th>partition</th><th>designated</th><th>outcome</th><th>detail</th></tr></thead>")
                 .append("<tbody>");
         for (PartitionRows.Group g : rows.groups()) {
-            html.append("<tr><td>").append(partitions(g)).append("</td><td>").append(text(g.cells().get(0)))
-                    .append("</td><td><span class=\"outcome ").append(text(g.cells().get(1))).append("\">")
-                    .append(text(g.cells().get(1))).append("</span></td><td>").append(text(g.cells().get(2)))
+            html.append("<tr><td>").append(partitions(g)).append("</td><td>").append(Html.text(g.cells().get(0)))
+                    .append("</td><td><span class=\"outcome ").append(Html.text(g.cells().get(1))).append("\">")
+                    .append(Html.text(g.cells().get(1))).append("</span></td><td>").append(Html.text(g.cells().get(2)))
                     .append("</td></tr>");
         }
         html.append("</tbody></table>");
@@ -234,9 +234,9 @@ public final class PlanPage {
             html.append("<h3>Hanging transactions</h3><table><thead><tr><th>partition</th><th>producer id</th>")
                     .append("<th>from offset</th><th>abort with</th></tr></thead><tbody>");
             for (ResultFile.HangingTransaction h : result.hangingTransactions()) {
-                html.append("<tr><td>").append(text(h.topic() + "-" + h.partition())).append("</td><td>")
+                html.append("<tr><td>").append(Html.text(h.topic() + "-" + h.partition())).append("</td><td>")
                         .append(h.producerId()).append("</td><td>").append(h.startOffset()).append("</td><td><code>")
-                        .append(text(h.abortCommand())).append("</code></td></tr>");
+                        .append(Html.text(h.abortCommand())).append("</code></td></tr>");
             }
             html.append("</tbody></table>");
         }
@@ -250,7 +250,7 @@ public final class PlanPage {
         }
         html.append("<div class=\"legend\">");
         for (LogDrawing.Mark mark : marks) {
-            html.append("<span>").append(swatch(mark)).append(text(mark.words)).append("</span>");
+            html.append("<span>").append(swatch(mark)).append(Html.text(mark.words)).append("</span>");
         }
         html.append("</div>\n<p class=\"meta\">Beside each replica: its last written leader epoch (the epoch of the")
                 .append(" last batch in its log)");
@@ -281,19 +281,19 @@ public final class PlanPage {
     private void election(int number, PartitionRows.Group group) {
         PlannedElection p = view.first(group);
         html.append("<section class=\"election\" id=\"group-").append(number).append("\"><h3>")
-                .append(text(group.label())).append(p.tieredStorage() ? " <span class=\"badge\">tiered storage</span>"
+                .append(Html.text(group.label())).append(p.tieredStorage() ? " <span class=\"badge\">tiered storage</span>"
                         : "").append(outcomeBadges(group)).append("</h3>");
         html.append("<p class=\"meta\">designated leader <b>").append(p.designatedLeader()).append("</b> \u00b7 leader")
                 .append(" epoch ").append(p.expected().leaderEpoch()).append(" \u2192 ").append(p.expected().leaderEpoch() + 1)
                 .append(" \u00b7 replicas ").append(p.expected().replicas()).append(group.partitions().size() > 1
-                        ? " \u00b7 drawn: " + text(p.topicPartition().toString()) + ", the " + group.partitions().size()
+                        ? " \u00b7 drawn: " + Html.text(p.topicPartition().toString()) + ", the " + group.partitions().size()
                                 + " partitions of this group look alike in the table" : "")
                 .append("</p>");
         ResultFile.Partition outcome = view.outcome(p.topicPartition());
         for (LogDrawing.Layout layout : LogDrawing.Layout.values()) {
             html.append(LogDrawing.draw(p, outcome, unanswered, planName, layout, marks));
         }
-        html.append("<p class=\"reason\">").append(text(group.note())).append("</p>");
+        html.append("<p class=\"reason\">").append(Html.text(group.note())).append("</p>");
         consumerGroups(group);
         alternatives(p);
         if (group.partitions().size() > 1) {
@@ -311,8 +311,8 @@ public final class PlanPage {
         Map<String, Long> counts = new TreeMap<>(group.partitions().stream().map(view::outcome)
                 .collect(Collectors.groupingBy(o -> o == null ? "NOT IN THE RESULT" : o.outcome(), Collectors.counting())));
         StringBuilder badges = new StringBuilder();
-        counts.forEach((outcome, n) -> badges.append(" <span class=\"outcome ").append(text(outcome)).append("\">")
-                .append(text(outcome)).append(group.partitions().size() > 1 ? " \u00d7" + n : "").append("</span>"));
+        counts.forEach((outcome, n) -> badges.append(" <span class=\"outcome ").append(Html.text(outcome)).append("\">")
+                .append(Html.text(outcome)).append(group.partitions().size() > 1 ? " \u00d7" + n : "").append("</span>"));
         return badges.toString();
     }
 
@@ -324,7 +324,7 @@ public final class PlanPage {
         }
         long offsets = PlanView.groupOffsets(withGroups);
         html.append("<h4>Consumer groups that read records this election destroys: ")
-                .append(text(PlanView.consumerGroupCount(PlanView.consumerGroups(withGroups), offsets))).append("</h4>")
+                .append(Html.text(PlanView.consumerGroupCount(PlanView.consumerGroups(withGroups), offsets))).append("</h4>")
                 .append("<table><thead><tr><th>group</th><th>partition</th><th>committed offset</th>")
                 .append("<th>new log end</th><th>read and lost</th></tr></thead><tbody>");
         int listed = 0;
@@ -333,8 +333,8 @@ public final class PlanPage {
                 if (listed++ == GROUPS_LISTED) {
                     break;
                 }
-                html.append("<tr><td>").append(text(g.group())).append("</td><td>")
-                        .append(text(e.topicPartition().toString())).append("</td><td>").append(g.committedOffset())
+                html.append("<tr><td>").append(Html.text(g.group())).append("</td><td>")
+                        .append(Html.text(e.topicPartition().toString())).append("</td><td>").append(g.committedOffset())
                         .append("</td><td>").append(g.newLogEnd()).append("</td><td>").append(g.offsetsReadAndLost())
                         .append("</td></tr>");
             }
@@ -355,11 +355,11 @@ public final class PlanPage {
         html.append("<h4>Alternatives: what designating another replica would cut</h4><table><thead><tr>")
                 .append("<th>designate</th><th>its log</th><th>cuts</th><th>committed cut</th></tr></thead><tbody>");
         html.append("<tr class=\"chosen\"><td>").append(p.designatedLeader()).append(" (the plan's)</td><td>")
-                .append(text(PlanView.log(evidence.get(p.designatedLeader())))).append("</td>")
+                .append(Html.text(PlanView.log(evidence.get(p.designatedLeader())))).append("</td>")
                 .append(cost(p.truncationsUnder(p.designatedLeader()).orElse(List.of()))).append("</tr>");
         for (PlanAlternative a : p.alternatives()) {
             html.append("<tr><td>").append(a.broker()).append("</td><td>")
-                    .append(text(PlanView.log(evidence.get(a.broker())))).append("</td>")
+                    .append(Html.text(PlanView.log(evidence.get(a.broker())))).append("</td>")
                     .append(cost(a.expectedTruncation())).append("</tr>");
         }
         html.append("</tbody></table>");
@@ -372,7 +372,7 @@ public final class PlanPage {
         boolean unknown = truncations.stream().anyMatch(t -> t.estimate() != TruncationEstimate.EXACT
                 || t.committedRecords() == null);
         long committed = truncations.stream().mapToLong(t -> t.committedRecords() == null ? 0 : t.committedRecords()).sum();
-        return "<td>" + text(each) + "</td><td class=\"" + (committed > 0 ? "bad" : "") + "\">" + committed
+        return "<td>" + Html.text(each) + "</td><td class=\"" + (committed > 0 ? "bad" : "") + "\">" + committed
                 + (unknown ? " + unknown" : "") + "</td>";
     }
 
@@ -383,7 +383,7 @@ public final class PlanPage {
                 .append("<th>expected truncation</th></tr></thead><tbody>");
         for (PartitionRows.Group g : groups) {
             html.append("<tr><td>").append(partitions(g)).append("</td>");
-            g.cells().forEach(cell -> html.append("<td>").append(text(cell)).append("</td>"));
+            g.cells().forEach(cell -> html.append("<td>").append(Html.text(cell)).append("</td>"));
             html.append("</tr>");
         }
         html.append("</tbody></table></section>\n");
@@ -396,7 +396,7 @@ public final class PlanPage {
         html.append("<h2>Skipped: ").append(plan.skipped().size()).append("</h2><table class=\"skipped\"><thead><tr>")
                 .append("<th>partitions</th><th>reason</th></tr></thead><tbody>");
         for (PartitionRows.Group g : view.skipped()) {
-            html.append("<tr><td>").append(partitions(g)).append("</td><td>").append(text(g.cells().get(0)))
+            html.append("<tr><td>").append(partitions(g)).append("</td><td>").append(Html.text(g.cells().get(0)))
                     .append("</td></tr>");
         }
         html.append("</tbody></table>\n");
@@ -405,31 +405,14 @@ public final class PlanPage {
     /** The group's label, and every partition by name when it stands for several (the browser's find reaches them). */
     private static String partitions(PartitionRows.Group g) {
         if (g.partitions().size() == 1) {
-            return text(g.label());
+            return Html.text(g.label());
         }
-        return "<details><summary>" + text(g.label()) + "</summary><p class=\"partitions\">" + names(g.partitions())
+        return "<details><summary>" + Html.text(g.label()) + "</summary><p class=\"partitions\">" + names(g.partitions())
                 + "</p></details>";
     }
 
     private static String names(List<TopicPartition> partitions) {
-        return partitions.stream().map(tp -> text(tp.toString())).collect(Collectors.joining(" "));
-    }
-
-    /** {@code value} as HTML text and attribute content: topic names, groups and reasons are the user's data. */
-    static String text(String value) {
-        StringBuilder out = new StringBuilder(value.length() + 16);
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '&' -> out.append("&amp;");
-                case '<' -> out.append("&lt;");
-                case '>' -> out.append("&gt;");
-                case '"' -> out.append("&quot;");
-                case '\'' -> out.append("&#39;");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
+        return partitions.stream().map(tp -> Html.text(tp.toString())).collect(Collectors.joining(" "));
     }
 
     /** The cut's fills, defined once for every drawing: stripes tell the kinds apart without colour too. */

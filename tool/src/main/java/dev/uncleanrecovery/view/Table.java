@@ -100,8 +100,8 @@ public final class Table {
         return true;
     }
 
-    /** A part this long or shorter is never broken across lines when the table can fit without. */
-    static final int LONGEST_PART_KEPT = PartitionRows.LABEL_WIDTH;
+    /** A part this long or shorter (a group of partitions' label, at most) is never broken when the table can fit. */
+    static final int LONGEST_PART_KEPT = 48;
 
     private int floor(int column) {
         return Math.max(MIN_COLUMN, header.get(column).length());
