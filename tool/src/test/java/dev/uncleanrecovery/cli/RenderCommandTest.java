@@ -20,13 +20,17 @@ class RenderCommandTest {
     @TempDir
     Path dir;
 
-    @Test
-    void render_writes_the_page_of_a_plan_and_its_result_without_a_cluster() throws Exception {
+    private static void writePlanOfSeveralGroupsAndItsResult(Path planFile, Path resultFile) throws Exception {
         Plan plan = PagePlans.severalGroups();
-        Path planFile = dir.resolve("plan.json");
-        Path resultFile = dir.resolve("plan-result.json");
         Files.writeString(planFile, Json.mapper().writeValueAsString(plan));
         Files.writeString(resultFile, Json.mapper().writeValueAsString(PagePlans.resultOf(plan)));
+    }
+
+    @Test
+    void render_writes_the_page_of_a_plan_and_its_result_without_a_cluster() throws Exception {
+        Path planFile = dir.resolve("plan.json");
+        Path resultFile = dir.resolve("plan-result.json");
+        writePlanOfSeveralGroupsAndItsResult(planFile, resultFile);
         Path page = dir.resolve("plan.html");
 
         CliRun run = CliRun.of("render", "--plan", planFile.toString(), "--result", resultFile.toString(),
@@ -64,11 +68,9 @@ class RenderCommandTest {
 
     @Test
     void render_text_prints_the_tables_of_a_plan_and_its_result_from_the_files_alone() throws Exception {
-        Plan plan = PagePlans.severalGroups();
         Path planFile = dir.resolve("plan.json");
         Path resultFile = dir.resolve("plan-result.json");
-        Files.writeString(planFile, Json.mapper().writeValueAsString(plan));
-        Files.writeString(resultFile, Json.mapper().writeValueAsString(PagePlans.resultOf(plan)));
+        writePlanOfSeveralGroupsAndItsResult(planFile, resultFile);
 
         CliRun run = CliRun.of("render", "--plan", planFile.toString(), "--result", resultFile.toString(), "--text");
 
