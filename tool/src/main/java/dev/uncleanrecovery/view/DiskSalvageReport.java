@@ -4,7 +4,6 @@ package dev.uncleanrecovery.view;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.uncleanrecovery.logdir.LogDirReport;
-import dev.uncleanrecovery.logdir.PartitionFilter;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.recovery.DiskSalvageFlow;
 import dev.uncleanrecovery.salvage.DiskSalvage;
