@@ -6,7 +6,7 @@ import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.cli.DemoCommand;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.cli.Main;
-import dev.uncleanrecovery.cli.Table;
+import dev.uncleanrecovery.view.Table;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalClusterException;
 import dev.uncleanrecovery.localcluster.ClusterBuilder;

@@ -8,6 +8,8 @@ import dev.uncleanrecovery.formats.AuditLine;
 import dev.uncleanrecovery.formats.ConsumerOffsetReset;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.formats.RunLockFate;
+import dev.uncleanrecovery.view.ExecutionReport;
+import dev.uncleanrecovery.view.Table;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

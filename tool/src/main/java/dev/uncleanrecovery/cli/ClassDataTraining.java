@@ -18,6 +18,8 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanBuilder;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.support.DurableFiles;
+import dev.uncleanrecovery.view.ExecutionReport;
+import dev.uncleanrecovery.view.PlanPrinter;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -93,12 +95,11 @@ public final class ClassDataTraining {
             Path planFile = dir.resolve("plan.json");
             PlanFile.write(planFile, builder.build());
             Plan plan = PlanFile.read(planFile);
-            PlanPrinter.print(plan, sink);
+            PlanPrinter.print(plan, planFile.toString(), sink);
             ExecutionResult result = new ExecutionResult("training", planFile.toString(), now, Duration.ofMillis(1),
                     "training", outcomes);
-            GlobalOptions text = new GlobalOptions();
-            text.output = GlobalOptions.OutputFormat.text;
-            ExecutionReport.print(result, dir.resolve("result.json"), text, sink);
+            ExecutionReport.print(result, result.toResultFile(ToolVersion.describe(), "127.0.0.1:9"), null,
+                    dir.resolve("result.json"), false, sink, ExecutionReport.Page.NONE, ExecutionReport.Written.NONE);
         } finally {
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {

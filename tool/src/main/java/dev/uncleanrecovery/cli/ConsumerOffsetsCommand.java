@@ -10,6 +10,7 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
+import dev.uncleanrecovery.view.ConsumerOffsetTable;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,7 +104,7 @@ public class ConsumerOffsetsCommand implements Callable<Integer> {
                     out.println("Result written to " + written);
                 }
             }
-            return ConsumerOffsetTable.exitCode(repair);
+            return ExitCode.of(repair);
         }
     }
 

@@ -10,10 +10,12 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.probe.ProbeMode;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanApprovals;
 import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.support.RunFiles;
+import dev.uncleanrecovery.view.ExecutionReport;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -148,13 +150,15 @@ public class ExecuteCommand implements Callable<Integer> {
             ExecutionResult result = recovery.execute(plan, planFile.path.toString(), checked.sha256(), options,
                     ProgressLine.steps(spec.commandLine().getErr()));
             // released by now: what became of it goes into the result file
-            ResultFile elected = ExecutionReport.resultFile(result, root.global)
+            ResultFile elected = result.toResultFile(ToolVersion.describe(), root.global.bootstrapServer)
                     .withRunLock(recovery.releaseLock().orElse(null));
             Path resultFile = execution.resultFile(planFile.path);
-            return ExecutionReport.print(result, elected,
-                    execution.resetConsumerOffsets(discovery, plan, elected, !dryRun, resultFile),
-                    dryRun ? null : resultFile, root.global, spec.commandLine().getOut(),
+            ConsumerOffsetRepair.Repair repair = execution.resetConsumerOffsets(discovery, plan, elected, !dryRun,
+                    resultFile);
+            ExecutionReport.print(result, elected, repair, dryRun ? null : resultFile,
+                    root.global.output == GlobalOptions.OutputFormat.json, spec.commandLine().getOut(),
                     new ExecutionReport.Page(html, plan), trail == null ? ExecutionReport.Written.NONE : trail::recorded);
+            return ExitCode.of(result, repair);
         }
     }
 }

@@ -3,6 +3,13 @@
 package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.cluster.UnreadableTopic;
+import dev.uncleanrecovery.execute.ExecutionResult;
+import dev.uncleanrecovery.execute.Outcome;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
+import dev.uncleanrecovery.recovery.DiskSalvageFlow;
+import dev.uncleanrecovery.recovery.PlanFlow;
+import dev.uncleanrecovery.salvage.DiskSalvage;
 import java.util.List;
 
 /** The documented exit codes (README "Exit codes"). */
@@ -42,5 +49,39 @@ public final class ExitCode {
             return USAGE;
         }
         return unreadable.isEmpty() || code != OK ? code : ATTENTION;
+    }
+
+    /** A planning: 3 when partitions were skipped; what the topics not read make of it. */
+    static int of(PlanFlow.Result planned) {
+        return withUnreadableTopics(planned.plan().skipped().isEmpty() ? OK : ATTENTION,
+                planned.snapshot().unreadableTopics());
+    }
+
+    /**
+     * An execution: 1 when an election failed or the controller elected another replica, 3 when a partition needs
+     * attention, else what the offset repair asked for (null: none) makes of it.
+     */
+    static int of(ExecutionResult result, ConsumerOffsetRepair.Repair repair) {
+        if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
+            return FAILURE;
+        }
+        if (result.needsAttention()) {
+            return ATTENTION;
+        }
+        return repair == null ? OK : of(repair);
+    }
+
+    /**
+     * An offset repair: 3 when it is incomplete: a group past its divergence point keeps its offset, or a group could
+     * not be read, decided or recorded.
+     */
+    static int of(ConsumerOffsetRepair.Repair repair) {
+        return repair.isComplete() ? OK : ATTENTION;
+    }
+
+    /** A copy off a stopped broker's disk: 3 when a partition's range could not be copied. */
+    static int of(DiskSalvageFlow.Copied copied) {
+        return copied.outcomes().stream().anyMatch(o -> o.status() == DiskSalvage.Status.NEEDS_ATTENTION)
+                ? ATTENTION : OK;
     }
 }

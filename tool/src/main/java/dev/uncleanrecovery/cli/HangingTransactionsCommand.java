@@ -7,6 +7,8 @@ import dev.uncleanrecovery.cluster.HangingTransactions;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.recovery.HangingTransactionRepair;
+import dev.uncleanrecovery.view.PartitionRows;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;

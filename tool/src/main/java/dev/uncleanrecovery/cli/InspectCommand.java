@@ -10,7 +10,10 @@ import dev.uncleanrecovery.logdir.PartitionFilter;
 import dev.uncleanrecovery.logdir.PartitionLogSummary;
 import dev.uncleanrecovery.logdir.SkippedDirectory;
 import dev.uncleanrecovery.formats.EvidenceFile;
+import dev.uncleanrecovery.recovery.DiskSalvageFlow;
 import dev.uncleanrecovery.support.RunFiles;
+import dev.uncleanrecovery.view.DiskSalvageReport;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -77,9 +80,12 @@ public class InspectCommand implements Callable<Integer> {
                 throw new UserInputException("--output-file names an evidence file, and --salvage-beyond writes none:"
                         + " give one or the other");
             }
-            return new DiskSalvageReport(spec.commandLine().getOut(), spec.commandLine().getErr(),
-                    root.global.output == GlobalOptions.OutputFormat.json)
-                    .run(logDirs, select.logDirFilter(), salvagePlan, salvageDir);
+            DiskSalvageReport report = new DiskSalvageReport(spec.commandLine().getOut(), spec.commandLine().getErr(),
+                    root.global.output == GlobalOptions.OutputFormat.json);
+            DiskSalvageFlow.Copied copied = DiskSalvageFlow.copy(logDirs, select.logDirFilter(), salvagePlan,
+                    salvageDir, ToolVersion.describe(), report.progress());
+            report.print(copied, salvagePlan);
+            return ExitCode.of(copied);
         }
         if (salvageDir != null) {
             throw new UserInputException("--salvage-dir needs --salvage-beyond PLAN.json");

@@ -5,7 +5,10 @@ package dev.uncleanrecovery.cli;
 import dev.uncleanrecovery.UserInputException;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.PlanApproval;
+import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.recovery.PlanApprovals;
+import dev.uncleanrecovery.view.PlanPrinter;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -71,10 +74,8 @@ public class PlanApproveCommand implements Callable<Integer> {
                     + approval.planSha256() + (approval.allowedOptions().isEmpty() ? ""
                     : ", allowing " + String.join(" ", approval.allowedOptions())) + ". Written to " + written + ".",
                     4);
-            Table.printWrapped(out, "Apply it with: execute --plan " + planFile.path + " --require-approval"
-                    + (approval.sshSignature() == null ? "" : " --allowed-signers FILE") + " --reason TEXT"
-                    + (approval.allowedOptions().isEmpty() ? "" : " [" + String.join(" ", approval.allowedOptions())
-                    + "]"), 4);
+            PlanPrinter.printApplyApproved(PlanFile.read(planFile.path), planFile.path.toString(),
+                    approval.sshSignature() != null, approval.allowedOptions(), out);
         }
         return ExitCode.OK;
     }

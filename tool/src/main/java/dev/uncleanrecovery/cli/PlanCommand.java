@@ -8,6 +8,8 @@ import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.recovery.PlanFlow;
+import dev.uncleanrecovery.view.PlanReport;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -74,8 +76,9 @@ public class PlanCommand implements Callable<Integer> {
             result = new PlanFlow(discovery, Clock.systemUTC(), ToolVersion.describe()).plan(options, new ProgressLine(err));
         }
         Path planFile = planning.outputFile(result.plan().createdAt());
-        int code = PlanReport.print(result, planFile, root.global, out, err);
-        PlanReport.writePage(html, result.plan(), planFile, root.global.output == GlobalOptions.OutputFormat.json ? null : out);
+        boolean json = root.global.output == GlobalOptions.OutputFormat.json;
+        PlanReport.print(result, planFile, json, root.global.bootstrapServer, out);
+        PlanReport.writePage(html, result.plan(), planFile, json ? null : out);
         if (kafkaTools != null && !result.plan().partitions().isEmpty()) {
             Set<Integer> listed = result.snapshot().brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
                     .collect(Collectors.toSet());
@@ -86,6 +89,6 @@ public class PlanCommand implements Callable<Integer> {
                     + (steps.impossible().isEmpty() ? "; run its commands in order)" : "; the others have a replica on a"
                             + " fenced or lost broker, which kafka-reassign-partitions.sh refuses: see the file)"), 4);
         }
-        return code;
+        return ExitCode.of(result);
     }
 }

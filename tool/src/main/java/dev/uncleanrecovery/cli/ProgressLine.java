@@ -4,6 +4,7 @@ package dev.uncleanrecovery.cli;
 
 import dev.uncleanrecovery.probe.ProbeProgress;
 import dev.uncleanrecovery.probe.UnansweredBroker;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,10 +9,14 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ReorderJournal;
 import dev.uncleanrecovery.formats.ResultFile;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import dev.uncleanrecovery.recovery.ExecuteFlow;
 import dev.uncleanrecovery.recovery.PlanFlow;
 import dev.uncleanrecovery.salvage.SalvageStore;
 import dev.uncleanrecovery.support.RunFiles;
+import dev.uncleanrecovery.view.ExecutionReport;
+import dev.uncleanrecovery.view.PlanReport;
+import dev.uncleanrecovery.view.Table;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -88,6 +92,7 @@ public class RecoverCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ExecuteFlow.Options executing = execution.options(planning.probeMode());
+        boolean json = root.global.output == GlobalOptions.OutputFormat.json;
         try (ClusterDiscovery discovery = connection.discovery(root.global);
              ExecuteFlow recovery = ExecuteFlow.on(discovery, null).reportingLockTo(AuditTrail.lockFateTo(trail))) {
             if (automatedRecovery) {
@@ -103,9 +108,9 @@ public class RecoverCommand implements Callable<Integer> {
                 // a journal a recover killed midway left is bound to the plan that recover wrote: named, with the
                 // command that puts its orders back
                 recovery.restoreInterrupted(planFile, null, executing.restoreJournals(), true, ProgressLine.steps(err));
-                int planCode = PlanReport.print(planned, planFile, root.global, out, err);
-                PlanReport.writePage(html, planned.plan(), planFile,
-                        root.global.output == GlobalOptions.OutputFormat.json ? null : out);
+                PlanReport.print(planned, planFile, json, root.global.bootstrapServer, out);
+                PlanReport.writePage(html, planned.plan(), planFile, json ? null : out);
+                int planCode = ExitCode.of(planned);
                 if (!planned.plan().partitions().isEmpty()) {
                     Table.printWrapped(out, "Dry run: nothing was changed. Apply with --automated-recovery --reason"
                             + " TEXT, or review the plan and run 'execute --plan " + planFile + " --reason TEXT'.", 4);
@@ -117,7 +122,7 @@ public class RecoverCommand implements Callable<Integer> {
             }
             ExecuteFlow.Recovered recovered = recovery.executeWhileReporting(planned,
                     planFile.toString(), executing, planning.election(), written -> {
-                        int code = PlanReport.print(planned, planFile, root.global, out, err, sha256 -> {
+                        PlanReport.print(planned, planFile, json, root.global.bootstrapServer, out, sha256 -> {
                             try {
                                 trail.planned(planFile, sha256, execution.noSalvage ? null
                                         : execution.salvageDir != null ? execution.salvageDir
@@ -130,17 +135,18 @@ public class RecoverCommand implements Callable<Integer> {
                         }, true);
                         out.println();
                         out.flush();
-                        return code;
+                        return ExitCode.of(planned);
                     }, reported -> ProgressLine.heldUntil(reported, ProgressLine.steps(err)));
             int planCode = recovered.reportExitCode();
             ExecutionResult result = recovered.result();
-            ResultFile elected = ExecutionReport.resultFile(result, root.global)
+            ResultFile elected = result.toResultFile(ToolVersion.describe(), root.global.bootstrapServer)
                     .withRunLock(recovery.releaseLock().orElse(null));
             Path resultFile = execution.resultFile(planFile);
-            int executeCode = ExecutionReport.print(result, elected,
-                    execution.resetConsumerOffsets(discovery, planned.plan(), elected, true, resultFile),
-                    resultFile, root.global, out, new ExecutionReport.Page(html, planned.plan()),
-                    trail::recorded);
+            ConsumerOffsetRepair.Repair repair = execution.resetConsumerOffsets(discovery, planned.plan(), elected,
+                    true, resultFile);
+            ExecutionReport.print(result, elected, repair, resultFile, json, out,
+                    new ExecutionReport.Page(html, planned.plan()), trail::recorded);
+            int executeCode = ExitCode.of(result, repair);
             return executeCode != ExitCode.OK ? executeCode : planCode;
         }
     }

@@ -8,6 +8,9 @@ import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.PlanFile;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.support.RunFiles;
+import dev.uncleanrecovery.view.PlanPage;
+import dev.uncleanrecovery.view.PlanPrinter;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -19,13 +22,15 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 @Command(name = "render", mixinStandardHelpOptions = true, sortOptions = false,
-        header = "Write a plan file, and a result file of it, as an HTML page for review; no cluster needed.",
-        description = {"Write a plan (and what 'execute' did with it, from its result file) as one self-contained HTML"
-                + " page, as 'plan --html' and 'execute --html' do: to review a plan copied to another machine. Reads"
-                + " only the files; never connects."},
+        header = "Show a plan file, and a result file of it, as tables (--text) or an HTML page (--html); no cluster"
+                + " needed.",
+        description = {"Show a plan (and what 'execute' did with it, from its result file) from the files alone: with"
+                + " --text as the tables 'plan' and 'execute' print, with --html as one self-contained HTML page, as"
+                + " 'plan --html' and 'execute --html' write it. To review a plan copied to another machine. Reads only"
+                + " the files; never connects."},
         exitCodeListHeading = ExitCode.HELP_HEADING,
-        exitCodeList = {"0:written", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP + " (a file cannot be read, --html"
-                + " names a file that exists or cannot be created, the result is not of the plan)"})
+        exitCodeList = {"0:shown or written", ExitCode.FAILURE_HELP, ExitCode.USAGE_HELP + " (a file cannot be read,"
+                + " --html names a file that exists or cannot be created, the result is not of the plan)"})
 public class RenderCommand implements Callable<Integer> {
 
     @Spec
@@ -45,9 +50,11 @@ public class RenderCommand implements Callable<Integer> {
     @Option(names = "--result", paramLabel = "FILE", hidden = true)
     Path resultFileAsItWas;
 
-    @Option(names = "--html", paramLabel = "FILE", required = true, description = "Where to write the page: a new"
-            + " file, never over one.")
+    @Option(names = "--html", paramLabel = "FILE", description = "Write the page here: a new file, never over one.")
     Path html;
+
+    @Option(names = "--text", description = "Print the tables instead, at most 120 columns wide.")
+    boolean text;
 
     @Override
     public Integer call() throws Exception {
@@ -55,17 +62,32 @@ public class RenderCommand implements Callable<Integer> {
             throw new UserInputException("--result is --result-file: give it once");
         }
         Path resultFile = this.resultFile != null ? this.resultFile : resultFileAsItWas;
+        if (text == (html != null)) {
+            throw new UserInputException("render shows the files either as tables (--text) or as a page (--html FILE):"
+                    + " give one of them");
+        }
+        boolean json = root.global.output == GlobalOptions.OutputFormat.json;
+        if (text && json) {
+            throw new UserInputException("--text prints tables, --output json JSON: the plan and result files are the"
+                    + " JSON; give one of them");
+        }
         new RunFiles().reads("--plan", planFile.path).reads("--result-file", resultFile).creates("--html", html).check();
         Plan plan = PlanFile.read(planFile.path);
         ResultFile result = resultFile == null ? null : ResultFile.read(resultFile);
+        PrintWriter out = spec.commandLine().getOut();
+        if (text) {
+            PlanPrinter.print(plan, planFile.path.toString(), result,
+                    resultFile == null ? null : resultFile.getFileName().toString(), out);
+            return ExitCode.OK;
+        }
         PlanPage.write(html, plan, planFile.path.getFileName().toString(), result,
                 resultFile == null ? null : resultFile.getFileName().toString());
         Written written = new Written(html.toAbsolutePath().toString(), Files.size(html), plan.partitions().size(),
                 plan.skipped().size());
-        if (root.global.output == GlobalOptions.OutputFormat.json) {
-            spec.commandLine().getOut().println(Json.mapper().writeValueAsString(written));
+        if (json) {
+            out.println(Json.mapper().writeValueAsString(written));
         } else {
-            spec.commandLine().getOut().println("Page written to " + written.page() + " (" + written.bytes() + " bytes, "
+            out.println("Page written to " + written.page() + " (" + written.bytes() + " bytes, "
                     + written.partitions() + " partition(s) to elect, " + written.skipped() + " skipped; open it in a"
                     + " browser).");
         }

@@ -14,6 +14,7 @@ import dev.uncleanrecovery.salvage.SalvageReplay.PartitionMap;
 import dev.uncleanrecovery.salvage.SalvageReplay.Progress;
 import dev.uncleanrecovery.salvage.SalvageReplay.RangeCounts;
 import dev.uncleanrecovery.salvage.SalvageReplay.Sample;
+import dev.uncleanrecovery.view.Table;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;

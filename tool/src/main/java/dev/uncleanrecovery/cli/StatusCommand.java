@@ -9,6 +9,7 @@ import dev.uncleanrecovery.cluster.UnreadableTopic;
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.connect.BrokerState;
 import dev.uncleanrecovery.formats.Json;
+import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -257,6 +257,11 @@ public final class ClusterDiscovery implements AutoCloseable {
         return known.isEmpty() ? brokers() : known;
     }
 
+    /** The --bootstrap-server addresses, as given. */
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
     /** The cluster's id: one DescribeCluster, no partition read; the brokers it names can be asked from then on. */
     public String clusterId() {
         DescribeClusterResponseData cluster = describeCluster();

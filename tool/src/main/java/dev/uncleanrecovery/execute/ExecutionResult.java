@@ -96,6 +96,9 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                 || (!unknownLossAccepted && !electedWithUnknownLoss().isEmpty());
     }
 
+    /** How a warning begins that names partitions not looked at for hanging transactions (and why). */
+    public static final String NOT_CHECKED_FOR_HANGING = "Not checked for hanging transactions: ";
+
     /** What the operator must act on after this run. */
     public List<String> warnings(String bootstrapServer) {
         List<String> warnings = new java.util.ArrayList<>();
@@ -111,7 +114,7 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                         + h.abortCommand(bootstrapServer)
                         + abort.map(a -> " (--abort-hanging-transactions did not: " + a.detail() + ")").orElse(""));
             }
-            hanging.unreadable().forEach(line -> warnings.add("Not checked for hanging transactions: " + line));
+            hanging.unreadable().forEach(line -> warnings.add(NOT_CHECKED_FOR_HANGING + line));
         }
         if (anyUncleanElection() && (hanging == null || !hanging.unreadable().isEmpty())) {
             warnings.add("Unclean elections happened: transactions whose markers were lost may hang and block"

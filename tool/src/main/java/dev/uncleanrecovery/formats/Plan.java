@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.formats;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.uncleanrecovery.election.Strategy;
 import java.time.Instant;
 import java.util.HashMap;
@@ -21,6 +22,8 @@ import org.apache.kafka.common.TopicPartition;
  *                          existed have none, and read as an empty list
  * @param notes             what a reviewer must know before the partitions, most urgent first (offline
  *                          __consumer_offsets partitions, consumer groups whose offsets could not be read)
+ * @param bootstrapServer   the --bootstrap-server the plan was made through, for the commands the tool shows with
+ *                          it (plan version 5); execute connects where it is told
  */
 public record Plan(
         @Required int version,
@@ -31,21 +34,30 @@ public record Plan(
         List<PlanUnansweredBroker> unansweredBrokers,
         @Required List<PlannedElection> partitions,
         @Required List<SkippedPartition> skipped,
-        List<String> notes) {
+        List<String> notes,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String bootstrapServer) {
+
+    /** A plan that does not say which --bootstrap-server it was made through, as those before version 5. */
+    public Plan(int version, Instant createdAt, String clusterId, String tool, Strategy strategy,
+                List<PlanUnansweredBroker> unansweredBrokers, List<PlannedElection> partitions,
+                List<SkippedPartition> skipped, List<String> notes) {
+        this(version, createdAt, clusterId, tool, strategy, unansweredBrokers, partitions, skipped, notes, null);
+    }
 
     /** A plan without notes, as version-1 plans are. */
     public Plan(int version, Instant createdAt, String clusterId, String tool, Strategy strategy,
                 List<PlanUnansweredBroker> unansweredBrokers, List<PlannedElection> partitions,
                 List<SkippedPartition> skipped) {
-        this(version, createdAt, clusterId, tool, strategy, unansweredBrokers, partitions, skipped, null);
+        this(version, createdAt, clusterId, tool, strategy, unansweredBrokers, partitions, skipped, null, null);
     }
 
     /**
      * The plan format version this tool writes: 2 adds high watermarks and committed losses, 3 drops the expected
      * state's partitionEpoch, which no RPC gives, and adds each election's topicId; 4 states each known truncation's
-     * unknownCommitmentRecords instead of leaving them to subtraction.
+     * unknownCommitmentRecords instead of leaving them to subtraction; 5 records each partition's ISR, ELR and
+     * LastKnownELR, whether an unanswered broker is fenced, and the --bootstrap-server the plan was made through.
      */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     /** The oldest plan format version this tool still reads and executes. */
     public static final int OLDEST_READ = 1;
 

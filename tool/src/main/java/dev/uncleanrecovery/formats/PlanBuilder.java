@@ -40,6 +40,7 @@ public final class PlanBuilder {
     private final Map<TopicPartition, List<PlanConsumerGroup>> consumerGroupsAhead = new HashMap<>();
     private final List<String> notes = new ArrayList<>();
     private final java.util.Set<String> tieredTopics = new java.util.HashSet<>();
+    private String bootstrapServer;
 
     /**
      * @param createdAt passed in, not read from a clock, so plans are reproducible in tests
@@ -65,7 +66,8 @@ public final class PlanBuilder {
         if (decision instanceof Decision.Elect elect) {
             partitions.add(new PlannedElection(partition.topic(), partition.partition(), elect.designatedLeader(),
                     // No client RPC exposes the partition epoch (DescribeTopicPartitions has none): unknown.
-                    new ExpectedState(partition.leaderEpoch(), partition.replicas()),
+                    new ExpectedState(partition.leaderEpoch(), partition.replicas(), partition.isr(),
+                            partition.eligibleLeaderReplicas(), partition.lastKnownElr()),
                     planEvidence(partition, evidence),
                     elect.reason(),
                     elect.truncations().stream().map(PlanTruncation::from).toList(),
@@ -97,6 +99,12 @@ public final class PlanBuilder {
         return this;
     }
 
+    /** The --bootstrap-server the plan is made through, for the commands shown with it; null: not said. */
+    public PlanBuilder bootstrapServer(String servers) {
+        bootstrapServer = servers;
+        return this;
+    }
+
     /** A line the reviewer must read before the partitions, in the order added. */
     public PlanBuilder note(String note) {
         notes.add(note);
@@ -112,7 +120,7 @@ public final class PlanBuilder {
                         .map(p -> p.withTieredStorage(tieredTopics.contains(p.topic())))
                         .sorted(ELECTION_ORDER).toList(),
                 skipped.stream().sorted(SKIPPED_ORDER).toList(),
-                notes);
+                notes, bootstrapServer);
     }
 
     /** In assignment order, then live before disk, then oldest first: how a reviewer reads it. */

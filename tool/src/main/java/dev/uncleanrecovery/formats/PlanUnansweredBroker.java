@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.uncleanrecovery.formats;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.uncleanrecovery.probe.UnansweredBroker;
 
 /**
@@ -12,13 +13,23 @@ import dev.uncleanrecovery.probe.UnansweredBroker;
  * @param replicas        its replicas the plan needed to know
  * @param replicasUnknown those left UNREACHABLE
  * @param reason          why, naming the broker: "broker 2 (127.0.0.1:9093) did not answer ListOffsets within 3 s"
+ * @param fenced          true when the controller had fenced it, or did not list it at all (down, or fenced on 3.x):
+ *                        it comes back only by a restart, and then follows the new leaders; false when it was
+ *                        registered and unfenced (hung, or cut off from this host); absent when not known (plans
+ *                        before version 5)
  */
 public record PlanUnansweredBroker(
         @Required int broker,
         String address,
         @Required int replicas,
         @Required int replicasUnknown,
-        @Required String reason) {
+        @Required String reason,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Boolean fenced) {
+
+    /** A broker of a plan before version 5, which does not say whether it was fenced. */
+    public PlanUnansweredBroker(int broker, String address, int replicas, int replicasUnknown, String reason) {
+        this(broker, address, replicas, replicasUnknown, reason, null);
+    }
 
     public PlanUnansweredBroker {
         Checks.atLeast(broker, 0, "broker");
@@ -26,8 +37,8 @@ public record PlanUnansweredBroker(
         Checks.atLeast(replicas, replicasUnknown, "replicas");
     }
 
-    public static PlanUnansweredBroker from(UnansweredBroker broker, String address) {
+    public static PlanUnansweredBroker from(UnansweredBroker broker, String address, Boolean fenced) {
         return new PlanUnansweredBroker(broker.broker(), address, broker.replicas(), broker.replicasUnknown(),
-                broker.reason());
+                broker.reason(), fenced);
     }
 }

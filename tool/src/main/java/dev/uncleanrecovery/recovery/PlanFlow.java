@@ -191,11 +191,18 @@ public final class PlanFlow {
             Map<Integer, String> addresses = new HashMap<>();
             options.unlistedBrokers().forEach(b -> addresses.put(b.id(), b.address()));
             snapshot.brokers().forEach(b -> addresses.put(b.id(), b.address()));
+            // a broker the cluster does not list is down, or fenced on 3.x, which lists unfenced brokers only
+            Set<Integer> listed = new HashSet<>();
+            snapshot.brokers().forEach(b -> listed.add(b.id()));
+            Set<Integer> fencedNow = snapshot.fencedBrokers();
             unanswered = probed.unansweredBrokers().stream()
-                    .map(b -> PlanUnansweredBroker.from(b, addresses.get(b.broker()))).toList();
+                    .map(b -> PlanUnansweredBroker.from(b, addresses.get(b.broker()),
+                            fencedNow.contains(b.broker()) || !listed.contains(b.broker())))
+                    .toList();
         }
         PlanBuilder plan = new PlanBuilder(Instant.now(clock), snapshot.clusterId(), tool,
-                options.election().strategy()).unansweredBrokers(unanswered);
+                options.election().strategy()).unansweredBrokers(unanswered)
+                .bootstrapServer(discovery.bootstrapServers());
         snapshot.unreadableTopics().forEach(t -> plan.note(t.describe() + "; its partitions are not in this plan"));
         DiskEvidence.Checked disk = DiskEvidence.check(options.diskEvidence(), snapshot, considered,
                 options.acceptUnidentifiedEvidence());

@@ -51,6 +51,7 @@ class LayeringTest {
     @ArchTest
     static final ArchRule no_package_uses_a_higher_layer = layeredArchitecture().consideringOnlyDependenciesInLayers()
             .layer("cli").definedBy(ROOT + ".cli..")
+            .layer("view").definedBy(ROOT + ".view..")
             .layer("recovery").definedBy(ROOT + ".recovery..")
             .layer("execute").definedBy(ROOT + ".execute..")
             .layer("salvage").definedBy(ROOT + ".salvage..")
@@ -66,16 +67,22 @@ class LayeringTest {
             .layer("support").definedBy(ROOT + ".support..")
             .layer("harness").definedBy(ROOT + ".localcluster..", ROOT + ".harness..")
             .whereLayer("cli").mayNotBeAccessedByAnyLayer()
-            .whereLayer("recovery").mayOnlyBeAccessedByLayers("cli")
-            .whereLayer("execute").mayOnlyBeAccessedByLayers("recovery", "cli")
-            .whereLayer("salvage").mayOnlyBeAccessedByLayers("execute", "recovery", "cli")
-            .whereLayer("formats").mayOnlyBeAccessedByLayers("salvage", "execute", "recovery", "cli")
-            .whereLayer("logdir").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "cli")
-            .whereLayer("election").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "cli")
-            .whereLayer("probe").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "cli")
-            .whereLayer("cluster").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute", "recovery", "cli")
-            .whereLayer("connect").mayOnlyBeAccessedByLayers("cluster", "probe", "salvage", "execute", "recovery", "cli")
-            .whereLayer("evidence").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute", "recovery", "cli")
+            // what people see of plans and results: the commands print through it, and nothing below knows it
+            .whereLayer("view").mayOnlyBeAccessedByLayers("cli")
+            .whereLayer("recovery").mayOnlyBeAccessedByLayers("view", "cli")
+            .whereLayer("execute").mayOnlyBeAccessedByLayers("recovery", "view", "cli")
+            .whereLayer("salvage").mayOnlyBeAccessedByLayers("execute", "recovery", "view", "cli")
+            .whereLayer("formats").mayOnlyBeAccessedByLayers("salvage", "execute", "recovery", "view", "cli")
+            .whereLayer("logdir").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view", "cli")
+            .whereLayer("election").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view",
+                    "cli")
+            .whereLayer("probe").mayOnlyBeAccessedByLayers("formats", "salvage", "execute", "recovery", "view", "cli")
+            .whereLayer("cluster").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute",
+                    "recovery", "view", "cli")
+            .whereLayer("connect").mayOnlyBeAccessedByLayers("cluster", "probe", "salvage", "execute", "recovery",
+                    "view", "cli")
+            .whereLayer("evidence").mayOnlyBeAccessedByLayers("probe", "election", "formats", "salvage", "execute",
+                    "recovery", "view", "cli")
             .whereLayer("protocol").mayOnlyBeAccessedByLayers("connect", "probe", "salvage", "execute")
             .whereLayer("wire").mayOnlyBeAccessedByLayers("protocol", "connect", "probe", "salvage", "execute")
             // the tool ships without the local cluster: demo (module demo) joins the two
@@ -91,6 +98,12 @@ class LayeringTest {
             .and().resideOutsideOfPackages(ROOT + ".localcluster..", ROOT + ".harness..")
             .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".localcluster..", ROOT + ".harness..")
             .because("the tool's jar is the product: the local cluster of the tests and of demo ships in demo's jar");
+
+    @ArchTest
+    static final ArchRule the_views_parse_no_option_and_open_no_connection = noClasses()
+            .that().resideInAPackage(ROOT + ".view..")
+            .should().dependOnClassesThat().resideInAnyPackage("picocli..", "org.apache.kafka.clients..")
+            .because("a command parses and calls; what it prints is a function of the values it got back");
 
     @ArchTest
     static final ArchRule the_root_package_holds_only_the_shared_exception = classes()

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.LoggerContext;
+import dev.uncleanrecovery.view.Table;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import java.io.PrintWriter;
 import java.io.StringWriter;

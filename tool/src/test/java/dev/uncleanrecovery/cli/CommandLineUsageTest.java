@@ -92,7 +92,7 @@ class CommandLineUsageTest {
 
         assertThat(run.exitValue()).isZero();
         assertThat(loaded).contains(" dev.uncleanrecovery.election.LeaderChoice ", " dev.uncleanrecovery.formats.PlanFile ",
-                " dev.uncleanrecovery.formats.ResultFile ", " dev.uncleanrecovery.cli.PlanPrinter ",
+                " dev.uncleanrecovery.formats.ResultFile ", " dev.uncleanrecovery.view.PlanPrinter ",
                 " com.fasterxml.jackson.databind.ObjectMapper ", " org.apache.kafka.clients.NetworkClient ",
                 " dev.uncleanrecovery.cluster.ClusterDiscovery ",
                 // the Admin calls of the run lock and the elections, the answers' classes and the error table

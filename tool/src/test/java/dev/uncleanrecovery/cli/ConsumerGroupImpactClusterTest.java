@@ -100,7 +100,7 @@ class ConsumerGroupImpactClusterTest {
         assertThat(planned.reason()).contains("an unknown amount on 1").endsWith("; consumer group billing had read 5"
                 + " committed records past the new log end (10..15): at least that many committed records are lost");
         assertThat(PlanFile.read(file).notes()).isEmpty();
-        assertThat(run.out()).contains("Consumer groups that committed offsets past the new log end")
+        assertThat(run.out()).contains("Consumer groups past the new log end (they read records this plan destroys)")
                 .containsPattern("billing\\s+paid-0\\s+15\\s+10\\s+5");
     }
 

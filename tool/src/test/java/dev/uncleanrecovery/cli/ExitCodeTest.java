@@ -5,10 +5,14 @@ package dev.uncleanrecovery.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.UnreadableTopic;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset;
+import dev.uncleanrecovery.formats.ConsumerOffsetReset.Outcome;
+import dev.uncleanrecovery.formats.DivergencePoint.Basis;
+import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** README "Exit codes" for status and plan when some topics could not be read. */
+/** README "Exit codes": for status and plan when some topics could not be read, for an offset repair. */
 class ExitCodeTest {
 
     private static final UnreadableTopic NOT_AUTHORIZED = new UnreadableTopic("audit", "TOPIC_AUTHORIZATION_FAILED",
@@ -33,5 +37,18 @@ class ExitCodeTest {
         assertThat(ExitCode.withUnreadableTopics(ExitCode.ATTENTION, List.of(DELETED, NOT_AUTHORIZED)))
                 .isEqualTo(ExitCode.USAGE);
         assertThat(ExitCode.withUnreadableTopics(ExitCode.OK, List.of(NOT_AUTHORIZED))).isEqualTo(ExitCode.USAGE);
+    }
+
+    @Test
+    void a_group_past_its_divergence_point_that_keeps_its_offset_is_attention() {
+        ConsumerOffsetReset reset = new ConsumerOffsetReset("billing", "paid", 0, 15, 10, Basis.NEW_LOG_END, null,
+                Outcome.WOULD_RESET, null);
+        ConsumerOffsetReset active = new ConsumerOffsetReset("scoring", "paid", 1, 40, 30, Basis.NEW_LOG_END, null,
+                Outcome.ACTIVE_GROUP, "state Stable, 2 members");
+
+        assertThat(ExitCode.of(new ConsumerOffsetRepair.Repair(List.of(reset), List.of(), 2))).isEqualTo(ExitCode.OK);
+        assertThat(ExitCode.of(new ConsumerOffsetRepair.Repair(List.of(reset, active), List.of(), 2)))
+                .isEqualTo(ExitCode.ATTENTION);
+        assertThat(ExitCode.of(new ConsumerOffsetRepair.Repair(List.of(), List.of(), 3))).isEqualTo(ExitCode.OK);
     }
 }

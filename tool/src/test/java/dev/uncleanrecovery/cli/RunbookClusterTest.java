@@ -91,7 +91,7 @@ class RunbookClusterTest {
             assertThat(planPage).contains(tp.toString());
             assertThat(resultPage).contains(tp.toString());
         }
-        assertThat(planPage).contains("<svg class=\"logs\"", "Nothing has been changed");
+        assertThat(planPage).contains("<svg class=\"logs wide\"", "Nothing has been changed");
         assertThat(resultPage).contains("<h1>Recovery result</h1>", "plan-proactive-result.json", ">ELECTED");
         // what broker 1 alone had, its acks=1 records, was copied off its disk before anyone restarted it
         var salvaged = SalvageDirectory.read(dir.resolve("plan-proactive-salvage")).ranges();

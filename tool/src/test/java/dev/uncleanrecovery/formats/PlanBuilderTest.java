@@ -46,7 +46,9 @@ class PlanBuilderTest {
         PlannedElection election = plan.partitions().get(0);
         assertThat(election.topicPartition()).isEqualTo(ORDERS_3);
         assertThat(election.designatedLeader()).isEqualTo(2);
-        assertThat(election.expected()).isEqualTo(new ExpectedState(7, List.of(1, 2, 3)));
+        // with what the controller recorded of its replicas: no ISR, ELR or LastKnownELR member left
+        assertThat(election.expected()).isEqualTo(new ExpectedState(7, List.of(1, 2, 3), List.of(), List.of(),
+                List.of()));
         assertThat(election.evidence()).extracting(PlanEvidence::broker).containsExactly(1, 2, 3);
         assertThat(election.expectedTruncation()).containsExactly(
                 new PlanTruncation(1, null, null, null, TruncationEstimate.UNKNOWN),

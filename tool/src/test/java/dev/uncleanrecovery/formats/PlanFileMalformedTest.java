@@ -112,8 +112,9 @@ class PlanFileMalformedTest {
     @Test
     void unknown_field_lists_the_known_ones() {
         assertThat(readError(edited(root -> root.put("comment", "reviewed by alice"))))
-                .isEqualTo("plan.json: comment is not a field of a plan here (fields here: clusterId, createdAt,"
-                        + " notes, partitions, skipped, strategy, tool, unansweredBrokers, version); fix the spelling or remove it");
+                .isEqualTo("plan.json: comment is not a field of a plan here (fields here: bootstrapServer, clusterId,"
+                        + " createdAt, notes, partitions, skipped, strategy, tool, unansweredBrokers, version); fix the"
+                        + " spelling or remove it");
     }
 
     @Test
@@ -154,9 +155,9 @@ class PlanFileMalformedTest {
 
     @Test
     void newer_version() {
-        assertThat(readError(edited(root -> root.put("version", 5).put("someNewField", true))))
-                .isEqualTo("plan.json: version is 5, but this tool reads version 1 to 4 plans; use the tool version that"
-                        + " wrote it");
+        assertThat(readError(edited(root -> root.put("version", 6).put("someNewField", true))))
+                .isEqualTo("plan.json: version is 6, but this tool reads version 1 to 5 plans; use the tool version"
+                        + " that wrote it");
     }
 
     @Test
@@ -233,14 +234,14 @@ class PlanFileMalformedTest {
     void field_written_twice() {
         String json = PlanFileTest.GOLDEN.replace("\"designatedLeader\" : 2,", "\"designatedLeader\" : 2, \"designatedLeader\" : 3,");
 
-        assertThat(readError(json)).isEqualTo("plan.json: partitions[0].designatedLeader appears twice at line 17, column 50; keep one");
+        assertThat(readError(json)).isEqualTo("plan.json: partitions[0].designatedLeader appears twice at line 18, column 50; keep one");
     }
 
     @Test
     void trailing_comma() {
-        String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 ],");
+        String json = PlanFileTest.GOLDEN.replace("\"lastKnownElr\" : [ ]", "\"lastKnownElr\" : [ ],");
 
-        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 21, column 5: a comma before this"
+        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 25, column 5: a comma before this"
                 + " '}': JSON allows none after the last entry; remove it");
     }
 
@@ -248,8 +249,8 @@ class PlanFileMalformedTest {
     void cut_short_in_our_words() {
         String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("[ 1, 2, 3 ]") + 9);
 
-        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 20, column 29: the file ends before"
-                + " the array opened at line 20, column 20 is closed (cut short, or a missing ']')");
+        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 21, column 29: the file ends before"
+                + " the array opened at line 21, column 20 is closed (cut short, or a missing ']')");
     }
 
     @Test
@@ -264,7 +265,7 @@ class PlanFileMalformedTest {
         String json = PlanFileTest.GOLDEN.replace("\"designatedLeader\" : 2,", "\"designatedLeader\" : 2");
 
         // the parser's own words, whatever a Jackson version makes of them, after the line and column
-        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 18, column 5: ").contains("comma")
+        assertThat(readError(json)).startsWith("plan.json: not valid JSON at line 19, column 5: ").contains("comma")
                 .doesNotContain("Source", "REDACTED", "StreamReadFeature");
     }
 
@@ -285,7 +286,7 @@ class PlanFileMalformedTest {
     @Test
     void something_other_than_json_after_the_plan() {
         assertThat(readError(PlanFileTest.GOLDEN + "\nreviewed: alice"))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 98, column 1; the file holds one"
+                .isEqualTo("plan.json: content after the plan's closing brace at line 103, column 1; the file holds one"
                         + " JSON object");
     }
 
@@ -294,7 +295,7 @@ class PlanFileMalformedTest {
         String json = PlanFileTest.GOLDEN.substring(0, PlanFileTest.GOLDEN.indexOf("\"designatedLeader\""));
 
         assertThat(readError(json)).startsWith("plan.json: not valid JSON at line ")
-                .endsWith("the file ends before the object opened at line 14, column 20 is closed (cut short, or a"
+                .endsWith("the file ends before the object opened at line 15, column 20 is closed (cut short, or a"
                         + " missing '}')");
     }
 
@@ -309,15 +310,15 @@ class PlanFileMalformedTest {
     void wrong_closing_bracket_in_our_words() {
         String json = PlanFileTest.GOLDEN.replace("\"replicas\" : [ 1, 2, 3 ]", "\"replicas\" : [ 1, 2, 3 }");
 
-        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 20, column 30: unexpected '}':"
-                        + " expected ']' to close the array opened at line 20, column 20")
+        assertThat(readError(json)).isEqualTo("plan.json: not valid JSON at line 21, column 30: unexpected '}':"
+                        + " expected ']' to close the array opened at line 21, column 20")
                 .doesNotContain("Source", "REDACTED", "StreamReadFeature");
     }
 
     @Test
     void two_plans_in_one_file() {
         assertThat(readError(PlanFileTest.GOLDEN + PlanFileTest.GOLDEN))
-                .isEqualTo("plan.json: content after the plan's closing brace at line 97, column 1; the file holds one JSON object");
+                .isEqualTo("plan.json: content after the plan's closing brace at line 102, column 1; the file holds one JSON object");
     }
 
     @Test

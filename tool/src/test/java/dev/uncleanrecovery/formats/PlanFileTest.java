@@ -28,7 +28,7 @@ class PlanFileTest {
     /** A plan file byte for byte: reviewers and scripts read these names. */
     static final String GOLDEN = """
             {
-              "version" : 4,
+              "version" : 5,
               "createdAt" : "2026-11-29T03:04:05Z",
               "clusterId" : "q1Sh-9_ISia_zwGINzRvyQ",
               "tool" : "kafka-unclean-recovery 0.1.0",
@@ -38,7 +38,8 @@ class PlanFileTest {
                 "address" : "127.0.0.1:9091",
                 "replicas" : 2,
                 "replicasUnknown" : 2,
-                "reason" : "broker 1 (127.0.0.1:9091) did not answer within 30 s: connection refused"
+                "reason" : "broker 1 (127.0.0.1:9091) did not answer within 30 s: connection refused",
+                "fenced" : true
               } ],
               "partitions" : [ {
                 "topic" : "orders",
@@ -46,7 +47,10 @@ class PlanFileTest {
                 "designatedLeader" : 2,
                 "expected" : {
                   "leaderEpoch" : 7,
-                  "replicas" : [ 1, 2, 3 ]
+                  "replicas" : [ 1, 2, 3 ],
+                  "isr" : [ ],
+                  "eligibleLeaderReplicas" : [ ],
+                  "lastKnownElr" : [ ]
                 },
                 "evidence" : [ {
                   "broker" : 1,
@@ -121,7 +125,8 @@ class PlanFileTest {
                   "observedAt" : "2026-11-29T03:04:01Z"
                 } ]
               } ],
-              "notes" : [ ]
+              "notes" : [ ],
+              "bootstrapServer" : "127.0.0.1:9092"
             }
             """;
 
@@ -178,7 +183,8 @@ class PlanFileTest {
     void a_version_2_plan_with_its_partition_epoch_still_reads() throws IOException {
         ObjectNode old = (ObjectNode) Json.mapper().readTree(GOLDEN);
         old.put("version", 2);
-        old.get("partitions").forEach(p -> ((ObjectNode) p.get("expected")).put("partitionEpoch", -1));
+        old.get("partitions").forEach(p -> ((ObjectNode) p.get("expected")).put("partitionEpoch", -1)
+                .remove(List.of("isr", "eligibleLeaderReplicas", "lastKnownElr")));
 
         Plan plan = PlanFile.parse("v2-plan.json", Json.mapper().writeValueAsBytes(old));
 

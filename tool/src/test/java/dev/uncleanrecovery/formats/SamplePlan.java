@@ -46,8 +46,8 @@ final class SamplePlan {
         builder.add(ORDERS_5_STATE, ORDERS_5_EVIDENCE, decide(ORDERS_5_STATE, ORDERS_5_EVIDENCE));
         builder.add(ORDERS_3_STATE, ORDERS_3_EVIDENCE, decide(ORDERS_3_STATE, ORDERS_3_EVIDENCE));
         builder.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "127.0.0.1:9091", 2, 2,
-                "broker 1 (127.0.0.1:9091) did not answer within 30 s: connection refused")));
-        return builder.build();
+                "broker 1 (127.0.0.1:9091) did not answer within 30 s: connection refused", true)));
+        return builder.bootstrapServer("127.0.0.1:9092").build();
     }
 
     static Plan empty() {

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.connect.BrokerNativeSupport;
 import dev.uncleanrecovery.formats.Json;
@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * What {@code plan} and {@code recover} print and write of a planning: the plan file, the plan, where its evidence
  * came from, the next command, and the page when asked for.
  */
-final class PlanReport {
+public final class PlanReport {
 
     private PlanReport() {
     }
@@ -30,7 +30,7 @@ final class PlanReport {
      *
      * @param out where to say so; null with --output json, whose standard output is the JSON alone
      */
-    static void writePage(Path html, Plan plan, Path planFile, PrintWriter out) throws java.io.IOException {
+    public static void writePage(Path html, Plan plan, Path planFile, PrintWriter out) throws java.io.IOException {
         if (html == null || plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
             return;
         }
@@ -40,18 +40,23 @@ final class PlanReport {
         }
     }
 
-    /** Writes the plan file and prints it. */
-    static int print(PlanFlow.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err)
+    /**
+     * Writes the plan file and prints it.
+     *
+     * @param json            {@code --output json}: the plan file's content is the output
+     * @param bootstrapServer {@code --bootstrap-server}, for the command that applies the plan
+     */
+    public static void print(PlanFlow.Result result, Path file, boolean json, String bootstrapServer, PrintWriter out)
             throws java.io.IOException {
-        return print(result, file, global, out, err, sha256 -> { }, false);
+        print(result, file, json, bootstrapServer, out, sha256 -> { }, false);
     }
 
     /**
      * @param written  given the plan file's SHA-256 once the file is on disk, before the plan is printed
      * @param applying the plan is applied right after (recover --automated-recovery): say so, not "review it"
      */
-    static int print(PlanFlow.Result result, Path file, GlobalOptions global, PrintWriter out, PrintWriter err,
-                      java.util.function.Consumer<String> written, boolean applying) throws java.io.IOException {
+    public static void print(PlanFlow.Result result, Path file, boolean json, String bootstrapServer, PrintWriter out,
+                             java.util.function.Consumer<String> written, boolean applying) throws java.io.IOException {
         var plan = result.plan();
         var unreadable = result.snapshot().unreadableTopics();
         if (plan.partitions().isEmpty() && plan.skipped().isEmpty()) {
@@ -59,13 +64,13 @@ final class PlanReport {
             out.println("Nothing is offline among the " + result.snapshot().partitions().size()
                     + " partition(s) checked" + (unreadable.isEmpty() ? "" : " (" + unreadable.size()
                     + " topic(s) not read: their partitions are unknown)") + "; no plan written.");
-            return ExitCode.withUnreadableTopics(ExitCode.OK, unreadable);
+            return;
         }
         written.accept(PlanFile.write(file, plan));
-        if (global.output == GlobalOptions.OutputFormat.json) {
+        if (json) {
             out.println(Json.mapper().writeValueAsString(plan));
         } else {
-            PlanPrinter.print(plan, out);
+            PlanPrinter.print(plan, file.toString(), out);
             out.println();
             out.println("Evidence: " + evidenceSources(result));
             Table.printWrapped(out, "Plan written to " + file.toAbsolutePath() + " (probed in "
@@ -80,11 +85,10 @@ final class PlanReport {
                         + " DIR writes the steps to do it with Kafka's tools, where they can).", 4);
                 // the command on a line of its own, whole, to be pasted
                 out.println("Review it, then apply it with:");
-                Table.printCommand(out, "kafka-unclean-recovery.sh --bootstrap-server " + global.bootstrapServer
+                Table.printCommand(out, "kafka-unclean-recovery.sh --bootstrap-server " + bootstrapServer
                         + " execute --plan " + file + " --reason \"WHY: the incident ticket\"", 2);
             }
         }
-        return ExitCode.withUnreadableTopics(plan.skipped().isEmpty() ? ExitCode.OK : ExitCode.ATTENTION, unreadable);
     }
 
     /**

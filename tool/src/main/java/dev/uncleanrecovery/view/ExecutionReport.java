@@ -1,10 +1,9 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.execute.ExecutionResult;
-import dev.uncleanrecovery.execute.Outcome;
-import dev.uncleanrecovery.execute.PartitionOutcome;
+import dev.uncleanrecovery.execute.MeasuredTruncation;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.formats.Plan;
 import dev.uncleanrecovery.formats.ResultFile;
@@ -16,10 +15,10 @@ import dev.uncleanrecovery.support.Sizes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.TopicPartition;
@@ -28,7 +27,7 @@ import org.apache.kafka.common.TopicPartition;
  * What {@code execute} and {@code recover --automated-recovery} print and write of an execution: the result file, the
  * outcomes, salvage, truncations, transactions and warnings, and the page when asked for.
  */
-final class ExecutionReport {
+public final class ExecutionReport {
 
     private ExecutionReport() {
     }
@@ -38,7 +37,10 @@ final class ExecutionReport {
      *
      * @param file null when none was asked for
      */
-    record Page(Path file, Plan plan) {
+    public record Page(Path file, Plan plan) {
+
+        /** No page asked for. */
+        public static final Page NONE = new Page(null, null);
 
         /**
          * Writes it, naming the result file, or the dry run that wrote none.
@@ -59,42 +61,27 @@ final class ExecutionReport {
 
     /** Told what the result file records, before it is written and again with where it was (the audit log's). */
     @FunctionalInterface
-    interface Written {
+    public interface Written {
         Written NONE = (file, where) -> { };
 
         /** @param where null until the file is on the disk (and when none is written: a dry run) */
         void recorded(ResultFile file, Path where);
     }
 
-    /** {@link #print(ExecutionResult, ResultFile, ConsumerOffsetRepair.Repair, Path, GlobalOptions, PrintWriter, Page)}
-     * without a page or an offset repair. */
-    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out) throws IOException {
-        return print(result, resultFile, global, out, new Page(null, null));
-    }
-
-    /** Without an offset repair. */
-    static int print(ExecutionResult result, Path resultFile, GlobalOptions global, PrintWriter out, Page page)
-            throws IOException {
-        return print(result, resultFile(result, global), null, resultFile, global, out, page, Written.NONE);
-    }
-
-    /** The result file's content of {@code result}, as {@link #print} writes it (before any offset repair). */
-    static ResultFile resultFile(ExecutionResult result, GlobalOptions global) {
-        return result.toResultFile(ToolVersion.describe(), global.bootstrapServer);
-    }
-
     /**
      * Writes the result file and prints the summary.
      *
-     * @param elected    {@code result} as the result file holds it ({@link #resultFile})
+     * @param elected    {@code result} as the result file holds it ({@link ExecutionResult#toResultFile})
      * @param repair     what {@code --reset-consumer-offsets} did, recorded in the file; null when not asked for
      * @param resultFile where the result goes (the first free name from there on); null for a dry run: no file
+     * @param json       {@code --output json}: the result file's content is the output
      * @param written    told what the file records, and where it went
      */
     // The file is written on a thread of its own while the outcomes are printed: with thousands of partitions both
     // take a while. The outcomes are shown even when the file cannot be written; that failure is raised after them.
-    static int print(ExecutionResult result, ResultFile elected, ConsumerOffsetRepair.Repair repair, Path resultFile,
-                     GlobalOptions global, PrintWriter out, Page page, Written written) throws IOException {
+    public static void print(ExecutionResult result, ResultFile elected, ConsumerOffsetRepair.Repair repair,
+                             Path resultFile, boolean json, PrintWriter out, Page page, Written written)
+            throws IOException {
         ResultFile file = repair == null ? elected : elected.withConsumerOffsetResets(repair.resets());
         written.recorded(file, null);
         CompletableFuture<Path> writing = resultFile == null ? CompletableFuture.completedFuture(null)
@@ -103,55 +90,18 @@ final class ExecutionReport {
                     written.recorded(file, where);
                     return where;
                 });
-        return print(result, file, repair, resultFile, global, out, page, writing);
+        print(result, file, repair, resultFile, json, out, page, writing);
     }
 
-    private static int print(ExecutionResult result, ResultFile file, ConsumerOffsetRepair.Repair repair,
-                             Path resultFile, GlobalOptions global, PrintWriter out, Page page,
-                             CompletableFuture<Path> written) throws IOException {
-        if (global.output == GlobalOptions.OutputFormat.json) {
+    private static void print(ExecutionResult result, ResultFile file, ConsumerOffsetRepair.Repair repair,
+                              Path resultFile, boolean json, PrintWriter out, Page page,
+                              CompletableFuture<Path> written) throws IOException {
+        if (json) {
             out.println(Json.mapper().writeValueAsString(file));
             page.write(file, awaitWritten(written), null);
         } else {
-            Table table = new Table("PARTITION", "DESIGNATED", "OUTCOME", "DETAIL");
-            PartitionRows rows = new PartitionRows();
-            for (PartitionOutcome p : result.partitions()) {
-                rows.add(p.topicPartition(), null, p.designatedLeader(), p.outcome(), p.detail());
-            }
-            rows.into(table);
-            table.print(out);
-            out.println();
-            if (resultFile == null) {
-                out.printf("Dry run: %d would be elected, %d already recovered, %d refused (%d ms). Nothing was changed.%n",
-                        result.count(Outcome.WOULD_ELECT), result.count(Outcome.ALREADY_RECOVERED),
-                        result.count(Outcome.REFUSED), result.elapsed().toMillis());
-            } else {
-                out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed (%d ms, %s)%n",
-                        result.count(Outcome.ELECTED), result.count(Outcome.ALREADY_RECOVERED), result.count(Outcome.REFUSED),
-                        result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
-                        electorName(result.elector()));
-                if (result.leadersShownAfter() != null) {
-                    out.println("The brokers' metadata showed every new leader " + Durations.human(result.leadersShownAfter())
-                            + " after the controller's answer to the election.");
-                }
-            }
-            printSalvaged(result, out);
-            printTruncations(result, out);
-            if (repair != null) {
-                ConsumerOffsetTable.print(repair, resultFile != null, out);
-            }
-            if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
-                    && result.hanging().unreadable().isEmpty()) {
-                Table.printWrapped(out, "Hanging transactions on the elected partitions: none"
-                        + (result.hanging().notNeeded() == null ? "" : " (" + result.hanging().notNeeded() + ")"), 4);
-            }
-            if (file.hangingTransactions() != null) {
-                file.hangingTransactions().stream().filter(h -> Boolean.TRUE.equals(h.aborted())).forEach(h ->
-                        Table.printWrapped(out, "Aborted the hanging transaction on " + h.topic() + "-" + h.partition()
-                                + " (producer id " + h.producerId() + ", epoch " + h.producerEpoch() + ", from offset "
-                                + h.startOffset() + "): read_committed consumers read on", 4));
-            }
-            file.warnings().forEach(warning -> printWarning(warning, out));
+            print(file, repair, resultFile == null, result.hanging() == null ? null : result.hanging().notNeeded(),
+                    out);
             out.flush();
             Path where = awaitWritten(written);
             if (where != null) {
@@ -159,16 +109,68 @@ final class ExecutionReport {
             }
             page.write(file, where, out);
         }
-        if (result.count(Outcome.FAILED) > 0 || result.anyElectedOther()) {
-            return ExitCode.FAILURE;
-        }
-        if (result.needsAttention()) {
-            return ExitCode.ATTENTION;
-        }
-        return repair == null ? ExitCode.OK : ConsumerOffsetTable.exitCode(repair);
     }
 
-    /** At most this many replicas' losses are printed; the result file has them all. */
+    /**
+     * What a run did, from its result file alone, as {@code execute} printed it: {@code render --text --result}.
+     */
+    public static void print(ResultFile file, PrintWriter out) {
+        print(file, null, false, null, out);
+    }
+
+    /**
+     * The outcomes, the summary, salvage, truncations, consumer offsets, hanging transactions and warnings.
+     *
+     * @param repair            what the run's offset repair did, with its notes; null: what the file records, if any
+     * @param dryRun            a dry run, which writes no file
+     * @param hangingNotNeeded  why no partition was asked for hanging transactions; null when they were (or not known)
+     */
+    private static void print(ResultFile file, ConsumerOffsetRepair.Repair repair, boolean dryRun,
+                              String hangingNotNeeded, PrintWriter out) {
+        Table table = new Table("PARTITION", "DESIGNATED", "OUTCOME", "DETAIL");
+        PartitionRows rows = new PartitionRows();
+        for (ResultFile.Partition p : file.partitions()) {
+            rows.add(new TopicPartition(p.topic(), p.partition()), null, p.designatedLeader(), p.outcome(), p.detail());
+        }
+        rows.into(table);
+        table.print(out);
+        out.println();
+        ResultFile.Summary s = file.summary();
+        if (dryRun) {
+            out.printf("Dry run: %d would be elected, %d already recovered, %d refused (%d ms). Nothing was changed.%n",
+                    s.wouldElect(), s.alreadyRecovered(), s.refused(), file.elapsedMs());
+        } else {
+            out.printf("%d elected, %d already recovered, %d refused, %d elected another replica, %d failed"
+                    + " (%d ms, %s)%n", s.elected(), s.alreadyRecovered(), s.refused(), s.electedOther(), s.failed(), file.elapsedMs(),
+                    electorName(file.elector()));
+            if (file.leadersShownMs() != null) {
+                out.println("The brokers' metadata showed every new leader "
+                        + Durations.human(Duration.ofMillis(file.leadersShownMs()))
+                        + " after the controller's answer to the election.");
+            }
+        }
+        printSalvaged(file, out);
+        printTruncations(file, out);
+        ConsumerOffsetRepair.Repair resets = repair != null || file.consumerOffsetResets() == null ? repair
+                : new ConsumerOffsetRepair.Repair(file.consumerOffsetResets(), List.of(),
+                        (int) (s.elected() + s.electedOther()));
+        if (resets != null) {
+            ConsumerOffsetTable.print(resets, !dryRun, out);
+        }
+        if (file.hangingTransactions() != null && file.hangingTransactions().isEmpty()
+                && file.warnings().stream().noneMatch(w -> w.startsWith(ExecutionResult.NOT_CHECKED_FOR_HANGING))) {
+            Table.printWrapped(out, "Hanging transactions on the elected partitions: none"
+                    + (hangingNotNeeded == null ? "" : " (" + hangingNotNeeded + ")"), 4);
+        }
+        if (file.hangingTransactions() != null) {
+            file.hangingTransactions().stream().filter(h -> Boolean.TRUE.equals(h.aborted())).forEach(h ->
+                    Table.printWrapped(out, "Aborted the hanging transaction on " + h.topic() + "-" + h.partition()
+                            + " (producer id " + h.producerId() + ", epoch " + h.producerEpoch() + ", from offset "
+                            + h.startOffset() + "): read_committed consumers read on", 4));
+        }
+        file.warnings().forEach(warning -> printWarning(warning, out));
+    }
+
     /** Where a warning's command to paste begins: every one the tool suggests is one of Kafka's own tools. */
     private static final String COMMAND_START = "with: kafka-";
 
@@ -198,13 +200,13 @@ final class ExecutionReport {
      * What the replicas of the elected partitions lose, as planned and as the brokers answer after the election:
      * only replicas that lose something or whose measurement differs from the plan.
      */
-    private static void printTruncations(ExecutionResult result, PrintWriter out) {
+    private static void printTruncations(ResultFile file, PrintWriter out) {
         List<String> lines = new ArrayList<>();
-        result.truncations().entrySet().stream()
-                .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::toString)))
-                .forEach(e -> e.getValue().stream()
+        file.partitions().stream().filter(p -> p.truncations() != null)
+                .sorted(Comparator.comparing(p -> p.topic() + "-" + p.partition()))
+                .forEach(p -> p.truncations().stream().map(ExecutionReport::measured)
                         .filter(t -> !t.asPlanned() || t.measuredRecords() > 0)
-                        .forEach(t -> lines.add(e.getKey() + " replica " + t.broker() + ": loses "
+                        .forEach(t -> lines.add(p.topic() + "-" + p.partition() + " replica " + t.broker() + ": loses "
                                 + (t.isMeasured() ? t.measuredRecords() + " [" + t.measuredFrom() + ".." + t.logEnd() + ")"
                                         : "? (the brokers did not answer)")
                                 + (t.asPlanned() ? ", as planned"
@@ -221,30 +223,36 @@ final class ExecutionReport {
         }
     }
 
+    private static MeasuredTruncation measured(ResultFile.Truncation t) {
+        return new MeasuredTruncation(t.broker(), t.plannedFromOffset() == null ? -1 : t.plannedFromOffset(),
+                t.measuredFromOffset() == null ? -1 : t.measuredFromOffset(), t.toOffset());
+    }
+
     /**
      * One line per range copied before electing, "diverge-0 replica 3 [10..30): 20 records, 1.6 KiB" (a long
      * partition name shortened in the middle, as {@link PartitionRows} does, to keep it within 120 columns); the
      * directory is said once, the files are in the result file.
      */
-    private static void printSalvaged(ExecutionResult result, PrintWriter out) {
-        if (result.salvageNote() != null) {
-            out.println("Salvage: " + result.salvageNote());
+    private static void printSalvaged(ResultFile file, PrintWriter out) {
+        if (file.salvage() != null) {
+            out.println("Salvage: " + file.salvage());
         }
-        if (result.salvaged().isEmpty()) {
+        List<ResultFile.Partition> copied = file.partitions().stream()
+                .filter(p -> p.salvaged() != null && !p.salvaged().isEmpty())
+                .sorted(Comparator.comparing(p -> p.topic() + "-" + p.partition())).toList();
+        if (copied.isEmpty()) {
             return;
         }
-        out.println("Salvaged before electing, into " + result.salvageDir() + ":");
+        out.println("Salvaged before electing, into " + file.salvageDir() + ":");
         List<String> lines = new ArrayList<>();
         boolean[] future = new boolean[1];
-        result.salvaged().entrySet().stream()
-                .sorted(Map.Entry.comparingByKey(Comparator.comparing(TopicPartition::toString)))
-                .forEach(e -> e.getValue().forEach(f -> {
-                    boolean aboveHighWatermark = f.sources().contains(SalvageSource.FETCH_FUTURE_REPLICA);
-                    future[0] |= aboveHighWatermark;
-                    lines.add(shortened(e.getKey().toString()) + " replica " + f.range().broker() + " ["
-                            + f.range().fromOffset() + ".." + f.range().toOffset() + "): " + f.records() + " records, "
-                            + Sizes.human(f.bytes()) + (aboveHighWatermark ? " *" : ""));
-                }));
+        copied.forEach(p -> p.salvaged().forEach(f -> {
+            boolean aboveHighWatermark = f.sources().contains(SalvageSource.FETCH_FUTURE_REPLICA.name());
+            future[0] |= aboveHighWatermark;
+            lines.add(shortened(p.topic() + "-" + p.partition()) + " replica " + f.broker() + " [" + f.fromOffset()
+                    + ".." + f.toOffset() + "): " + f.records() + " records, " + Sizes.human(f.bytes())
+                    + (aboveHighWatermark ? " *" : ""));
+        }));
         lines.stream().limit(TRUNCATIONS_SHOWN).forEach(line -> out.println("  " + line));
         if (lines.size() > TRUNCATIONS_SHOWN) {
             out.println("  ... " + (lines.size() - TRUNCATIONS_SHOWN) + " more in the result file");

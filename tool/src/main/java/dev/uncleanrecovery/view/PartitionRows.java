@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,10 +14,10 @@ import org.apache.kafka.common.TopicPartition;
  * outage of thousands of partitions that look alike prints a few rows instead of thousands, and the partition that
  * differs stands out. The files keep every partition.
  */
-final class PartitionRows {
+public final class PartitionRows {
 
     /** A shared row's partition cell longer than this ends in "… (N partitions)". */
-    static final int LABEL_WIDTH = 48;
+    static final int LABEL_WIDTH = Table.LONGEST_PART_KEPT;
 
     private final Map<List<String>, List<TopicPartition>> groups = new LinkedHashMap<>();
 
@@ -56,7 +56,12 @@ final class PartitionRows {
 
     /** Each group as one row of {@code table}: the partitions, then the cells, then the note, in the order first seen. */
     void into(Table table) {
-        for (Group group : groups()) {
+        into(groups(), table);
+    }
+
+    /** {@code groups} as rows of {@code table}: the partitions, then the cells, then the note. */
+    static void into(List<Group> groups, Table table) {
+        for (Group group : groups) {
             Object[] cells = new Object[group.cells().size() + 1];
             cells[0] = group.label();
             for (int i = 0; i < group.cells().size(); i++) {
@@ -70,7 +75,7 @@ final class PartitionRows {
     }
 
     /** {@code orders-0}; {@code orders-0..3,7, payments-2 (6 partitions)}; cut to about {@link #LABEL_WIDTH}. */
-    static String label(List<TopicPartition> partitions) {
+    public static String label(List<TopicPartition> partitions) {
         if (partitions.size() == 1) {
             return partitions.get(0).toString();
         }

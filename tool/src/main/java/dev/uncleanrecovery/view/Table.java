@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -17,32 +17,32 @@ public final class Table {
     /** Per row, a paragraph printed under it (null: none), wrapped from the second column on. */
     private final List<String> notes = new ArrayList<>();
 
-    Table(String... header) {
+    public Table(String... header) {
         this.header = List.of(header);
     }
 
-    Table row(Object... cells) {
+    public Table row(Object... cells) {
         rows.add(Arrays.stream(cells).map(c -> c == null ? "-" : c.toString()).toList());
         notes.add(null);
         return this;
     }
 
     /** A paragraph under the last row (a plan's reason): it would make a column too wide to read. */
-    Table note(String text) {
+    public Table note(String text) {
         notes.set(notes.size() - 1, text);
         return this;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return rows.isEmpty();
     }
 
     /** Widest line a table prints: wider cells wrap inside their column. */
-    static final int MAX_WIDTH = 120;
+    public static final int MAX_WIDTH = 120;
     /** A column is never wrapped narrower than this (or its header). */
     private static final int MIN_COLUMN = 12;
 
-    void print(PrintWriter out) {
+    public void print(PrintWriter out) {
         int[] widths = new int[header.size()];
         for (int i = 0; i < widths.length; i++) {
             widths[i] = header.get(i).length();
@@ -67,34 +67,63 @@ public final class Table {
         out.flush();
     }
 
-    /** Narrows the widest columns until a line fits in {@link #MAX_WIDTH}, none below its floor. */
+    /**
+     * Narrows the widest columns until a line fits in {@link #MAX_WIDTH}: first none below its longest part (up to
+     * {@link #LONGEST_PART_KEPT}; see {@link #wrapCell}), so that no value is broken; where that is not enough, none
+     * below its header or {@link #MIN_COLUMN}.
+     */
     private void fit(int[] widths) {
+        int[] wanted = widths.clone();
+        if (!fit(widths, this::partFloor)) {
+            System.arraycopy(wanted, 0, widths, 0, widths.length);
+            fit(widths, this::floor);
+        }
+    }
+
+    /** Whether the widths could be made to fit, narrowing the widest column first, none below its floor. */
+    private static boolean fit(int[] widths, java.util.function.IntUnaryOperator floor) {
         int total = Arrays.stream(widths).sum() + 2 * (widths.length - 1);
         while (total > MAX_WIDTH) {
             int widest = -1;
             for (int i = 0; i < widths.length; i++) {
-                if (widths[i] > floor(i) && (widest < 0 || widths[i] > widths[widest])) {
+                if (widths[i] > floor.applyAsInt(i) && (widest < 0 || widths[i] > widths[widest])) {
                     widest = i;
                 }
             }
             if (widest < 0) {
-                return;
+                return false;
             }
-            int cut = Math.min(total - MAX_WIDTH, widths[widest] - floor(widest));
+            int cut = Math.min(total - MAX_WIDTH, widths[widest] - floor.applyAsInt(widest));
             widths[widest] -= cut;
             total -= cut;
         }
+        return true;
     }
+
+    /** A part this long or shorter (a group of partitions' label, at most) is never broken when the table can fit. */
+    static final int LONGEST_PART_KEPT = 48;
 
     private int floor(int column) {
         return Math.max(MIN_COLUMN, header.get(column).length());
+    }
+
+    /** The column's floor, or its longest part ({@link #wrapCell}) if longer: no part of it is then broken. */
+    private int partFloor(int column) {
+        int longest = 0;
+        for (List<String> row : rows) {
+            Matcher part = PART.matcher(row.get(column));
+            while (part.find()) {
+                longest = Math.max(longest, Math.min(part.group().stripTrailing().length(), LONGEST_PART_KEPT));
+            }
+        }
+        return Math.max(floor(column), longest);
     }
 
     private static void appendRow(StringBuilder text, List<String> cells, int[] widths) {
         List<List<String>> wrapped = new ArrayList<>();
         int height = 1;
         for (int i = 0; i < cells.size(); i++) {
-            List<String> lines = wrap(cells.get(i), widths[i]);
+            List<String> lines = wrapCell(cells.get(i), widths[i]);
             wrapped.add(lines);
             height = Math.max(height, lines.size());
         }
@@ -183,7 +212,42 @@ public final class Table {
         }
     }
 
-    /** The cell in lines of at most {@code width}, broken after spaces where it can be. */
+    /**
+     * A cell in lines of at most {@code width}: broken after the "; " between entries or the ", " between the parts
+     * of one, so that a value ("LEO 400", "[200..400)", "20 never committed") stays on one line; a part longer than a
+     * line is broken after spaces.
+     */
+    static List<String> wrapCell(String cell, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        Matcher part = PART.matcher(cell);
+        while (part.find()) {
+            String token = part.group();
+            if (token.isEmpty()) {
+                continue;
+            }
+            if (line.length() > 0 && (line + token).stripTrailing().length() > width) {
+                lines.add(line.toString().stripTrailing());
+                line.setLength(0);
+            }
+            if (line.length() == 0 && token.stripTrailing().length() > width) {
+                List<String> broken = wrap(token.stripTrailing(), width);
+                lines.addAll(broken.subList(0, broken.size() - 1));
+                line.append(broken.get(broken.size() - 1)).append(token.substring(token.stripTrailing().length()));
+            } else {
+                line.append(token);
+            }
+        }
+        if (line.length() > 0 || lines.isEmpty()) {
+            lines.add(line.toString().stripTrailing());
+        }
+        return lines;
+    }
+
+    /** A part of a cell and the separator after it: up to and including "; " or ", ", or the rest. */
+    private static final Pattern PART = Pattern.compile(".*?(?:[;,] |$)");
+
+    /** The text in lines of at most {@code width}, broken after spaces where it can be. */
     static List<String> wrap(String cell, int width) {
         List<String> lines = new ArrayList<>();
         String rest = cell;
@@ -203,7 +267,7 @@ public final class Table {
         return lines;
     }
 
-    static String ids(List<Integer> ids) {
+    public static String ids(List<Integer> ids) {
         return ids.toString().replace(" ", "");
     }
 }

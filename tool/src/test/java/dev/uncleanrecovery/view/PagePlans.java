@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.election.ElectionOptions;
@@ -27,7 +27,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /** Plans the page is tested with: the README's example, and plans the policy decides from evidence, as 'plan' does. */
-final class PagePlans {
+public final class PagePlans {
 
     static final Instant AT = Instant.parse("2026-12-04T03:12:00Z");
     /** A consumer group name is the user's: anything, markup included. */
@@ -37,23 +37,26 @@ final class PagePlans {
     private PagePlans() {
     }
 
-    static Plan example() throws IOException {
+    public static Plan example() throws IOException {
         return PlanFile.read(Path.of("examples", "plan.json"));
     }
 
     /**
-     * Groups of every kind: four alike partitions of 'orders' (one section), a partition where the longer log is of
-     * an older epoch (its suffix never committed), one whose choice cuts committed records that two consumer groups
+     * Groups of every kind: four alike partitions of 'orders' (one section, one consumer group that read all four,
+     * their last leader fenced and unanswered), a partition where the longer log is of an older epoch (its suffix never committed), one whose choice cuts committed records that two consumer groups
      * had read, and one skipped (no replica answered).
      */
-    static Plan severalGroups() {
+    public static Plan severalGroups() {
         PlanBuilder plan = new PlanBuilder(AT, "GlDPZ_7eTkKnqAzMze75aQ", "kafka-unclean-recovery test", Strategy.PROACTIVE);
         for (int partition = 0; partition < 4; partition++) {
             TopicPartition tp = new TopicPartition("orders", partition);
-            elect(plan, state("orders", partition, 4, List.of(1, 3, 2)), List.of(
+            // broker 1 led them when it failed: KIP-966 keeps it as the only LastKnownELR member
+            elect(plan, state("orders", partition, 4, List.of(1, 3, 2), List.of(1)), List.of(
                     ReplicaEvidence.failed(tp, 1, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, DOWN, AT),
                     answered(tp, 3, 2_000, 3, 1_500),
                     answered(tp, 2, 4_000, 3, 1_500)), KnownCuts.NONE);
+            // one group had read them all past what 2 holds: it read from broker 1
+            plan.consumerGroupsAhead(tp, List.of(PlanConsumerGroup.of("billing", 4_100, 4_000)));
         }
         // broker 2 led epoch 6 from offset 700 on; broker 3 kept writing epoch 5 past it, never committed
         TopicPartition payments = new TopicPartition("payments", 0);
@@ -75,16 +78,16 @@ final class PagePlans {
                 ReplicaEvidence.failed(lost, 7, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, "broker 7 timed out", AT));
         plan.add(lostState, none, LeaderChoice.decide(lostState, none, Set.of(), ElectionOptions.defaults()
                 .withStrategy(Strategy.PROACTIVE)));
-        plan.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "10.0.0.1:9092", 5, 5, DOWN)));
+        plan.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "10.0.0.1:9092", 5, 5, DOWN, true)));
         plan.note("consumer group offsets of 'audit.log' were read at " + AT);
-        return plan.build();
+        return plan.bootstrapServer("10.0.0.2:9092").build();
     }
 
     /**
      * {@code partitions} partitions of one topic in {@code kinds} kinds of evidence (partition i of kind i % kinds):
      * the page has one section per kind.
      */
-    static Plan large(int partitions, int kinds) {
+    public static Plan large(int partitions, int kinds) {
         // broker 1 (down) is not among these replicas: all answer
         PlanBuilder plan = new PlanBuilder(AT, "GlDPZ_7eTkKnqAzMze75aQ", "kafka-unclean-recovery test", Strategy.PROACTIVE);
         for (int partition = 0; partition < partitions; partition++) {
@@ -99,7 +102,7 @@ final class PagePlans {
     }
 
     /** What a real execute of {@link #severalGroups} could have written: all elected but one refused. */
-    static ResultFile resultOf(Plan plan) {
+    public static ResultFile resultOf(Plan plan) {
         List<ResultFile.Partition> partitions = new ArrayList<>();
         for (var p : plan.partitions()) {
             boolean refused = p.topic().equals("payments");
@@ -138,10 +141,15 @@ final class PagePlans {
                 .withStrategy(Strategy.PROACTIVE), cuts));
     }
 
-    /** An offline partition whose brokers are all up but broker 1 and 7 (down in these plans). */
+    /** An offline partition whose brokers are all up but broker 1 and 7 (down in these plans), with ELR on. */
     private static TopicPartitionState state(String topic, int partition, int leaderEpoch, List<Integer> replicas) {
+        return state(topic, partition, leaderEpoch, replicas, List.of());
+    }
+
+    private static TopicPartitionState state(String topic, int partition, int leaderEpoch, List<Integer> replicas,
+                                             List<Integer> lastKnownElr) {
         return new TopicPartitionState(topic, new Uuid(42, topic.hashCode()), partition, TopicPartitionState.NO_LEADER,
-                leaderEpoch, replicas, List.of(), List.of(), List.of(),
+                leaderEpoch, replicas, List.of(), List.of(), lastKnownElr,
                 replicas.stream().filter(b -> b == 1 || b == 7).toList());
     }
 

@@ -1,10 +1,9 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.uncleanrecovery.logdir.LogDirReport;
-import dev.uncleanrecovery.logdir.PartitionFilter;
 import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.recovery.DiskSalvageFlow;
 import dev.uncleanrecovery.salvage.DiskSalvage;
@@ -12,6 +11,7 @@ import dev.uncleanrecovery.salvage.DiskSalvage.Outcome;
 import dev.uncleanrecovery.salvage.DiskSalvage.Status;
 import dev.uncleanrecovery.salvage.SalvagedFile;
 import dev.uncleanrecovery.support.Sizes;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,36 +20,38 @@ import java.util.Locale;
 import org.apache.kafka.common.TopicPartition;
 
 /** What {@code inspect --salvage-beyond PLAN} prints of the copy of a stopped broker's doomed ranges. */
-final class DiskSalvageReport {
+public final class DiskSalvageReport {
 
     private static final int WIDTH = 120;
 
     private final PrintWriter out;
-    private final PrintWriter err;
+    private final CopyProgress progress;
     private final boolean json;
 
-    DiskSalvageReport(PrintWriter out, PrintWriter err, boolean json) {
+    /** @param json {@code --output json}: the outcomes as one JSON document */
+    public DiskSalvageReport(PrintWriter out, PrintWriter err, boolean json) {
         this.out = out;
-        this.err = err;
+        this.progress = new CopyProgress(err);
         this.json = json;
     }
 
-    int run(List<Path> logDirs, PartitionFilter wanted, Path planFile, Path salvageDir) throws Exception {
-        CopyProgress progress = new CopyProgress(err);
-        DiskSalvageFlow.Copied copied = DiskSalvageFlow.copy(logDirs, wanted, planFile,
-                salvageDir, ToolVersion.describe(), progress);
+    /** Progress of the copy on stderr: silent for the first second, then at most one line a second. */
+    public DiskSalvage.Progress progress() {
+        return progress;
+    }
+
+    /** The outcome of each partition of the plan, and where the copies went. */
+    public void print(DiskSalvageFlow.Copied copied, Path planFile) throws IOException {
         progress.done();
         LogDirReport report = copied.report();
         Path dir = copied.directory();
         List<Outcome> outcomes = copied.outcomes();
-
         if (json) {
             out.print(Json.mapper().writeValueAsString(JsonReport.of(report.brokerId(), planFile, dir, outcomes)) + "\n");
         } else {
             print(report, planFile, dir, outcomes);
         }
         out.flush();
-        return outcomes.stream().anyMatch(o -> o.status() == Status.NEEDS_ATTENTION) ? ExitCode.ATTENTION : ExitCode.OK;
     }
 
     private void print(LogDirReport report, Path planFile, Path dir, List<Outcome> outcomes) {

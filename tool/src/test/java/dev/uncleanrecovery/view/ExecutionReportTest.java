@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The result file is written while the outcomes are printed; the outcomes are shown even if it cannot be written. */
-class ExecuteReportTest {
+class ExecutionReportTest {
 
     private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
 
@@ -47,11 +47,15 @@ class ExecuteReportTest {
                         before, after)));
     }
 
-    private static GlobalOptions text() {
-        GlobalOptions global = new GlobalOptions();
-        global.bootstrapServer = "h:9092";
-        global.output = GlobalOptions.OutputFormat.text;
-        return global;
+    /** As execute prints it, with --output json or not, and the page when one is asked for. */
+    private static void print(ExecutionResult result, Path file, boolean json, PrintWriter out,
+                              ExecutionReport.Page page) throws IOException {
+        ExecutionReport.print(result, result.toResultFile("kafka-unclean-recovery test", "h:9092"), null, file, json,
+                out, page, ExecutionReport.Written.NONE);
+    }
+
+    private static void print(ExecutionResult result, Path file, PrintWriter out) throws IOException {
+        print(result, file, false, out, ExecutionReport.Page.NONE);
     }
 
     @Test
@@ -59,9 +63,8 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        int code = ExecutionReport.print(elected(), file, text(), new PrintWriter(printed, true));
+        print(elected(), file, new PrintWriter(printed, true));
 
-        assertThat(code).isEqualTo(ExitCode.OK);
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "Result written to " + file.toAbsolutePath());
         assertThat(ResultFile.read(file).partitions()).singleElement()
                 .satisfies(p -> assertThat(p.outcome()).isEqualTo("ELECTED"));
@@ -75,17 +78,15 @@ class ExecuteReportTest {
         Path page = dir.resolve("result.html");
         StringWriter printed = new StringWriter();
 
-        ExecutionReport.print(elected(), dir.resolve("result.json"), text(), new PrintWriter(printed, true),
+        print(elected(), dir.resolve("result.json"), false, new PrintWriter(printed, true),
                 new ExecutionReport.Page(page, plan));
 
         assertThat(printed.toString()).contains("Page written to " + page.toAbsolutePath());
         assertThat(Files.readString(page)).contains("<h1>Recovery result</h1>", "plan.json \u2192 result.json",
                 ">ELECTED<", "leader 2, leader epoch 4 -&gt; 5");
 
-        GlobalOptions json = text();
-        json.output = GlobalOptions.OutputFormat.json;
         StringWriter jsonPrinted = new StringWriter();
-        ExecutionReport.print(elected(), dir.resolve("result.json"), json, new PrintWriter(jsonPrinted, true),
+        print(elected(), dir.resolve("result.json"), true, new PrintWriter(jsonPrinted, true),
                 new ExecutionReport.Page(dir.resolve("json.html"), plan));
 
         assertThat(Json.mapper().readTree(jsonPrinted.toString()).get("partitions")).hasSize(1);
@@ -97,8 +98,7 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        ExecutionReport.print(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, text(),
-                new PrintWriter(printed, true));
+        print(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, new PrintWriter(printed, true));
 
         assertThat(printed.toString()).contains("The brokers' metadata showed every new leader 420 ms after the"
                 + " controller's answer to the election.");
@@ -110,7 +110,7 @@ class ExecuteReportTest {
         Path file = dir.resolve("no-such-directory").resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        assertThatThrownBy(() -> ExecutionReport.print(elected(), file, text(), new PrintWriter(printed, true)))
+        assertThatThrownBy(() -> print(elected(), file, new PrintWriter(printed, true)))
                 .isInstanceOf(UserInputException.class).hasMessage(file + " cannot be created: directory "
                         + file.getParent() + " does not exist; create it, or name a file in an existing directory");
         assertThat(printed.toString()).contains("orders-0", "ELECTED", "1 elected").doesNotContain("Result written to");
@@ -140,7 +140,7 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        ExecutionReport.print(result, file, text(), new PrintWriter(printed, true));
+        print(result, file, new PrintWriter(printed, true));
 
         List<String> lines = printed.toString().lines().toList();
         assertThat(lines).contains("Salvaged before electing, into " + dir.resolve("plan-salvage") + ":");

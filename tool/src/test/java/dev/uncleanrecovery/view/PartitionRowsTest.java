@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,10 +61,11 @@ class PlanPrinterTest {
         StringWriter text = new StringWriter();
 
         PlanPrinter.print(new Plan(Plan.VERSION, AT, "cluster", "kafka-unclean-recovery test", Strategy.PROACTIVE,
-                List.of(), List.of(election), List.of()), new PrintWriter(text, true));
+                List.of(), List.of(election), List.of()), "plan.json", new PrintWriter(text, true));
 
         assertThat(text.toString().replaceAll("\\s+", " "))
-                .contains("3: 30 [100..130), 0 committed, 30 unknown, 1: 30 [100..130), committed ?, 30 unknown");
+                .contains("3: 30 [100..130), 0 committed, 30 of unknown commitment; 1: 30 [100..130), committed ?,"
+                        + " 30 of unknown commitment");
     }
 
     @Test
@@ -75,7 +76,7 @@ class PlanPrinterTest {
         add(plan, 2, "timed out after 30000 ms");
         StringWriter text = new StringWriter();
 
-        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+        PlanPrinter.print(plan.build(), "plan.json", new PrintWriter(text, true));
 
         String printed = text.toString();
         assertThat(printed.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(Table.MAX_WIDTH));
@@ -98,7 +99,7 @@ class PlanPrinterTest {
                 "broker 1 (h1:9092) did not answer ListOffsets within 3 s")));
         StringWriter text = new StringWriter();
 
-        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+        PlanPrinter.print(plan.build(), "plan.json", new PrintWriter(text, true));
 
         String printed = text.toString();
         assertThat(printed).contains("Partitions to elect: none", "Skipped: 2",
@@ -117,7 +118,7 @@ class PlanPrinterTest {
         plan.unansweredBrokers(List.of(new PlanUnansweredBroker(1, "127.0.0.1:25419", 1, 1, reason)));
         StringWriter text = new StringWriter();
 
-        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+        PlanPrinter.print(plan.build(), "plan.json", new PrintWriter(text, true));
 
         String printed = text.toString();
         assertThat(printed.lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(Table.MAX_WIDTH));
@@ -141,9 +142,55 @@ class PlanPrinterTest {
                 .withStrategy(Strategy.PROACTIVE)));
         StringWriter text = new StringWriter();
 
-        PlanPrinter.print(plan.build(), new PrintWriter(text, true));
+        PlanPrinter.print(plan.build(), "plan.json", new PrintWriter(text, true));
 
         String row = text.toString().lines().filter(l -> l.startsWith("orders-0")).findFirst().orElseThrow();
         assertThat(row).contains("1 (epoch 0, LEO 55, disk)").doesNotContain("UNREACHABLE");
+    }
+
+    @Test
+    void each_replica_and_each_loss_is_an_entry_of_its_own_and_no_value_is_broken_across_lines() {
+        // five replicas with ten-digit offsets, a topic name of a real length: the cells must wrap
+        String topic = "payments.settlement.events.eu-west-1.v2";
+        PlanBuilder plan = new PlanBuilder(AT, "cluster", "kafka-unclean-recovery test", Strategy.PROACTIVE);
+        for (int partition = 0; partition < 2; partition++) {
+            TopicPartition tp = new TopicPartition(topic, 10 + 7 * partition);
+            TopicPartitionState state = new TopicPartitionState(topic, new Uuid(42, 9), tp.partition(),
+                    TopicPartitionState.NO_LEADER, 7, List.of(5, 3, 2, 4, 6), List.of(), List.of(), List.of(5),
+                    List.of(5));
+            List<ReplicaEvidence> evidence = List.of(
+                    ReplicaEvidence.failed(tp, 5, EvidenceSource.STOCK, EvidenceStatus.UNREACHABLE, REFUSED, AT),
+                    ReplicaEvidence.answered(tp, 3, EvidenceSource.STOCK, 1_234_600_000L + partition, 6, 7, -1, AT)
+                            .withHighWatermark(1_234_400_000L),
+                    ReplicaEvidence.answered(tp, 2, EvidenceSource.STOCK, 1_234_567_890L, 7, 7, -1, AT)
+                            .withHighWatermark(1_234_500_000L),
+                    ReplicaEvidence.answered(tp, 4, EvidenceSource.STOCK, 1_234_567_000L, 7, 7, -1, AT)
+                            .withHighWatermark(1_234_500_000L),
+                    ReplicaEvidence.answered(tp, 6, EvidenceSource.STOCK, 1_200_000_000L, 7, 7, -1, AT)
+                            .withHighWatermark(1_199_000_000L));
+            plan.add(state, evidence, LeaderChoice.decide(state, evidence, Set.of(5), ElectionOptions.defaults()
+                    .withStrategy(Strategy.PROACTIVE), dev.uncleanrecovery.election.KnownCuts.under(2,
+                    java.util.Map.of(3, 1_234_550_000L))));
+        }
+        Plan built = plan.build();
+        StringWriter text = new StringWriter();
+
+        PlanPrinter.print(built, "plan.json", new PrintWriter(text, true));
+
+        List<String> lines = text.toString().lines().toList();
+        assertThat(lines).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(Table.MAX_WIDTH));
+        // each of these is one value: on one line, never broken
+        for (String value : List.of(topic + "-10", topic + "-17", "2 (epoch 7,", "LEO 1234567890,", "HW 1234500000)",
+                "LEO 1234600000,", "HW 1234400000);", "LEO 1200000000,", "HW 1199000000)", "5 (UNREACHABLE);",
+                "[1234550000..1234600000),", "[1234550000..1234600001),", "50000 never committed;",
+                "50001 never committed;", "3: 50000", "3: 50001")) {
+            assertThat(lines).as(value).anyMatch(line -> line.contains(value));
+        }
+        // the entries of a cell are apart by ";", the parts of one by ","
+        PartitionRows.Group first = PlanView.of(built).elections().get(0);
+        assertThat(first.cells()).containsExactly("2 (epoch 7, LEO 1234567890, HW 1234500000)",
+                "5 (UNREACHABLE); 3 (epoch 6, LEO 1234600000, HW 1234400000); 4 (epoch 7, LEO 1234567000, HW"
+                        + " 1234500000); 6 (epoch 7, LEO 1200000000, HW 1199000000)",
+                "5: unknown; 3: 50000 [1234550000..1234600000), 0 committed, 50000 never committed; 4: 0; 6: 0");
     }
 }

@@ -1,6 +1,6 @@
 // kafka-unclean-recovery — elects the replica that loses the least when Kafka partitions are offline.
 // SPDX-License-Identifier: Apache-2.0
-package dev.uncleanrecovery.cli;
+package dev.uncleanrecovery.view;
 
 import dev.uncleanrecovery.formats.ConsumerOffsetReset;
 import dev.uncleanrecovery.formats.DivergencePoint;
@@ -8,13 +8,13 @@ import dev.uncleanrecovery.recovery.ConsumerOffsetRepair;
 import java.io.PrintWriter;
 
 /** The consumer offset resets as a table, for {@code consumer-offsets}, {@code execute} and {@code recover}. */
-final class ConsumerOffsetTable {
+public final class ConsumerOffsetTable {
 
     private ConsumerOffsetTable() {
     }
 
     /** Prints the resets and what was done; {@code execute} false is a dry run. */
-    static void print(ConsumerOffsetRepair.Repair repair, boolean execute, PrintWriter out) {
+    public static void print(ConsumerOffsetRepair.Repair repair, boolean execute, PrintWriter out) {
         repair.notes().forEach(n -> Table.printWrapped(out, "NOTE " + n, 5));
         if (repair.resets().isEmpty()) {
             out.println("Consumer groups past the divergence point of the " + repair.elected()
@@ -50,13 +50,5 @@ final class ConsumerOffsetTable {
             out.printf("Dry run: %d offset(s) would be set to the divergence point, %d would not%s. Nothing was"
                     + " changed.%n", repair.count(ConsumerOffsetReset.Outcome.WOULD_RESET), notTouched, setBefore);
         }
-    }
-
-    /**
-     * Exit 3 when the repair is incomplete: a group past its divergence point keeps its offset, or a group could not be
-     * read, decided or recorded.
-     */
-    static int exitCode(ConsumerOffsetRepair.Repair repair) {
-        return repair.isComplete() ? ExitCode.OK : ExitCode.ATTENTION;
     }
 }
