@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One incident run as the runbook runs it, on a real cluster: the last leader of orders-0 dies with 10 acks=1
  * records only it holds; {@code inspect} reads its disk, {@code plan --evidence} plans with it, {@code plan approve}
- * signs the plan, {@code execute --require-approval} elects broker 2, and {@code inspect --salvage-beyond} copies
- * what broker 1 holds beyond the new log end before it may restart. The files it leaves follow their schemas and
+ * signs the plan, {@code inspect --salvage-beyond} copies what broker 1 holds beyond the new log end, and
+ * {@code execute --require-approval} elects broker 2. The files it leaves follow their schemas and
  * agree with each other ({@link ExampleFiles}). They are the ones in examples/: {@code -Dexamples.write=true} writes
  * them there again, the run's directory shown as {@value #SHOWN_DIR} and the broker's log dir as
  * {@value #SHOWN_LOG_DIR}.
@@ -60,9 +60,10 @@ class ExampleFilesClusterTest {
         Path signers = Files.writeString(run.resolve(ExampleFiles.ALLOWED_SIGNERS),
                 "oncall@example.com " + Files.readString(Path.of(key + ".pub")));
         Files.setPosixFilePermissions(signers, PosixFilePermissions.fromString("rw-r--r--"));
+        // broker 1 is fenced: what it alone holds is copied off its disk before the election truncates it
+        ok(CliRun.of("inspect", "--log-dir", logDir, "--salvage-beyond", plan.toString()));
         ok(CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "execute", "--plan", plan.toString(),
                 "--require-approval", "--allowed-signers", signers.toString(), "--reason", REASON));
-        ok(CliRun.of("inspect", "--log-dir", logDir, "--salvage-beyond", plan.toString()));
 
         ExampleFiles.assertConsistent(run);
         // the run the runbook describes: broker 2 elected, broker 1's ten records copied before it may restart

@@ -86,7 +86,7 @@ class InspectSalvageBeyondTest {
         String topic = "orders.eu-west-1.payments-service.v2." + "settlement-events-".repeat(11);
         logDir = LogDirFixture.formatted(tmp.resolve("data"), DEAD);
         LogDirFixture.Partition longName = logDir.partition(topic, 0).leaderEpochs("0 0");
-        longName.segment(0).batch(0, 0, 20);
+        longName.segment(0).batch(0, 0, 15).batch(0, 15, 5);
         Path plan = plan(election(topic, longName.topicId, 15, new PlanTruncation(DEAD, null, null, null,
                 TruncationEstimate.UNKNOWN)));
 
