@@ -100,7 +100,8 @@ class RenderCommandTest {
         CliRun run = CliRun.of("render", "--plan", "examples/plan.json", "--text");
 
         assertThat(run.exitCode()).as(run.err()).isZero();
-        assertThat(run.out()).contains("Partitions to elect: 1", "orders-0",
+        // a command too long for a line goes on with a backslash, as a shell takes it when pasted
+        assertThat(run.out().replaceAll(" \\\\\n +", " ")).contains("Partitions to elect: 1", "orders-0",
                 "kafka-unclean-recovery.sh plan approve --plan examples/plan.json --by NAME --ssh-key KEY")
                 .containsPattern("kafka-unclean-recovery.sh --bootstrap-server \\S+ execute --plan examples/plan.json");
     }
