@@ -23,8 +23,11 @@ final class DocumentedCommands {
             Path.of("docs", "reference.md"), Path.of("docs", "salvage.md"));
 
     static final String SCRIPT = "kafka-unclean-recovery.sh";
-    /** Where a command runs: the runbook's incident directory, one of README's, or after the runbook's recovery. */
-    enum Dir { INCIDENT, AFTER_RECOVERY, README, REPLAY }
+    /**
+     * Where and when a command runs, in this order: README's directory on the outage, the runbook's incident
+     * directory during the recovery and after it, README's replay directory.
+     */
+    enum Dir { README, INCIDENT, AFTER_RECOVERY, REPLAY }
 
     /**
      * @param fragment a part of the documented command that tells it from its neighbours
@@ -62,25 +65,28 @@ final class DocumentedCommands {
                     in(Dir.INCIDENT, "hanging-transactions --bootstrap-server $BOOTSTRAP --result-file", OK),
                     in(Dir.INCIDENT, "hanging-transactions --bootstrap-server $BOOTSTRAP", OK)),
             Path.of("README.md"), List.of(
-                    // nothing is offline any more: each finds nothing to do
-                    in(Dir.README, "status --bootstrap-server $BOOTSTRAP", OK),
-                    in(Dir.README, "plan --bootstrap-server $BOOTSTRAP --output-file plan.json", OK),
+                    // on the outage, before the runbook: balanced without evidence waits for broker 1, the last
+                    // leader, so the plan skips every partition and nothing is elected
+                    in(Dir.README, "status --bootstrap-server $BOOTSTRAP", ATTENTION),
+                    in(Dir.README, "plan --bootstrap-server $BOOTSTRAP --output-file plan.json", ATTENTION),
                     in(Dir.README, "--plan plan.json --dry-run", OK),
                     in(Dir.README, "--plan plan.json --reset-consumer-offsets", OK),
-                    in(Dir.README, "recover --bootstrap-server $BOOTSTRAP --automated-recovery", OK),
-                    in(Dir.README, "--command-config admin.properties --output json", OK),
+                    in(Dir.README, "recover --bootstrap-server $BOOTSTRAP --automated-recovery", ATTENTION),
+                    in(Dir.README, "--command-config admin.properties --output json", ATTENTION),
                     in(Dir.README, "inspect --log-dir $LOG_DIRS --output-file evidence-broker-1.json", OK),
+                    // proactive decides with broker 1's evidence; without --output-file it is only printed
                     in(Dir.README, "--evidence evidence-broker-1.json --strategy proactive", OK),
                     // the runbook's salvage and result file, under the names README gives them
                     in(Dir.REPLAY, "--to-topic orders-salvaged", OK),
                     in(Dir.REPLAY, "--execute --reason", OK)),
             Path.of("docs", "reference.md"), List.of(
                     in(Dir.AFTER_RECOVERY, "plan approve --plan plan.json", OK),
-                    in(Dir.AFTER_RECOVERY, "--plan plan.json --reason \"$REASON\" --require-approval", OK, ATTENTION)),
+                    // plan.json, the runbook's balanced plan, is applied by then: each partition already recovered
+                    in(Dir.AFTER_RECOVERY, "--plan plan.json --reason \"$REASON\" --require-approval", OK)),
             Path.of("docs", "salvage.md"), List.of(
                     // a second replay of the same salvage skips what the first produced
                     in(Dir.REPLAY, "--to-topic orders-salvaged", OK),
-                    in(Dir.REPLAY, "--execute", OK)));
+                    in(Dir.REPLAY, "--execute --reason", OK)));
 
     /** Documented commands this test does not run, each with the reason and where else it runs. */
     static final Map<String, String> NOT_RUN = Map.of(
