@@ -97,8 +97,8 @@ final class DocumentedCommands {
             "source completion/", "dist's ReleaseArchiveTest completes commands with it",
             "bin/kafka-unclean-recovery.sh demo ", "starts a cluster of its own, as ReleaseArchiveDemoClusterTest does",
             "mvn -B verify", "the build itself",
-            "kafka-acls.sh", "Kafka's own tool; SecuredClusterTest grants these ACLs and runs every command under them",
-            "KAFKA_OPTS=-javaagent:", "starts a broker; the harness starts the Native*ClusterTest brokers this way",
+            "kafka-acls.sh", "Kafka's own tool; SecuredClusterTest grants the same ACLs by Admin and runs the tool under them",
+            "KAFKA_OPTS=-javaagent:", "starts a broker: the harness starts Native*ClusterTest's with the agent so",
             "kafka-dump-log.sh", "Kafka's own tool, on a salvage's segment files");
 
     /** A documented command and what it must exit with. */
@@ -135,17 +135,5 @@ final class DocumentedCommands {
         assertThat(mismatches).as("a documented command not known here, or one known here the docs do not have:"
                 + " say in DocumentedCommands what it must exit with, or why it is not run").isEmpty();
         return runs;
-    }
-
-    /** The documented commands not run, each with its reason. */
-    static List<String> notRun() throws IOException {
-        List<String> notRun = new ArrayList<>();
-        for (Path doc : DOCS) {
-            for (DocumentedCommand command : DocCodeBlocks.commands(doc)) {
-                NOT_RUN.entrySet().stream().filter(e -> command.command().startsWith(e.getKey())).findFirst()
-                        .ifPresent(e -> notRun.add(command + " (" + e.getValue() + ")"));
-            }
-        }
-        return notRun;
     }
 }
