@@ -97,7 +97,7 @@ final class DocumentedCommands {
             "source completion/", "dist's ReleaseArchiveTest completes commands with it",
             "bin/kafka-unclean-recovery.sh demo ", "starts a cluster of its own, as ReleaseArchiveDemoClusterTest does",
             "mvn -B verify", "the build itself",
-            "kafka-acls.sh", "Kafka's own tool; SecuredClusterTest grants the same ACLs by Admin and runs the tool under them",
+            "kafka-acls.sh", "Kafka's own tool: SecuredClusterTest grants these ACLs by Admin, runs the tool under them",
             "KAFKA_OPTS=-javaagent:", "starts a broker: the harness starts Native*ClusterTest's with the agent so",
             "kafka-dump-log.sh", "Kafka's own tool, on a salvage's segment files");
 

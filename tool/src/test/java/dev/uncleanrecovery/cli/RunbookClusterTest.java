@@ -122,9 +122,10 @@ class RunbookClusterTest {
         assertThat(salvaged).as(said).hasSize(outage.topicPartitions().size());
         assertThat(salvaged).allSatisfy(s -> assertThat(s.manifest().records()).isEqualTo(outage.ackedByLeaderOnly()));
         // and README's replay produced it into orders-salvaged, once, though salvage.md replays it again
-        assertThat(RecordCount.readable(cluster, List.of(new TopicPartition("orders-salvaged", 0),
-                new TopicPartition("orders-salvaged", 1)),
-                Duration.ofSeconds(60))).as(said).isEqualTo(outage.ackedByLeaderOnly() * outage.topicPartitions().size());
+        List<TopicPartition> replayed = List.of(new TopicPartition("orders-salvaged", 0),
+                new TopicPartition("orders-salvaged", 1));
+        assertThat(RecordCount.readable(cluster, replayed, Duration.ofSeconds(60))).as(said)
+                .isEqualTo(outage.ackedByLeaderOnly() * outage.topicPartitions().size());
 
         // the election is the first run in the audit log beside the plan: STARTED before it, FINISHED with each
         // partition's outcome; the dry run wrote nothing; every later change gives the runbook's reason too
