@@ -68,11 +68,16 @@ final class LoopDisk {
         LOG.info("mounted {} on {} ({})", image, mountPoint, loopDevice());
     }
 
-    /** Raises an ext4 error on the mounted file system: from now on it is read-only, its files still readable. */
+    /**
+     * Flushes the file system, then raises an ext4 error on it: from now on it is read-only, its files still readable.
+     */
     synchronized void fail() {
         if (!mounted) {
             throw new IllegalStateException(mountPoint + " is not mounted");
         }
+        // What Kafka wrote before the failure is on the disk, as the kernel's writeback puts it there within seconds;
+        // pages still dirty when the journal aborts are dropped at unmount, and a repaired disk would lack them.
+        run("sync", "-f", logDir().toString());
         String device = loopDevice();
         Path trigger = Path.of("/sys/fs/ext4", Path.of(device).getFileName().toString(), "trigger_fs_error");
         try {
