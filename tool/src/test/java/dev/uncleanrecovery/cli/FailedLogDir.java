@@ -9,24 +9,19 @@ import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.RecordCount;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeReplicaLogDirsResult.ReplicaLogDirInfo;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionReplica;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -132,6 +127,16 @@ abstract class FailedLogDir {
                 "--plan", plan.toString(), "--result-file", result.toString());
         assertThat(executed.exitCode()).as(executed.out() + executed.err()).isEqualTo(ExitCode.OK);
         cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() == BEHIND, STEP);
+        // what the run says it cut on the failed directory: the plan's range, taken from the copy off that directory
+        JsonNode elected = Json.mapper().readTree(result.toFile()).get("partitions").get(0);
+        assertThat(elected.get("outcome").asText()).isEqualTo("ELECTED");
+        JsonNode salvaged = elected.get("salvaged");
+        assertThat(salvaged).hasSize(1);
+        assertThat(salvaged.get(0).get("broker").asInt()).isEqualTo(ON_THE_FAILED_DISK);
+        assertThat(salvaged.get(0).get("fromOffset").asLong()).isEqualTo(BY_ALL + BY_TWO);
+        assertThat(salvaged.get(0).get("toOffset").asLong()).isEqualTo(failedEnd);
+        assertThat(salvaged.get(0).get("sources").toString()).isEqualTo("[\"DISK\"]");
+        assertThat(elected.get("detail").asText()).contains("broker 1's log directory holding orders-0 failed");
 
         // the disk mended, the broker back: it cuts its replica where the plan said
         cluster.stopBroker(ON_THE_FAILED_DISK, StopMode.ABRUPT);
@@ -155,26 +160,8 @@ abstract class FailedLogDir {
         for (int i = 0; i < ON_THE_FAILED_DISK_ONLY; i++) {
             expected.add("round-3-" + i);
         }
-        assertThat(keys(cluster, new TopicPartition("orders-salvaged", 0))).containsExactlyElementsOf(expected);
-    }
-
-    private static List<String> keys(LocalKafkaCluster cluster, TopicPartition tp) {
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        List<String> keys = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.assign(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + STEP.toNanos();
-            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    keys.add(new String(r.key(), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return keys;
+        assertThat(RecordCount.keys(cluster, new TopicPartition("orders-salvaged", 0), STEP))
+                .containsExactlyElementsOf(expected);
     }
 
     private static void moveReplica(LocalKafkaCluster cluster, Path logDir) throws Exception {
