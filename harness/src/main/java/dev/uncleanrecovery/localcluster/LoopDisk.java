@@ -113,7 +113,8 @@ final class LoopDisk {
     /** Unmounts the file system (lazily if something still holds it) and deletes the image; safe to call twice. */
     synchronized void unmount() {
         if (mounted) {
-            if (exitCode("umount", mountPoint.toString()) != 0 && exitCode("umount", "-l", mountPoint.toString()) != 0) {
+            if (exitCode("umount", mountPoint.toString()) != 0
+                    && exitCode("umount", "-l", mountPoint.toString()) != 0) {
                 LOG.warn("could not unmount {}; unmount it by hand (umount -l {})", mountPoint, mountPoint);
                 return;
             }
@@ -135,7 +136,8 @@ final class LoopDisk {
         int status = execute(output, command);
         if (status != 0) {
             throw new LocalClusterException(String.join(" ", command) + " exited with " + status + ": "
-                    + String.join("\n", output) + " (a log directory on a disk of its own needs root and loop devices)");
+                    + String.join("\n", output)
+                    + " (a log directory on a disk of its own needs root and loop devices)");
         }
         return String.join("\n", output);
     }

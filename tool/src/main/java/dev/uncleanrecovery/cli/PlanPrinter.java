@@ -62,7 +62,8 @@ final class PlanPrinter {
                         plan.skipped().stream().map(p -> Map.entry(p.topic() + "-" + p.partition(), p.evidence())))
                 .forEach(partition -> oneEach(partition.getValue()).stream()
                         .filter(e -> e.status() == EvidenceStatus.LOG_DIR_OFFLINE)
-                        .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new ArrayList<>()).add(partition.getKey())));
+                        .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new ArrayList<>())
+                                .add(partition.getKey())));
         byBroker.forEach((broker, partitions) -> Table.printWrapped(out, "FAILED LOG DIRECTORY on live broker " + broker
                 + ": its replica(s) of " + String.join(", ", partitions) + " cannot lead and their logs are unknown;"
                 + " 'inspect --log-dir' on that directory, if it can still be read, gives them (pass with --evidence;"

@@ -123,7 +123,8 @@ public class StatusCommand implements Callable<Integer> {
                 + (r.nativeRpcs().unanswered().isEmpty() ? ""
                         : " (" + BrokerNativeSupport.brokers(r.nativeRpcs().unanswered()) + " did not answer ApiVersions)"));
         out.println();
-        Set<Integer> up = r.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id).collect(Collectors.toSet());
+        Set<Integer> up = r.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
+                .collect(Collectors.toSet());
         printPartitions("Offline partitions (no leader)", r.offline(), up, out);
         printPartitions("At-risk partitions (ISR below min.insync.replicas)", r.atRisk(), up, out);
         printUnreadable(r.unreadableTopics(), out);

@@ -118,8 +118,8 @@ final class SalvagePhase {
             if (kept != null) {
                 copy.fromDisk.add(kept);
                 copy.notes.add("broker " + r.broker() + (failedDir ? "'s log directory holding " + tp + " failed"
-                        : " is down") + "; its doomed records " + ranges(List.of(r)) + " were copied off its disk before ("
-                        + kept.manifest() + ")");
+                        : " is down") + "; its doomed records " + ranges(List.of(r))
+                        + " were copied off its disk before (" + kept.manifest() + ")");
             } else {
                 copy.unreadable.add("broker " + r.broker() + " did not serve " + tp + " [" + r.fromOffset() + ".."
                         + r.toOffset() + "): " + (failedDir ? "the log directory holding it failed on that broker"

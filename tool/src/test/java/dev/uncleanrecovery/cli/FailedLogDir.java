@@ -27,11 +27,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A disk dies under a running broker (JBOD): the broker stays up, its replica there goes offline, and as the last ISR
- * or ELR member it leaves the partition offline with every broker alive. The probe gets KAFKA_STORAGE_ERROR for it; the plan
- * never designates it, elects the best of the others, and says where its log can still be read. {@code inspect} on the
- * failed (read-only) directory reads it, the plan then states its exact loss, {@code inspect --salvage-beyond} copies
- * that off the directory, execute elects, and the broker, its disk mended and restarted, cuts exactly there.
+ * A disk dies under a running broker (JBOD): the broker stays up, its replica there goes offline, and as the last
+ * ISR or ELR member it leaves the partition offline with every broker alive. The probe gets KAFKA_STORAGE_ERROR for
+ * it; the plan never designates it, elects the best of the others, and says where its log can still be read.
+ * {@code inspect} on the failed (read-only) directory reads it, the plan then states its exact loss, {@code inspect
+ * --salvage-beyond} copies that off the directory, execute elects, and the broker, its disk mended and restarted,
+ * cuts exactly there.
  */
 abstract class FailedLogDir {
 
@@ -85,8 +86,8 @@ abstract class FailedLogDir {
 
         // proactive elects the best of the others; what 1 loses is unknown, and the plan says where to read it
         Path blind = dir.resolve("blind.json");
-        CliRun proactive = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--probe-timeout-ms", "5000", "--topic", TOPIC, "--output-file", blind.toString());
+        CliRun proactive = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy",
+                "proactive", "--probe-timeout-ms", "5000", "--topic", TOPIC, "--output-file", blind.toString());
         assertThat(proactive.exitCode()).as(proactive.out() + proactive.err()).isEqualTo(ExitCode.OK);
         assertThat(proactive.out()).contains("FAILED LOG DIRECTORY on live broker 1");
         JsonNode blindElection = Json.mapper().readTree(blind.toFile()).get("partitions").get(0);
@@ -100,7 +101,8 @@ abstract class FailedLogDir {
 
         // the failed directory is still readable: inspect reads the replica's log off it
         Path evidence = dir.resolve("evidence.json");
-        CliRun inspected = CliRun.of("inspect", "--log-dir", failedDir.toString(), "--output-file", evidence.toString());
+        CliRun inspected = CliRun.of("inspect", "--log-dir", failedDir.toString(), "--output-file",
+                evidence.toString());
         assertThat(inspected.exitCode()).as(inspected.out() + inspected.err()).isEqualTo(ExitCode.OK);
         long failedEnd = BY_ALL + BY_TWO + ON_THE_FAILED_DISK_ONLY;
         assertThat(Json.mapper().readTree(evidence.toFile()).get("partitions").get(0).get("logEndOffset").asLong())
@@ -108,8 +110,8 @@ abstract class FailedLogDir {
 
         // with it, balanced goes ahead and states the exact loss on the failed directory
         Path plan = dir.resolve("plan.json");
-        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-timeout-ms", "5000",
-                "--topic", TOPIC, "--evidence", evidence.toString(), "--output-file", plan.toString());
+        CliRun planned = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--probe-timeout-ms",
+                "5000", "--topic", TOPIC, "--evidence", evidence.toString(), "--output-file", plan.toString());
         assertThat(planned.exitCode()).as(planned.out() + planned.err()).isEqualTo(ExitCode.OK);
         JsonNode election = Json.mapper().readTree(plan.toFile()).get("partitions").get(0);
         assertThat(election.get("designatedLeader").asInt()).isEqualTo(BEHIND);
@@ -145,8 +147,9 @@ abstract class FailedLogDir {
         cluster.metadata().awaitPartition(ORDERS_0, v -> v.leader() == BEHIND && v.isr().contains(ON_THE_FAILED_DISK),
                 STEP);
         long plannedCut = BY_ALL + BY_TWO;
-        assertThat(cluster.nodes().logSinceLastStart(ON_THE_FAILED_DISK)).containsPattern("Truncating to offset "
-                + plannedCut + "\\b.*" + ORDERS_0 + "\\b|" + ORDERS_0 + "\\b.*Truncating to offset " + plannedCut + "\\b");
+        String truncating = "Truncating to offset " + plannedCut + "\\b";
+        assertThat(cluster.nodes().logSinceLastStart(ON_THE_FAILED_DISK))
+                .containsPattern(truncating + ".*" + ORDERS_0 + "\\b|" + ORDERS_0 + "\\b.*" + truncating);
 
         // and the copy holds every record it cut: the whole of round 3
         try (Admin admin = cluster.createAdmin()) {

@@ -227,7 +227,8 @@ class LeaderChoiceTest {
     @Nested
     class FailedLogDirectory {
 
-        private static final String STORAGE_ERROR = "broker 1 answered ListOffsets for orders-3 with KAFKA_STORAGE_ERROR";
+        private static final String STORAGE_ERROR =
+                "broker 1 answered ListOffsets for orders-3 with KAFKA_STORAGE_ERROR";
 
         @Test
         void a_replica_on_a_failed_log_directory_is_never_designated_and_its_loss_is_unknown() {

@@ -106,8 +106,8 @@ class SalvagePhaseTest {
                 + " failed; its doomed records broker 3 [100..120) (20 offsets) were copied off its disk before ("
                 + Path.of("plan-salvage", "disk-manifest.json") + ")")));
         assertThat(verdicts.get(ORDERS_1)).isEqualTo(new Verdict.Refused("salvage failed: broker 3 did not serve"
-                + " orders-1 [100..120): the log directory holding it failed on that broker, so nothing can be read from"
-                + " it online; copy its records off its disk with 'inspect --salvage-beyond' on its host into"
+                + " orders-1 [100..120): the log directory holding it failed on that broker, so nothing can be read"
+                + " from it online; copy its records off its disk with 'inspect --salvage-beyond' on its host into"
                 + " plan-salvage, then execute again (or --no-salvage); nothing elected"));
     }
 
