@@ -143,6 +143,9 @@ public final class KafkaClusterExtension
         if (wanted.tieredStorage()) {
             builder.tieredStorage();
         }
+        for (int broker : wanted.failableLogDirOn()) {
+            builder.failableLogDir(broker);
+        }
         for (String property : wanted.brokerProperties()) {
             String[] keyValue = keyValue(property);
             builder.brokerProperty(keyValue[0], keyValue[1]);

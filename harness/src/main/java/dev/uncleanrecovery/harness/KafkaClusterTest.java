@@ -67,6 +67,9 @@ public @interface KafkaClusterTest {
     /** Brokers that run WITHOUT the agent although {@link #patchAgentOn()} names the broker role (mixed clusters). */
     int[] brokersWithoutPatchAgent() default {};
 
+    /** Brokers with a second log directory on a disk of their own that the test can fail (as root). */
+    int[] failableLogDirOn() default {};
+
     /** Options passed to the agent ({@code -javaagent:jar=options}). */
     String patchAgentOptions() default "";
 

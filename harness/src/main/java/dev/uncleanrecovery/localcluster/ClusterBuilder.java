@@ -47,6 +47,7 @@ public final class ClusterBuilder {
     final Map<Integer, Map<String, String>> nodeProperties = new HashMap<>();
     final Map<NodeRole, List<String>> jvmArgs = new EnumMap<>(NodeRole.class);
     final java.util.Set<Integer> brokersWithoutAgents = new java.util.HashSet<>();
+    final java.util.SortedSet<Integer> brokersWithFailableLogDir = new java.util.TreeSet<>();
 
     ClusterBuilder() {
         jvmArgs.put(NodeRole.CONTROLLER, new ArrayList<>());
@@ -196,6 +197,16 @@ public final class ClusterBuilder {
         return this;
     }
 
+    /**
+     * Gives the broker a second log directory, after its own, on a disk of its own (an ext4 image loop-mounted in
+     * its directory) that {@link DiskFaults#failLogDir} fails under the running broker; the first directory keeps
+     * the metadata log, so the broker stays up. Processes only, as root; the disk is unmounted on close.
+     */
+    public ClusterBuilder failableLogDir(int brokerId) {
+        brokersWithFailableLogDir.add(brokerId);
+        return this;
+    }
+
     public ClusterBuilder startupTimeout(Duration timeout) {
         this.startupTimeout = timeout;
         return this;
@@ -266,6 +277,14 @@ public final class ClusterBuilder {
         if (network == NodeNetwork.HOSTS && security.usesTls()) {
             throw new LocalClusterException("a cluster of hosts has no TLS listeners yet (the certificates name"
                     + " 127.0.0.1); use " + ClusterSecurity.SASL_PLAIN_WITH_ACLS + " or " + ClusterSecurity.NONE);
+        }
+        if (!brokersWithFailableLogDir.isEmpty() && backend == ClusterBackend.CONTAINERS) {
+            throw new LocalClusterException("a failable log directory is a loop mount of this machine, which the"
+                    + " containers do not see: drop -D" + ClusterBackend.PROPERTY + "=containers");
+        }
+        if (!brokersWithFailableLogDir.isEmpty() && brokersWithFailableLogDir.last() > brokers) {
+            throw new IllegalArgumentException("no broker " + brokersWithFailableLogDir.last()
+                    + " to give a failable log directory; brokers are 1.." + brokers);
         }
         Optional<String> image = backend == ClusterBackend.CONTAINERS ? ContainerRuntime.configuredImage() : Optional.empty();
         if (image.isPresent()) {

@@ -51,6 +51,8 @@ final class ClusterLayout {
     /** Every broker's port of each TLS listener; empty unless the security uses TLS. */
     final Map<Integer, Map<TlsListener, Integer>> tlsPorts = new TreeMap<>();
     final List<String> formatFeatures;
+    /** The disks of the brokers given a failable second log directory, by broker id. */
+    final SortedMap<Integer, LoopDisk> loopDisks = new TreeMap<>();
     final String kafkaVersion;
 
     ClusterLayout(ClusterBuilder builder, KafkaServerClasspath classpath, Path baseDirectory,
@@ -123,10 +125,17 @@ final class ClusterLayout {
                 tlsPorts.put(brokerId, listenerPorts);
                 brokerSecurity = TlsListener.brokerConfig(brokerSecurity, listenerPorts, certificates);
             }
-            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, host, port, brokerDirectory,
-                    builder.propertiesOf(brokerId, NodeRole.BROKER, NodeDefaults.secured(NodeDefaults.broker(brokerId,
-                                    host, port, quorumVoters, builder.brokers, brokerDirectory.resolve(KafkaNode.DATA)),
-                            brokerSecurity)),
+            Map<String, String> properties = builder.propertiesOf(brokerId, NodeRole.BROKER, NodeDefaults.secured(
+                    NodeDefaults.broker(brokerId, host, port, quorumVoters, builder.brokers,
+                            brokerDirectory.resolve(KafkaNode.DATA)), brokerSecurity));
+            if (builder.brokersWithFailableLogDir.contains(brokerId)) {
+                LoopDisk disk = new LoopDisk(brokerDirectory);
+                loopDisks.put(brokerId, disk);
+                // metadata.log.dir defaults to the first of log.dirs: the failable one comes second, so that the
+                // broker keeps running when it fails (Kafka halts a broker that loses its metadata log directory)
+                properties.put("log.dirs", brokerDirectory.resolve(KafkaNode.DATA) + "," + disk.logDir());
+            }
+            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, host, port, brokerDirectory, properties,
                     builder.brokersWithoutAgents.contains(brokerId)
                             ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
                             : builder.jvmArgs.get(NodeRole.BROKER)));

@@ -18,7 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Faults on a stopped broker's disk: the tail of a replica's log cut as if the last writes never reached it, the
+ * Faults on a broker's disk: a log directory that fails under the running broker; and on a stopped broker's
+ * disk: the tail of a replica's log cut as if the last writes never reached it, the
  * clean-shutdown marker deleted so the next start counts as unclean, and a start on a disk Kafka refuses. Each needs
  * the broker stopped: a running broker keeps its segments open and recovers its log only at start-up.
  */
@@ -78,6 +79,62 @@ public final class DiskFaults {
         } catch (IOException e) {
             throw new UncheckedIOException("could not truncate " + lastSegment, e);
         }
+    }
+
+    /** The broker's second log directory, on a disk of its own ({@link ClusterBuilder#failableLogDir}). */
+    public Path failableLogDir(int brokerId) {
+        return loopDisk(brokerId).logDir();
+    }
+
+    /**
+     * Fails the broker's second log directory under the running broker, as a disk's I/O error does (see
+     * {@link LoopDisk}), and returns once the broker has logged that it stopped serving the replicas there: Kafka
+     * marks a directory offline at its first failed write (the high watermark checkpoint writes to every directory
+     * within {@code replica.high.watermark.checkpoint.interval.ms}). The broker stays up; its replicas there go
+     * offline. The directory stays readable.
+     */
+    public Path failLogDir(int brokerId, Duration timeout) {
+        LoopDisk disk = loopDisk(brokerId);
+        KafkaNode broker = layout.broker(brokerId);
+        String stopped = "Stopped serving replicas in dir " + disk.logDir();
+        synchronized (lifecycle) {
+            if (!broker.isRunning()) {
+                throw new IllegalStateException(broker.name() + " is not running: a log directory fails under a"
+                        + " running broker");
+            }
+            disk.fail();
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!broker.log().readSince(broker.logLengthAtStart()).contains(stopped)) {
+            if (System.nanoTime() > deadline) {
+                throw new LocalClusterException(broker.name() + " did not log '" + stopped + "' within "
+                        + timeout.toSeconds() + " s of its disk failing; last lines of " + broker.log().file() + ":\n"
+                        + NodeLifecycle.tailText(broker));
+            }
+            NodeLifecycle.pollPause();
+        }
+        LOG.info("{} stopped serving the replicas in {}", broker.name(), disk.logDir());
+        return disk.logDir();
+    }
+
+    /**
+     * Mends the broker's failed second log directory while the broker is stopped (its file system checked and
+     * mounted read-write again, its files as the failure left them), so that its next start loads the replicas there.
+     */
+    public void repairLogDir(int brokerId) {
+        synchronized (lifecycle) {
+            lifecycle.requireStopped(layout.broker(brokerId), "repair its log directory");
+            loopDisk(brokerId).repair();
+        }
+    }
+
+    private LoopDisk loopDisk(int brokerId) {
+        LoopDisk disk = layout.loopDisks.get(brokerId);
+        if (disk == null) {
+            throw new IllegalArgumentException("broker " + brokerId + " has no failable log directory; give it one"
+                    + " with ClusterBuilder.failableLogDir or @KafkaClusterTest(failableLogDirOn = ...)");
+        }
+        return disk;
     }
 
     /**

@@ -114,6 +114,7 @@ final class NodeLifecycle {
                 certificates.create();
             }
             layout.allNodes().forEach(KafkaNode::writeConfiguration);
+            layout.loopDisks.values().forEach(LoopDisk::mount);
             clusterId = Uuid.randomUuid().toString();
             formatStorage(log4jConfig);
             long formatted = System.nanoTime();
@@ -132,6 +133,7 @@ final class NodeLifecycle {
         } catch (RuntimeException startFailure) {
             keepBaseDirectory = true;
             killAllNodes();
+            layout.loopDisks.values().forEach(LoopDisk::unmount);
             throw startFailure instanceof LocalClusterException
                     ? new LocalClusterException(startFailure.getMessage() + " (the cluster's directory "
                             + baseDirectory + " is kept)", startFailure)
@@ -148,6 +150,8 @@ final class NodeLifecycle {
         closed = true;
         closeHarnessAdmin.run();
         killAllNodes();
+        // before the directory goes: a failed disk is read-only, and deleting through the mount would fail
+        layout.loopDisks.values().forEach(LoopDisk::unmount);
         if (runtime != null) {
             runtime.close();
         }

@@ -12,6 +12,7 @@ import dev.uncleanrecovery.formats.Json;
 import dev.uncleanrecovery.view.Table;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
@@ -126,8 +127,10 @@ public class StatusCommand implements Callable<Integer> {
                 + (r.nativeRpcs().unanswered().isEmpty() ? ""
                         : " (" + BrokerNativeSupport.brokers(r.nativeRpcs().unanswered()) + " did not answer ApiVersions)"));
         out.println();
-        printPartitions("Offline partitions (no leader)", r.offline(), out);
-        printPartitions("At-risk partitions (ISR below min.insync.replicas)", r.atRisk(), out);
+        Set<Integer> up = r.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
+                .collect(Collectors.toSet());
+        printPartitions("Offline partitions (no leader)", r.offline(), up, out);
+        printPartitions("At-risk partitions (ISR below min.insync.replicas)", r.atRisk(), up, out);
         printUnreadable(r.unreadableTopics(), out);
         out.println("Reassignments in progress: " + (r.reassigning().isEmpty() ? "none" : String.join(", ", r.reassigning())));
         if (!r.offline().isEmpty()) {
@@ -149,7 +152,12 @@ public class StatusCommand implements Callable<Integer> {
         out.println();
     }
 
-    private static void printPartitions(String title, List<TopicPartitionState> partitions, PrintWriter out) {
+    /**
+     * @param up the brokers that are up: a replica offline on one of them has its log directory offline (Kafka's
+     *           metadata lists a replica offline when its broker is fenced or gone, or its directory failed)
+     */
+    private static void printPartitions(String title, List<TopicPartitionState> partitions, Set<Integer> up,
+                                        PrintWriter out) {
         out.println(title + ": " + (partitions.isEmpty() ? "none" : partitions.size()));
         if (partitions.isEmpty()) {
             return;
@@ -160,6 +168,11 @@ public class StatusCommand implements Callable<Integer> {
             table.row(p.topic(), p.partition(), p.isOffline() ? "none" : p.leader(),
                     p.leaderEpoch() < 0 ? "?" : p.leaderEpoch(), Table.ids(p.replicas()), Table.ids(p.isr()),
                     Table.ids(p.eligibleLeaderReplicas()), Table.ids(p.lastKnownElr()), Table.ids(p.offlineReplicas()));
+            List<Integer> onFailedDirs = p.offlineReplicas().stream().filter(up::contains).toList();
+            if (!onFailedDirs.isEmpty()) {
+                table.note("replica(s) on " + Table.ids(onFailedDirs) + " offline while the broker is up: a failed log"
+                        + " directory; 'inspect --log-dir' on it, if it can still be read, gives the log");
+            }
         }
         table.print(out);
         out.println();

@@ -137,6 +137,25 @@ public final class ClusterSnapshot {
         return Optional.ofNullable(byPartition.get(tp));
     }
 
+    /**
+     * Whether {@code broker} answers Fetch and ListOffsets for its replica of {@code tp} now: registered, unfenced, and
+     * the replica not {@linkplain #isOnFailedLogDir on a failed log directory}.
+     */
+    public boolean canServe(TopicPartition tp, int broker) {
+        BrokerState registered = brokersById.get(broker);
+        return registered != null && !registered.fenced() && !isOnFailedLogDir(tp, broker);
+    }
+
+    /**
+     * The replica is offline in the metadata while its broker is up: its log directory failed. KRaft (3.7+, JBOD)
+     * keeps such a broker running and has the controller take the replicas on that directory offline.
+     */
+    public boolean isOnFailedLogDir(TopicPartition tp, int broker) {
+        BrokerState registered = brokersById.get(broker);
+        TopicPartitionState state = byPartition.get(tp);
+        return registered != null && !registered.fenced() && state != null && state.offlineReplicas().contains(broker);
+    }
+
     public List<TopicPartitionState> offlinePartitions() {
         return partitions.stream().filter(TopicPartitionState::isOffline).toList();
     }

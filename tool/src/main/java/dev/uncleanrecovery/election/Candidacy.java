@@ -15,6 +15,12 @@ public enum Candidacy {
     EXCLUDED,
     /** Its broker is fenced: the controller would refuse it (and stock UNCLEAN would silently pick another). */
     FENCED,
+    /**
+     * Its broker is up, but answered that the log directory holding the replica has failed (KAFKA_STORAGE_ERROR):
+     * the controller's LeaderAcceptor refuses a replica on an offline directory, and its log can only be read off
+     * that directory ({@code inspect}).
+     */
+    LOG_DIR_OFFLINE,
     /** The metadata lists the replica as offline: broker not registered, or its log directory is offline. */
     OFFLINE,
     /** No live answer without error. A log read from disk still counts as evidence, but its broker is down. */

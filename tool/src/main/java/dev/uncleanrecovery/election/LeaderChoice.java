@@ -4,6 +4,7 @@ package dev.uncleanrecovery.election;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,7 +25,8 @@ import org.apache.kafka.common.TopicPartition;
  * <ol>
  *   <li>Only an offline partition (leader -1) is decided; ElectLeaders would answer ELECTION_NOT_NEEDED anyway.
  *   <li>Candidates: replicas whose broker answered live without error, is unfenced, is not excluded, and
- *       that the metadata does not list as offline. A log read from disk is evidence, not a candidate: its
+ *       that the metadata does not list as offline; never one whose log directory failed on its live
+ *       broker. A log read from disk is evidence, not a candidate: its
  *       broker is down and cannot lead.
  *   <li>Balanced waits until every ELR, LastKnownELR and (on clusters without ELR) leaderless-ISR member has
  *       answered (live or from disk); proactive decides from whoever answered.
@@ -196,6 +198,11 @@ public final class LeaderChoice {
         } else if (fencedBrokers.contains(broker)) {
             // The controller's LeaderAcceptor rejects fenced brokers; stock UNCLEAN would then pick another one.
             candidacy = Candidacy.FENCED;
+        } else if (evidence.stream()
+                .anyMatch(e -> e.broker() == broker && e.status() == EvidenceStatus.LOG_DIR_OFFLINE)) {
+            // LeaderAcceptor refuses a replica whose directory is offline; the metadata lists it offline too, but
+            // only the broker's answer says why (an unregistered broker is offline in metadata as well).
+            candidacy = Candidacy.LOG_DIR_OFFLINE;
         } else if (partition.offlineReplicas().contains(broker)) {
             // Broker unregistered or its log directory offline: LeaderAcceptor rejects a LOST directory too.
             candidacy = Candidacy.OFFLINE;
@@ -252,6 +259,11 @@ public final class LeaderChoice {
             }
             String role = partition.lastKnownElr().contains(member) ? "LastKnownELR"
                     : partition.eligibleLeaderReplicas().contains(member) ? "ELR" : "leaderless-ISR";
+            if (replica != null && replica.candidacy() == Candidacy.LOG_DIR_OFFLINE) {
+                missing.add(role + " member " + member + " has its " + RankedReplica.ON_A_FAILED_LOG_DIR
+                        + " (pass it with --evidence)");
+                continue;
+            }
             if (replica != null && replica.isUnreachable()) {
                 // The broker's own error is in the evidence and the plan's unansweredBrokers, once.
                 missing.add(role + " member " + member + " is " + RankedReplica.UNKNOWN_BROKER_SILENT);

@@ -46,12 +46,18 @@ public record RankedReplica(int broker, Candidacy candidacy, ReplicaEvidence evi
     /** Why an unreachable replica is unknown, without the broker's error (see {@link #describeBriefly()}). */
     static final String UNKNOWN_BROKER_SILENT = "unknown: its broker did not answer";
 
+    /** Why a replica on a failed log directory is unknown, and where its log can still be read. */
+    static final String ON_A_FAILED_LOG_DIR = "log on a failed log directory of its live broker: 'inspect' on that"
+            + " directory, if it can be read, gives its log";
+
     private String describe(boolean withError) {
         String log = describeEvidence(withError);
         return switch (candidacy) {
             case CANDIDATE -> broker + " (" + log + ")";
             case EXCLUDED -> broker + " (excluded; " + log + ")";
             case FENCED -> broker + " (fenced; " + log + ")";
+            case LOG_DIR_OFFLINE -> hasKnownLog() ? broker + " (its log directory failed; " + log + ")"
+                    : broker + " (" + ON_A_FAILED_LOG_DIR + ")";
             case OFFLINE -> broker + " (offline in metadata; " + log + ")";
             case NOT_ANSWERED -> hasKnownLog() ? broker + " (no live answer; " + log + ")" : broker + " (" + log + ")";
         };

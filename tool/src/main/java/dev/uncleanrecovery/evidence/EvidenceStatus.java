@@ -11,5 +11,10 @@ public enum EvidenceStatus {
     /** The broker answered with a per-partition error (see the evidence's error text). */
     ERROR,
     /** The answer was for another leader epoch than the metadata's, so it may be stale. */
-    STALE
+    STALE,
+    /**
+     * The broker is up but the log directory holding the replica has failed (KAFKA_STORAGE_ERROR): the replica is
+     * offline until the broker restarts with that directory working, and its log can only be read off the directory.
+     */
+    LOG_DIR_OFFLINE
 }

@@ -23,7 +23,8 @@ import org.apache.kafka.common.Uuid;
  * What electing a partition's leader will truncate on its other replicas, measured at execute time: the plan is an
  * editable file, so its figures are compared with the measurement, never used in its place. A replica whose broker is
  * live is measured from its answer to the second look (its log end and last written epoch; where the epoch differs from
- * the leader's, the brokers' own look-ups say where it cuts). A replica whose broker is down cannot be asked: its loss
+ * the leader's, the brokers' own look-ups say where it cuts). A replica whose broker is down, or whose log directory
+ * failed under its running broker, cannot be asked: its loss
  * is what the plan states from its evidence ('inspect' on its disk, or its answer to the plan's probe), and what
  * 'inspect --salvage-beyond' copied of it must cover that.
  *
@@ -61,8 +62,8 @@ record DoomedRanges(List<DoomedRange> ranges, List<Integer> inexact, Map<Integer
             PlanTruncation planned = stated.flatMap(list -> list.stream().filter(t -> t.broker() == broker).findFirst())
                     .orElse(null);
             ReplicaEvidence answer = answer(secondLook, broker);
-            var registered = now.brokersById().get(broker);
-            boolean live = registered != null && !registered.fenced();
+            // a replica on a failed log directory is as good as down: its broker answers KAFKA_STORAGE_ERROR for it
+            boolean live = now.canServe(p.topicPartition(), broker);
             if (answer != null && leaderNow != null) {
                 ExpectedTruncation m = cuts.containsKey(broker)
                         ? ExpectedTruncation.exact(broker, cuts.get(broker), answer.logEndOffset())
@@ -78,7 +79,8 @@ record DoomedRanges(List<DoomedRange> ranges, List<Integer> inexact, Map<Integer
                 unknown.put(broker, "it did not answer the second look");
                 addStated(p, planned, topicId, ranges, inexact);
             } else if (planned == null || planned.estimate() == TruncationEstimate.UNKNOWN) {
-                unknown.put(broker, "down, and no evidence says what its log holds");
+                unknown.put(broker, (now.isOnFailedLogDir(p.topicPartition(), broker) ? "its log directory failed"
+                        : "down") + ", and no evidence says what its log holds");
             } else {
                 addStated(p, planned, topicId, ranges, inexact);
             }

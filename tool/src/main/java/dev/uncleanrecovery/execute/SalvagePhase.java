@@ -100,26 +100,30 @@ final class SalvagePhase {
     }
 
     /**
-     * A broker that is down serves no Fetch: its doomed records must already have been copied off its disk
-     * (inspect --salvage-beyond, into this salvage directory), or the partition waits.
+     * A broker that is down serves no Fetch, nor one whose log directory holding the replica failed: its doomed records
+     * must already have been copied off its disk (inspect --salvage-beyond, into this salvage directory), or the
+     * partition waits.
      */
     private Copy sort(TopicPartition tp, DoomedRanges d, ClusterSnapshot now) {
         Copy copy = new Copy();
         for (DoomedRange r : d.ranges()) {
-            var broker = now.brokersById().get(r.broker());
-            if (broker != null && !broker.fenced()) {
+            if (now.canServe(tp, r.broker())) {
                 copy.live.add(r);
                 continue;
             }
+            var broker = now.brokersById().get(r.broker());
+            boolean failedDir = now.isOnFailedLogDir(tp, r.broker());
             Salvage.EarlierCopy earlier = salvage.alreadyKept(r);
             SalvagedFile kept = earlier.file();
             if (kept != null) {
                 copy.fromDisk.add(kept);
-                copy.notes.add("broker " + r.broker() + " is down; its doomed records " + ranges(List.of(r))
+                copy.notes.add("broker " + r.broker() + (failedDir ? "'s log directory holding " + tp + " failed"
+                        : " is down") + "; its doomed records " + ranges(List.of(r))
                         + " were copied off its disk before (" + kept.manifest() + ")");
             } else {
                 copy.unreadable.add("broker " + r.broker() + " did not serve " + tp + " [" + r.fromOffset() + ".."
-                        + r.toOffset() + "): it is " + (broker == null ? "not registered" : "fenced") + ", so nothing"
+                        + r.toOffset() + "): " + (failedDir ? "the log directory holding it failed on that broker"
+                        : "it is " + (broker == null ? "not registered" : "fenced")) + ", so nothing"
                         + " can be read from it online; " + earlier.notUsed().stream().map(why -> why + "; ")
                         .collect(Collectors.joining()) + "copy its records off its disk with 'inspect"
                         + " --salvage-beyond' on its host into " + salvage.directory() + ", then execute again (or"

@@ -26,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -182,12 +181,8 @@ public final class NativeLogInfoSource implements ReplicaLogInfoSource {
                                        Map<TopicPartition, ReplicaEvidence> settled,
                                        Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> retry) {
         String text = who + " answered " + API_NAME + " for " + tp + " with " + error.name() + ": " + explain(error, tp);
-        ReplicaEvidence evidence = error(tp, broker, text, now);
-        if (error.exception() instanceof RetriableException) {
-            retry.put(tp, new ProbeBatchAnswer.PartitionRetry(text, evidence));
-        } else {
-            settled.put(tp, evidence);
-        }
+        StockLogInfoSource.settleOrRetry(ReplicaEvidence.failed(tp, broker, EvidenceSource.NATIVE,
+                StockLogInfoSource.statusOf(error), text, now), error, settled, retry);
     }
 
     /** What the error means for a native probe, and what to do about it. */

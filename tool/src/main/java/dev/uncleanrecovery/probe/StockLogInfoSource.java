@@ -557,19 +557,35 @@ public final class StockLogInfoSource implements ReplicaLogInfoSource {
                                        Map<TopicPartition, ReplicaEvidence> settled,
                                        Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> retry) {
         String text = who + " answered " + api + " for " + tp + " with " + error.name() + ": " + explain(error);
-        ReplicaEvidence evidence = error(tp, broker, text, now);
-        if (error.exception() instanceof RetriableException) {
-            retry.put(tp, new ProbeBatchAnswer.PartitionRetry(text, evidence));
+        settleOrRetry(ReplicaEvidence.failed(tp, broker, EvidenceSource.STOCK, statusOf(error), text, now), error,
+                settled, retry);
+    }
+
+    /**
+     * Both probes' rule for a replica's error: a retriable one is asked again until the deadline, except a failed log
+     * directory, which Kafka brings back only when its broker restarts (KafkaStorageException is retriable for
+     * clients, which wait for the replica to move; here it does not move).
+     */
+    static void settleOrRetry(ReplicaEvidence evidence, Errors error, Map<TopicPartition, ReplicaEvidence> settled,
+                              Map<TopicPartition, ProbeBatchAnswer.PartitionRetry> retry) {
+        if (error.exception() instanceof RetriableException && error != Errors.KAFKA_STORAGE_ERROR) {
+            retry.put(evidence.topicPartition(), new ProbeBatchAnswer.PartitionRetry(evidence.error(), evidence));
         } else {
-            settled.put(tp, evidence);
+            settled.put(evidence.topicPartition(), evidence);
         }
+    }
+
+    /** The evidence status of a replica its broker answered with {@code error}. */
+    static EvidenceStatus statusOf(Errors error) {
+        return error == Errors.KAFKA_STORAGE_ERROR ? EvidenceStatus.LOG_DIR_OFFLINE : EvidenceStatus.ERROR;
     }
 
     /** What the error means for a probe, and what to do about it. */
     static String explain(Errors error) {
         return switch (error) {
             case NOT_LEADER_OR_FOLLOWER -> "that broker does not host this replica (yet); it may still be loading its logs";
-            case KAFKA_STORAGE_ERROR -> "the log directory holding this replica is offline on that broker";
+            case KAFKA_STORAGE_ERROR -> "the log directory holding this replica has failed on that broker; 'inspect"
+                    + " --log-dir' on that directory, if it can still be read, gives the replica's log";
             case UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID ->
                     "that broker's metadata does not know the partition (yet), or the topic was deleted";
             case TOPIC_AUTHORIZATION_FAILED ->

@@ -10,6 +10,7 @@ import dev.uncleanrecovery.formats.PlannedElection;
 import dev.uncleanrecovery.formats.ResultFile;
 import dev.uncleanrecovery.formats.SkippedPartition;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,6 +101,7 @@ public final class PlanPrinter {
             table.print(out);
         }
         printUnanswered(plan, planName, out);
+        printFailedLogDirs(plan, out);
     }
 
     /** The consumer groups that read records the plan destroys: they will reset or detect the truncation. */
@@ -119,6 +121,24 @@ public final class PlanPrinter {
             }
         }
         table.print(out);
+    }
+
+    /**
+     * The replicas whose broker is up but whose log directory failed, once per broker, unless their logs were read off
+     * that directory already: only that read can state what they lose, and only a copy from there can save it.
+     */
+    private static void printFailedLogDirs(Plan plan, PrintWriter out) {
+        Map<Integer, List<String>> byBroker = new TreeMap<>();
+        Stream.concat(plan.partitions().stream().map(p -> Map.entry(p.topic() + "-" + p.partition(), p.evidence())),
+                        plan.skipped().stream().map(p -> Map.entry(p.topic() + "-" + p.partition(), p.evidence())))
+                .forEach(partition -> PlanView.oneEach(partition.getValue()).stream()
+                        .filter(e -> e.status() == EvidenceStatus.LOG_DIR_OFFLINE)
+                        .forEach(e -> byBroker.computeIfAbsent(e.broker(), b -> new ArrayList<>())
+                                .add(partition.getKey())));
+        byBroker.forEach((broker, partitions) -> Table.printWrapped(out, "FAILED LOG DIRECTORY on live broker " + broker
+                + ": its replica(s) of " + String.join(", ", partitions) + " cannot lead and their logs are unknown;"
+                + " 'inspect --log-dir' on that directory, if it can still be read, gives them (pass with --evidence;"
+                + " 'inspect --salvage-beyond' then copies what they lose)", 4));
     }
 
     /**

@@ -9,24 +9,19 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LastReplicaStandingOutage;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.PartitionView;
+import dev.uncleanrecovery.localcluster.RecordCount;
 import dev.uncleanrecovery.localcluster.RoundProducer;
 import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.formats.Json;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,7 +130,8 @@ class DeadLeaderOfANewerEpochClusterTest {
         for (int i = 0; i < BY_SECOND_LEADER_ONLY; i++) {
             expected.add("round-3-" + i);
         }
-        assertThat(keys(cluster, new TopicPartition("ledger-salvaged", 0))).containsExactlyElementsOf(expected);
+        assertThat(RecordCount.keys(cluster, new TopicPartition("ledger-salvaged", 0), STEP))
+                .containsExactlyElementsOf(expected);
     }
 
     private static JsonNode partition(JsonNode partitions) {
@@ -156,22 +152,4 @@ class DeadLeaderOfANewerEpochClusterTest {
         cluster.metadata().awaitBrokerFenced(broker);
     }
 
-    private static List<String> keys(LocalKafkaCluster cluster, TopicPartition tp) {
-        Properties props = new Properties();
-        props.putAll(cluster.clientProperties());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        List<String> keys = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.assign(List.of(tp));
-            long end = consumer.endOffsets(List.of(tp)).get(tp);
-            long deadline = System.nanoTime() + STEP.toNanos();
-            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    keys.add(new String(r.key(), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return keys;
-    }
 }

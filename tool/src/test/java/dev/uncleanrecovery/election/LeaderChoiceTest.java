@@ -225,6 +225,65 @@ class LeaderChoiceTest {
     }
 
     @Nested
+    class FailedLogDirectory {
+
+        private static final String STORAGE_ERROR =
+                "broker 1 answered ListOffsets for orders-3 with KAFKA_STORAGE_ERROR";
+
+        @Test
+        void a_replica_on_a_failed_log_directory_is_never_designated_and_its_loss_is_unknown() {
+            // given: broker 1 is up, its directory failed; it was the last ELR member
+            TopicPartitionState partition = orders3().lastKnownElr(1).elr(1).offlineReplicas(1).state();
+
+            // when
+            Decision decision = decide(partition, PROACTIVE, failed(1, EvidenceStatus.LOG_DIR_OFFLINE, STORAGE_ERROR),
+                    live(2, 6, 30), live(3, 6, 20));
+
+            // then: the best of the others, with what it costs on 1 said as unknown
+            Decision.Elect elect = elected(decision);
+            assertThat(elect.designatedLeader()).isEqualTo(2);
+            assertThat(elect.ranking()).filteredOn(r -> r.broker() == 1).extracting(RankedReplica::candidacy)
+                    .containsExactly(Candidacy.LOG_DIR_OFFLINE);
+            assertThat(elect.reason()).startsWith("electing 2 loses an unknown amount on 1;")
+                    .contains("1 (log on a failed log directory of its live broker: 'inspect' on that directory, if it"
+                            + " can be read, gives its log)");
+        }
+
+        @Test
+        void its_log_read_off_the_directory_states_the_loss_but_does_not_make_it_a_candidate() {
+            // given: 'inspect' read 45 offsets off the failed directory, more than any live replica holds
+            TopicPartitionState partition = orders3().lastKnownElr(1).elr(1).offlineReplicas(1).state();
+
+            // when
+            Decision decision = decide(partition, BALANCED, failed(1, EvidenceStatus.LOG_DIR_OFFLINE, STORAGE_ERROR),
+                    disk(1, 6, 45), live(2, 6, 30), live(3, 6, 20));
+
+            // then: balanced has its log and goes ahead; the better log cannot lead (LeaderAcceptor refuses it)
+            Decision.Elect elect = elected(decision);
+            assertThat(elect.designatedLeader()).isEqualTo(2);
+            assertThat(elect.truncations()).filteredOn(t -> t.broker() == 1)
+                    .extracting(ExpectedTruncation::records).containsExactly(15L);
+            assertThat(elect.reason()).contains("1 (its log directory failed; from disk: epoch 6, LEO 45) has a better"
+                    + " log but cannot lead");
+        }
+
+        @Test
+        void balanced_waits_for_the_log_of_an_elr_member_on_a_failed_directory() {
+            // given
+            TopicPartitionState partition = orders3().lastKnownElr(1).elr(1).offlineReplicas(1).state();
+
+            // when
+            Decision decision = decide(partition, BALANCED, failed(1, EvidenceStatus.LOG_DIR_OFFLINE, STORAGE_ERROR),
+                    live(2, 6, 30), live(3, 6, 20));
+
+            // then
+            assertThat(skipped(decision, SkipCause.WAITING_FOR_ELR).reason()).startsWith("LastKnownELR member 1 has its"
+                    + " log on a failed log directory of its live broker: 'inspect' on that directory, if it can be"
+                    + " read, gives its log (pass it with --evidence)");
+        }
+    }
+
+    @Nested
     class Strategies {
 
         /** With ELR, the last leader is a LastKnownELR member; without (3.x, 4.0), it stays in the leaderless ISR. */

@@ -11,6 +11,7 @@ import static dev.uncleanrecovery.execute.PhaseFixture.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.salvage.DoomedRange;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,6 +85,35 @@ class SalvagePhaseTest {
                 + " orders-1 [100..120): it is fenced, so nothing can be read from it online; copy its records off its"
                 + " disk with 'inspect --salvage-beyond' on its host into plan-salvage, then execute again (or"
                 + " --no-salvage); nothing elected"));
+    }
+
+    @Test
+    void a_replica_on_a_failed_log_directory_of_a_live_broker_is_copied_off_its_disk_never_fetched() {
+        // broker 3 is up, but the metadata lists its replicas offline: the directory holding them failed
+        ClusterSnapshot failedDir = cluster(onAFailedDirOf3(ORDERS_0), onAFailedDirOf3(ORDERS_1));
+        Candidate copiedBefore = Candidate.of(planned(ORDERS_0), failedDir).measured(new DoomedRanges(
+                List.of(on(ORDERS_0, 3)), List.of(), Map.of(), List.of(), Optional.empty()));
+        Candidate notCopied = Candidate.of(planned(ORDERS_1), failedDir).measured(new DoomedRanges(
+                List.of(on(ORDERS_1, 3)), List.of(), Map.of(), List.of(), Optional.empty()));
+        salvage.onDisk.add(on(ORDERS_0, 3));
+
+        Map<TopicPartition, Verdict> verdicts = new SalvagePhase(salvage, false, false, steps::add)
+                .keep(List.of(copiedBefore, notCopied), failedDir);
+
+        assertThat(copied).as("its broker answers KAFKA_STORAGE_ERROR for it").isEmpty();
+        assertThat(verdicts.get(ORDERS_0)).isEqualTo(new Verdict.Proceed(copiedBefore.salvaged(List.of(
+                RecordingSalvage.fromDisk(on(ORDERS_0, 3)))), List.of("broker 3's log directory holding orders-0"
+                + " failed; its doomed records broker 3 [100..120) (20 offsets) were copied off its disk before ("
+                + Path.of("plan-salvage", "disk-manifest.json") + ")")));
+        assertThat(verdicts.get(ORDERS_1)).isEqualTo(new Verdict.Refused("salvage failed: broker 3 did not serve"
+                + " orders-1 [100..120): the log directory holding it failed on that broker, so nothing can be read"
+                + " from it online; copy its records off its disk with 'inspect --salvage-beyond' on its host into"
+                + " plan-salvage, then execute again (or --no-salvage); nothing elected"));
+    }
+
+    private static TopicPartitionState onAFailedDirOf3(TopicPartition tp) {
+        return new TopicPartitionState(tp.topic(), ORDERS_ID, tp.partition(), TopicPartitionState.NO_LEADER,
+                offline(tp).leaderEpoch(), List.of(1, 3, 2), List.of(3), List.of(), List.of(3), List.of(1, 3));
     }
 
     @Test

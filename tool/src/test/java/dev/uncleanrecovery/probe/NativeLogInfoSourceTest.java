@@ -183,13 +183,27 @@ class NativeLogInfoSourceTest {
     @Test
     void a_retriable_error_that_persists_ends_as_error_evidence() {
         NativeLogInfoSource source = source(r -> answer(false,
-                PartitionLogInfo.failed(0, Errors.KAFKA_STORAGE_ERROR)), true);
+                PartitionLogInfo.failed(0, Errors.NOT_LEADER_OR_FOLLOWER)), true);
 
         ReplicaEvidence e = only(probe(source, List.of(orders(0, 7)), 2), 0);
 
         assertThat(e.status()).isEqualTo(EvidenceStatus.ERROR);
-        assertThat(e.error()).contains("KAFKA_STORAGE_ERROR", "log directory holding this replica is offline");
+        assertThat(e.error()).contains("NOT_LEADER_OR_FOLLOWER", "does not host this replica");
         assertThat(requests).hasSize(2);
+    }
+
+    @Test
+    void a_failed_log_directory_is_said_at_once_and_not_asked_again() {
+        // Kafka brings a failed log directory back only when its broker restarts: asking again cannot help
+        NativeLogInfoSource source = source(r -> answer(false,
+                PartitionLogInfo.failed(0, Errors.KAFKA_STORAGE_ERROR)), true);
+
+        ReplicaEvidence e = only(probe(source, List.of(orders(0, 7)), 5), 0);
+
+        assertThat(e.status()).isEqualTo(EvidenceStatus.LOG_DIR_OFFLINE);
+        assertThat(e.error()).contains("KAFKA_STORAGE_ERROR", "the log directory holding this replica has failed",
+                "'inspect --log-dir' on that directory");
+        assertThat(requests).hasSize(1);
     }
 
     @Test
