@@ -93,6 +93,12 @@ public final class LeaderChoice {
 
         RankedReplica leader = candidates.get(0);
         List<ExpectedTruncation> truncations = truncationsUnder(leader, replicas, cuts);
+        if (options.strategy() == Strategy.BALANCED) {
+            Optional<String> waiting = waitingForFenced(leader, ranking, truncations);
+            if (waiting.isPresent()) {
+                return new Decision.Skip(tp, SkipCause.WAITING_FOR_FENCED, waiting.get());
+            }
+        }
         List<Alternative> alternatives = candidates.stream().skip(1)
                 .map(other -> new Alternative(other.broker(), truncationsUnder(other, replicas, cuts)))
                 .toList();
@@ -276,6 +282,32 @@ public final class LeaderChoice {
     }
 
     /**
+     * Balanced: the fenced brokers that answered live with a better log than {@code leader}, as a skip reason. The
+     * tool reaches them and the controller does not (a network split, a broker cut off from the quorum): electing
+     * another replica now would truncate what they hold, while restoring their link to the controller unfences them,
+     * and Kafka then elects a leaderless ISR member at once, or the tool can.
+     */
+    private static Optional<String> waitingForFenced(RankedReplica leader, List<RankedReplica> ranking,
+                                                     List<ExpectedTruncation> truncations) {
+        List<String> fenced = new ArrayList<>(0);
+        for (RankedReplica r : ranking) {
+            if (r.candidacy() == Candidacy.FENCED && r.hasKnownLog() && r.evidence().source() != EvidenceSource.DISK
+                    && hasBetterLog(r, leader)) {
+                ExpectedTruncation loss = truncations.stream().filter(t -> t.broker() == r.broker()).findFirst()
+                        .orElseThrow();
+                fenced.add(r.describe() + " answered with a better log but cannot be elected while the controller"
+                        + " fences it; electing " + leader.broker() + " now, it " + loss.describe()
+                        + ", which waiting for it saves");
+            }
+        }
+        if (fenced.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.join("; ", fenced) + " — the balanced strategy waits for it: restore its link to"
+                + " the controller (it is running: the tool reached it) and plan again, or use --strategy proactive");
+    }
+
+    /**
      * The loss first, the designated leader's and then each alternative's ("electing 2 loses 0 committed and 17
      * never committed records; electing 1 would lose 42 committed and 0 never committed records"), then why it wins
      * ("highest last written epoch (6), then longest log (1042); beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)"),
@@ -305,7 +337,9 @@ public final class LeaderChoice {
         }
         for (RankedReplica r : better) {
             ExpectedTruncation loss = truncations.stream().filter(t -> t.broker() == r.broker()).findFirst().orElseThrow();
-            reason.append("; ").append(r.describe()).append(" has a better log but cannot lead: it ").append(loss.describe());
+            reason.append("; ").append(r.describe()).append(" has a better log but cannot lead")
+                    .append(r.candidacy() == Candidacy.FENCED ? " while fenced" : "").append(": it ")
+                    .append(loss.describe());
         }
         return reason.toString();
     }

@@ -54,6 +54,12 @@ public final class ToolJvm {
         return run(dir, List.of(), jvmArgs, trigger, action, then, args);
     }
 
+    /** {@link #run} on a host of a cluster of hosts: the action can fail the network under the running tool. */
+    static Run runOn(ClusterNetwork network, NetworkHost host, Path dir, String trigger, Runnable action,
+                     AtTrigger then, String... args) throws IOException, InterruptedException {
+        return run(dir, network.commandOn(host, List.of()), List.of(), trigger, action, then, args);
+    }
+
     /**
      * @param launcher what the tool's JVM is started through ("unshare", "--pid", ...; the JVM's command line follows
      *                 it); signals reach the JVM among the launcher's descendants

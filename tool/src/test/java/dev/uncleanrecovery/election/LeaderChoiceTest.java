@@ -165,6 +165,31 @@ class LeaderChoiceTest {
         }
 
         @Test
+        void balanced_waits_for_a_fenced_broker_that_answered_with_a_better_log() {
+            // given: the tool reaches broker 1, the controller does not (fenced): 1 holds 500 records 2 lacks
+            Decision decision = LeaderChoice.decide(orders3().state(), List.of(live(1, 6, 1500), live(2, 6, 1000)),
+                    Set.of(1), BALANCED);
+
+            // then: nothing is elected in its place; the skip says what electing 2 now would cost
+            Decision.Skip skip = skipped(decision, SkipCause.WAITING_FOR_FENCED);
+            assertThat(skip.reason()).startsWith("1 (fenced; epoch 6, LEO 1500) answered with a better log but cannot"
+                    + " be elected while the controller fences it; electing 2 now, it loses 500 records (1000..1500), 0"
+                    + " committed, 500 of unknown commitment, which waiting for it saves — the balanced strategy waits"
+                    + " for it: restore its link to the controller");
+        }
+
+        @Test
+        void balanced_does_not_wait_for_a_fenced_broker_known_only_from_disk_or_with_a_worse_log() {
+            Decision fromDisk = LeaderChoice.decide(orders3().state(), List.of(disk(1, 6, 1500), live(2, 6, 1000)),
+                    Set.of(1), BALANCED);
+            Decision worse = LeaderChoice.decide(orders3().state(), List.of(live(1, 6, 900), live(2, 6, 1000)),
+                    Set.of(1), BALANCED);
+
+            assertThat(elected(fromDisk).designatedLeader()).isEqualTo(2);
+            assertThat(elected(worse).designatedLeader()).isEqualTo(2);
+        }
+
+        @Test
         void excluded_broker_is_never_elected() {
             Decision decision = decide(orders3().state(), PROACTIVE.withExcludedBrokers(Set.of(2)),
                     live(1, 6, 100), live(2, 6, 1000), live(3, 6, 200));
