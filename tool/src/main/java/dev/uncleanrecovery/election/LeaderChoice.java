@@ -4,6 +4,7 @@ package dev.uncleanrecovery.election;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.evidence.EvidenceSource;
+import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -192,14 +193,16 @@ public final class LeaderChoice {
     /** The candidacy of one replica and the evidence that counts for it. */
     private static RankedReplica standing(TopicPartitionState partition, int broker, List<ReplicaEvidence> evidence,
                                           Set<Integer> fencedBrokers, ElectionOptions options) {
+        boolean fenced = fencedBrokers.contains(broker);
         ReplicaEvidence counted = evidence.stream()
                 .filter(e -> e.broker() == broker)
+                .map(e -> fenced ? ownLogOfACutOffBroker(partition, e) : e)
                 .min(MOST_TELLING_FIRST)
                 .orElse(null);
         Candidacy candidacy;
         if (options.excludedBrokers().contains(broker)) {
             candidacy = Candidacy.EXCLUDED;
-        } else if (fencedBrokers.contains(broker)) {
+        } else if (fenced) {
             // The controller's LeaderAcceptor rejects fenced brokers; stock UNCLEAN would then pick another one.
             candidacy = Candidacy.FENCED;
         } else if (partition.offlineReplicas().contains(broker)) {
@@ -211,6 +214,22 @@ public final class LeaderChoice {
             candidacy = Candidacy.CANDIDATE;
         }
         return new RankedReplica(broker, candidacy, counted);
+    }
+
+    /**
+     * A fenced broker that answers is running but cut off from the controller (a network split, or a broker that
+     * cannot reach the quorum): its metadata stops at the leader epoch it last heard, so the probe calls its answer
+     * stale. Its log is still what it holds now (at least: a client that reaches it may still append), and it cannot
+     * be elected while fenced anyway, so that answer counts as its log: the plan states what electing another replica
+     * costs it. A log of a newer epoch than the controller's is not this: the partition moved since it was described.
+     */
+    private static ReplicaEvidence ownLogOfACutOffBroker(TopicPartitionState partition, ReplicaEvidence e) {
+        boolean metadataLags = e.status() == EvidenceStatus.STALE && e.logEndOffset() >= 0
+                && e.currentLeaderEpoch() >= 0 && e.currentLeaderEpoch() < partition.leaderEpoch()
+                && e.lastWrittenLeaderEpoch() <= partition.leaderEpoch();
+        return metadataLags ? new ReplicaEvidence(e.topicPartition(), e.broker(), e.source(), EvidenceStatus.OK,
+                e.logEndOffset(), e.lastWrittenLeaderEpoch(), e.currentLeaderEpoch(), e.brokerEpoch(), null,
+                e.observedAt(), e.highWatermark(), e.epochCache(), e.batchHeads()) : e;
     }
 
     /**

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.List;
@@ -176,6 +177,26 @@ class LeaderChoiceTest {
                     + " be elected while the controller fences it; electing 2 now, it loses 500 records (1000..1500), 0"
                     + " committed, 500 of unknown commitment, which waiting for it saves — the balanced strategy waits"
                     + " for it: restore its link to the controller");
+        }
+
+        @Test
+        void a_fenced_broker_whose_metadata_lags_answers_with_its_log_and_is_waited_for() {
+            // given: broker 1 is cut off from the controller: it still knows leader epoch 6, the controller 7
+            ReplicaEvidence lagging = new ReplicaEvidence(ORDERS_3, 1, EvidenceSource.STOCK, EvidenceStatus.STALE,
+                    1500, 6, 6, -1L, "broker 1 knows leader epoch 6 but the controller's metadata says 7",
+                    OfflinePartition.PROBED_AT);
+            TopicPartitionState state = orders3().state(); // leader epoch 7
+
+            Decision balanced = LeaderChoice.decide(state, List.of(lagging, live(2, 6, 1000)), Set.of(1), BALANCED);
+            Decision proactive = LeaderChoice.decide(state, List.of(lagging, live(2, 6, 1000)), Set.of(1), PROACTIVE);
+            Decision unfenced = LeaderChoice.decide(state, List.of(lagging, live(2, 6, 1000)), Set.of(), PROACTIVE);
+
+            assertThat(skipped(balanced, SkipCause.WAITING_FOR_FENCED).reason())
+                    .contains("1 (fenced; epoch 6, LEO 1500) answered with a better log");
+            assertThat(elected(proactive).reason()).contains("1 (fenced; epoch 6, LEO 1500) has a better log but"
+                    + " cannot lead while fenced: it loses 500 records (1000..1500)");
+            // an unfenced broker's stale answer is no answer: its log may be moving under the metadata
+            assertThat(elected(unfenced).reason()).doesNotContain("LEO 1500");
         }
 
         @Test
