@@ -95,6 +95,12 @@ public final class LeaderChoice {
 
         RankedReplica leader = candidates.get(0);
         List<ExpectedTruncation> truncations = truncationsUnder(leader, replicas, cuts);
+        if (options.strategy() == Strategy.BALANCED) {
+            Optional<String> waiting = waitingForFenced(leader, ranking, truncations);
+            if (waiting.isPresent()) {
+                return new Decision.Skip(tp, SkipCause.WAITING_FOR_FENCED, waiting.get());
+            }
+        }
         List<Alternative> alternatives = candidates.stream().skip(1)
                 .map(other -> new Alternative(other.broker(), truncationsUnder(other, replicas, cuts)))
                 .toList();
@@ -188,14 +194,16 @@ public final class LeaderChoice {
     /** The candidacy of one replica and the evidence that counts for it. */
     private static RankedReplica standing(TopicPartitionState partition, int broker, List<ReplicaEvidence> evidence,
                                           Set<Integer> fencedBrokers, ElectionOptions options) {
+        boolean fenced = fencedBrokers.contains(broker);
         ReplicaEvidence counted = evidence.stream()
                 .filter(e -> e.broker() == broker)
+                .map(e -> fenced ? ownLogOfACutOffBroker(partition, e) : e)
                 .min(MOST_TELLING_FIRST)
                 .orElse(null);
         Candidacy candidacy;
         if (options.excludedBrokers().contains(broker)) {
             candidacy = Candidacy.EXCLUDED;
-        } else if (fencedBrokers.contains(broker)) {
+        } else if (fenced) {
             // The controller's LeaderAcceptor rejects fenced brokers; stock UNCLEAN would then pick another one.
             candidacy = Candidacy.FENCED;
         } else if (evidence.stream()
@@ -212,6 +220,22 @@ public final class LeaderChoice {
             candidacy = Candidacy.CANDIDATE;
         }
         return new RankedReplica(broker, candidacy, counted);
+    }
+
+    /**
+     * A fenced broker that answers is running but cut off from the controller (a network split, or a broker that
+     * cannot reach the quorum): its metadata stops at the leader epoch it last heard, so the probe calls its answer
+     * stale. Its log is still what it holds now (at least: a client that reaches it may still append), and it cannot
+     * be elected while fenced anyway, so that answer counts as its log: the plan states what electing another replica
+     * costs it. A log of a newer epoch than the controller's is not this: the partition moved since it was described.
+     */
+    private static ReplicaEvidence ownLogOfACutOffBroker(TopicPartitionState partition, ReplicaEvidence e) {
+        boolean metadataLags = e.status() == EvidenceStatus.STALE && e.logEndOffset() >= 0
+                && e.currentLeaderEpoch() >= 0 && e.currentLeaderEpoch() < partition.leaderEpoch()
+                && e.lastWrittenLeaderEpoch() <= partition.leaderEpoch();
+        return metadataLags ? new ReplicaEvidence(e.topicPartition(), e.broker(), e.source(), EvidenceStatus.OK,
+                e.logEndOffset(), e.lastWrittenLeaderEpoch(), e.currentLeaderEpoch(), e.brokerEpoch(), null,
+                e.observedAt(), e.highWatermark(), e.epochCache(), e.batchHeads()) : e;
     }
 
     /**
@@ -288,6 +312,32 @@ public final class LeaderChoice {
     }
 
     /**
+     * Balanced: the fenced brokers that answered live with a better log than {@code leader}, as a skip reason. The
+     * tool reaches them and the controller does not (a network split, a broker cut off from the quorum): electing
+     * another replica now would truncate what they hold, while restoring their link to the controller unfences them,
+     * and Kafka then elects a leaderless ISR member at once, or the tool can.
+     */
+    private static Optional<String> waitingForFenced(RankedReplica leader, List<RankedReplica> ranking,
+                                                     List<ExpectedTruncation> truncations) {
+        List<String> fenced = new ArrayList<>(0);
+        for (RankedReplica r : ranking) {
+            if (r.candidacy() == Candidacy.FENCED && r.hasKnownLog() && r.evidence().source() != EvidenceSource.DISK
+                    && hasBetterLog(r, leader)) {
+                ExpectedTruncation loss = truncations.stream().filter(t -> t.broker() == r.broker()).findFirst()
+                        .orElseThrow();
+                fenced.add(r.describe() + " answered with a better log but cannot be elected while the controller"
+                        + " fences it; electing " + leader.broker() + " now, it " + loss.describe()
+                        + ", which waiting for it saves");
+            }
+        }
+        if (fenced.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.join("; ", fenced) + " — the balanced strategy waits for it: restore its link to"
+                + " the controller (it is running: the tool reached it) and plan again, or use --strategy proactive");
+    }
+
+    /**
      * The loss first, the designated leader's and then each alternative's ("electing 2 loses 0 committed and 17
      * never committed records; electing 1 would lose 42 committed and 0 never committed records"), then why it wins
      * ("highest last written epoch (6), then longest log (1042); beats 3 (epoch 6, LEO 1025) and 1 (UNREACHABLE)"),
@@ -317,7 +367,9 @@ public final class LeaderChoice {
         }
         for (RankedReplica r : better) {
             ExpectedTruncation loss = truncations.stream().filter(t -> t.broker() == r.broker()).findFirst().orElseThrow();
-            reason.append("; ").append(r.describe()).append(" has a better log but cannot lead: it ").append(loss.describe());
+            reason.append("; ").append(r.describe()).append(" has a better log but cannot lead")
+                    .append(r.candidacy() == Candidacy.FENCED ? " while fenced" : "").append(": it ")
+                    .append(loss.describe());
         }
         return reason.toString();
     }

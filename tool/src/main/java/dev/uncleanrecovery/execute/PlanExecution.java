@@ -150,6 +150,7 @@ public final class PlanExecution {
         going = ledger.settle(secondLook.look(going, now));
         going = ledger.settle(new LateAnswersPhase(redecision).judge(going, now));
         going = ledger.settle(new LossMeasurementPhase(cutLookUp).measure(going, now));
+        going = ledger.settle(SilentLiveReplicaPhase.judge(going, now, acceptUnknownLoss));
         going = ledger.settle(new SalvagePhase(salvage, noSalvage, mode.dryRun(), progress).keep(going, now));
         Map<TopicPartition, List<SalvagedFile>> salvaged = new LinkedHashMap<>();
         going.stream().filter(c -> !c.kept().isEmpty()).forEach(c -> salvaged.put(c.topicPartition(), c.kept()));

@@ -5,6 +5,7 @@ package dev.uncleanrecovery.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.uncleanrecovery.localcluster.NodeNetwork;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,8 +17,9 @@ import org.junit.jupiter.api.Test;
  * The fault-injection suite (docs/chaos.md): per seed, real clients write while the seed's faults land, partitions
  * end offline, and the same broken state is recovered by the tool and by Kafka's own unclean election; no write
  * acknowledged and held by a replica whose disk survived may be lost by the tool. {@code -Dchaos.seeds=1..50} (the
- * {@code chaos} profile, which runs this class alone) runs the long schedule on those seeds; without seeds, as in the
- * default build, the class runs two fixed seeds on the short schedule.
+ * {@code chaos} profile, which runs this class alone) runs the long schedule on those seeds,
+ * {@code -Dchaos.network=true} with every node a host of its own and network faults among the others; without
+ * seeds, as in the default build, the class runs two fixed seeds on the short schedule, the second with network faults.
  */
 class ChaosClusterTest {
 
@@ -25,15 +27,18 @@ class ChaosClusterTest {
     /**
      * The seeds when none are given, on the short schedule (about three minutes each), as the default build runs them:
      * 10, recovered by {@code recover --automated-recovery --strategy proactive}, and 11, the runbook's way (plan,
-     * execute).
+     * execute), with network faults where this machine can make hosts (root, ip, iptables).
      */
     static final String DEFAULT_SEEDS = "10,11";
+    static final long DEFAULT_NETWORK_SEED = 11;
+    static final String NETWORK_PROPERTY = "chaos.network";
 
     @Test
     void no_acknowledged_write_a_surviving_replica_held_is_lost_on_any_seed() throws Exception {
         assumeFalse(Boolean.getBoolean("skipClusterTests"), "skipClusterTests=true: the chaos suite needs real Kafka");
         String property = System.getProperty(SEEDS_PROPERTY, "").trim();
         boolean shortRun = property.isEmpty() || Boolean.getBoolean("chaos.short");
+        boolean network = Boolean.getBoolean(NETWORK_PROPERTY);
         List<Long> seeds = seeds(property.isEmpty() ? DEFAULT_SEEDS : property);
         List<TrialOutcome> outcomes = new ArrayList<>();
         List<String> failures = new ArrayList<>();
@@ -49,11 +54,13 @@ class ChaosClusterTest {
             FaultSchedule.deleteRecursively(dir);
             Files.createDirectories(dir);
             long began = System.nanoTime();
+            boolean withNetwork = network || property.isEmpty() && seed == DEFAULT_NETWORK_SEED
+                    && NodeNetwork.HOSTS.unavailableReason().isEmpty();
             TrialOutcome outcome;
             List<String> transcript = new ArrayList<>();
             try {
                 long start = System.nanoTime();
-                outcome = new ChaosTrial(seed, dir, shortRun, line -> {
+                outcome = new ChaosTrial(seed, dir, shortRun, withNetwork, line -> {
                     String stamped = "[seed " + seed + " +" + (System.nanoTime() - start) / 1_000_000_000 + "s] " + line;
                     transcript.add(stamped);
                     System.out.println("  " + stamped);
@@ -70,7 +77,9 @@ class ChaosClusterTest {
             }
             if (outcome.failed()) {
                 Files.write(dir.resolve("transcript.txt"), transcript);
-                String rerun = "mvn -B -o verify -Pchaos -Dchaos.seeds=" + seed + (shortRun ? " -Dchaos.short=true" : "");
+                String rerun = "mvn -B -o verify -Pchaos -Dchaos.seeds=" + seed
+                        + (shortRun ? " -Dchaos.short=true" : "")
+                        + (withNetwork ? " -Dchaos.network=true" : "");
                 failures.add("seed " + seed + " failed; rerun: " + rerun + "; nodes' logs and disks kept in " + dir
                         + "\n    " + String.join("\n    ", outcome.violations()));
                 System.out.println("  seed " + seed + " FAILED; rerun exactly it: " + rerun + " (kept: " + dir + ")");

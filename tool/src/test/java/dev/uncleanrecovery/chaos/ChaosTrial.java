@@ -5,6 +5,7 @@ package dev.uncleanrecovery.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.NodeNetwork;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.StopMode;
 import dev.uncleanrecovery.formats.Json;
@@ -71,6 +72,7 @@ final class ChaosTrial {
     private final long seed;
     private final Path dir;
     private final boolean shortRun;
+    private final boolean network;
     private final Consumer<String> log;
     /** Per consumer group of the workload, the records it read before the outage ({@link Workload#readBy}). */
     private final Map<String, Set<String>> groupsRead = new HashMap<>();
@@ -84,10 +86,12 @@ final class ChaosTrial {
      */
     private final Map<TopicPartition, Integer> ledAtRestore = new HashMap<>();
 
-    ChaosTrial(long seed, Path dir, boolean shortRun, Consumer<String> log) {
+    /** @param network every node a host of its own, and network faults among the seed's (docs/chaos.md) */
+    ChaosTrial(long seed, Path dir, boolean shortRun, boolean network, Consumer<String> log) {
         this.seed = seed;
         this.dir = dir;
         this.shortRun = shortRun;
+        this.network = network;
         this.log = log;
     }
 
@@ -96,10 +100,11 @@ final class ChaosTrial {
     }
 
     TrialOutcome run() throws Exception {
-        FaultSchedule schedule = FaultSchedule.of(seed, BROKERS, shortRun);
+        FaultSchedule schedule = FaultSchedule.of(seed, BROKERS, shortRun, network);
         log.accept("schedule: " + schedule.describe());
         chooseAssignments();
         LocalKafkaCluster cluster = LocalKafkaCluster.builder().brokers(BROKERS.size()).controllers(3)
+                .network(network ? NodeNetwork.HOSTS : NodeNetwork.LOOPBACK)
                 .baseDirectory(dir.resolve("cluster")).build();
         try (cluster) {
             cluster.start();

@@ -38,8 +38,23 @@ class FaultScheduleTest {
                 }
             });
         });
-        assertThat(seen).containsExactlyInAnyOrder(FaultSchedule.Fault.values());
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(FaultSchedule.Fault.ofProcessesAndDisks());
         assertThat(diskLost).containsExactlyInAnyOrder(true, false);
+    }
+
+    @Test
+    void with_the_network_fifty_seeds_inject_every_kind_and_each_seed_at_least_one_network_fault() {
+        Set<FaultSchedule.Fault> seen = EnumSet.noneOf(FaultSchedule.Fault.class);
+        for (boolean shortRun : List.of(true, false)) {
+            LongStream.rangeClosed(1, 50).mapToObj(seed -> FaultSchedule.of(seed, BROKERS, shortRun, true))
+                    .forEach(schedule -> {
+                        schedule.steps().forEach(step -> seen.add(step.fault()));
+                        assertThat(schedule.steps()).anyMatch(step -> step.fault().isNetwork());
+                        assertThat(schedule.steps()).filteredOn(step -> step.fault().isNetwork())
+                                .allSatisfy(step -> assertThat(step.holdMillis()).isBetween(2_000L, 11_000L));
+                    });
+        }
+        assertThat(seen).containsExactlyInAnyOrder(FaultSchedule.Fault.values());
     }
 
     @Test

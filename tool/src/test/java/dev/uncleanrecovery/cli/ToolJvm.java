@@ -31,7 +31,7 @@ public final class ToolJvm {
      * What to do when the trigger shows: kill the tool after the action, let it run on while the action runs, or freeze
      * it (SIGSTOP) while the action runs and let it go on after (SIGCONT), so the action lands at that very step.
      */
-    enum AtTrigger { KILL_THE_TOOL, LET_IT_RUN, PAUSE_THE_TOOL }
+    public enum AtTrigger { KILL_THE_TOOL, LET_IT_RUN, PAUSE_THE_TOOL }
 
     private ToolJvm() {
     }
@@ -52,6 +52,12 @@ public final class ToolJvm {
     static Run run(Path dir, List<String> jvmArgs, String trigger, Runnable action, AtTrigger then, String... args)
             throws IOException, InterruptedException {
         return run(dir, List.of(), jvmArgs, trigger, action, then, args);
+    }
+
+    /** {@link #run} on a host of a cluster of hosts: the action can fail the network under the running tool. */
+    public static Run runOn(ClusterNetwork network, NetworkHost host, Path dir, String trigger, Runnable action,
+                     AtTrigger then, String... args) throws IOException, InterruptedException {
+        return run(dir, network.commandOn(host, List.of()), List.of(), trigger, action, then, args);
     }
 
     /**

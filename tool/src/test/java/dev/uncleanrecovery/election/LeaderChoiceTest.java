@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.cluster.TopicPartitionState;
+import dev.uncleanrecovery.evidence.EvidenceSource;
 import dev.uncleanrecovery.evidence.EvidenceStatus;
 import dev.uncleanrecovery.evidence.ReplicaEvidence;
 import java.util.List;
@@ -162,6 +163,51 @@ class LeaderChoiceTest {
             Decision.Elect elect = elected(decision);
             assertThat(elect.designatedLeader()).isEqualTo(2);
             assertThat(elect.reason()).contains("1 (fenced; epoch 7, LEO 1) has a better log but cannot lead");
+        }
+
+        @Test
+        void balanced_waits_for_a_fenced_broker_that_answered_with_a_better_log() {
+            // given: the tool reaches broker 1, the controller does not (fenced): 1 holds 500 records 2 lacks
+            Decision decision = LeaderChoice.decide(orders3().state(), List.of(live(1, 6, 1500), live(2, 6, 1000)),
+                    Set.of(1), BALANCED);
+
+            // then: nothing is elected in its place; the skip says what electing 2 now would cost
+            Decision.Skip skip = skipped(decision, SkipCause.WAITING_FOR_FENCED);
+            assertThat(skip.reason()).startsWith("1 (fenced; epoch 6, LEO 1500) answered with a better log but cannot"
+                    + " be elected while the controller fences it; electing 2 now, it loses 500 records (1000..1500), 0"
+                    + " committed, 500 of unknown commitment, which waiting for it saves — the balanced strategy waits"
+                    + " for it: restore its link to the controller");
+        }
+
+        @Test
+        void a_fenced_broker_whose_metadata_lags_answers_with_its_log_and_is_waited_for() {
+            // given: broker 1 is cut off from the controller: it still knows leader epoch 6, the controller 7
+            ReplicaEvidence lagging = new ReplicaEvidence(ORDERS_3, 1, EvidenceSource.STOCK, EvidenceStatus.STALE,
+                    1500, 6, 6, -1L, "broker 1 knows leader epoch 6 but the controller's metadata says 7",
+                    OfflinePartition.PROBED_AT);
+            TopicPartitionState state = orders3().state(); // leader epoch 7
+
+            Decision balanced = LeaderChoice.decide(state, List.of(lagging, live(2, 6, 1000)), Set.of(1), BALANCED);
+            Decision proactive = LeaderChoice.decide(state, List.of(lagging, live(2, 6, 1000)), Set.of(1), PROACTIVE);
+            Decision unfenced = LeaderChoice.decide(state, List.of(lagging, live(2, 6, 1000)), Set.of(), PROACTIVE);
+
+            assertThat(skipped(balanced, SkipCause.WAITING_FOR_FENCED).reason())
+                    .contains("1 (fenced; epoch 6, LEO 1500) answered with a better log");
+            assertThat(elected(proactive).reason()).contains("1 (fenced; epoch 6, LEO 1500) has a better log but"
+                    + " cannot lead while fenced: it loses 500 records (1000..1500)");
+            // an unfenced broker's stale answer is no answer: its log may be moving under the metadata
+            assertThat(elected(unfenced).reason()).doesNotContain("LEO 1500");
+        }
+
+        @Test
+        void balanced_does_not_wait_for_a_fenced_broker_known_only_from_disk_or_with_a_worse_log() {
+            Decision fromDisk = LeaderChoice.decide(orders3().state(), List.of(disk(1, 6, 1500), live(2, 6, 1000)),
+                    Set.of(1), BALANCED);
+            Decision worse = LeaderChoice.decide(orders3().state(), List.of(live(1, 6, 900), live(2, 6, 1000)),
+                    Set.of(1), BALANCED);
+
+            assertThat(elected(fromDisk).designatedLeader()).isEqualTo(2);
+            assertThat(elected(worse).designatedLeader()).isEqualTo(2);
         }
 
         @Test

@@ -128,7 +128,7 @@ class PlanExecutionTest {
             return answering.reprobe(replicas);
         };
 
-        ExecutionResult result = new PlanExecution(reader, probe, elector, false, steps::add)
+        ExecutionResult result = new PlanExecution(reader, probe, elector, false, steps::add).acceptingUnknownLoss(true)
                 .run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, now);
 
         assertThat(probedDuringRead[0]).as("the re-probe began while the partitions were read").isTrue();
@@ -147,7 +147,8 @@ class PlanExecutionTest {
         ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
         CountDownLatch asked = new CountDownLatch(1);
 
-        PlanExecution execution = new PlanExecution(partitions -> now, reprobe(asked), elector, false, steps::add);
+        PlanExecution execution = new PlanExecution(partitions -> now, reprobe(asked), elector, false, steps::add)
+                .acceptingUnknownLoss(true);
 
         assertThatThrownBy(() -> execution.run(plan(ORDERS_0), "plan.json", () -> {
             throw new IllegalStateException("the plan could not be written");
@@ -183,7 +184,8 @@ class PlanExecutionTest {
         };
 
         ExecutionResult result = new PlanExecution(partitions -> reads[0]++ == 0 ? before : after,
-                reprobe(new CountDownLatch(1)), dying, false, steps::add).run(plan(ORDERS_0, ORDERS_1), "plan.json");
+                reprobe(new CountDownLatch(1)), dying, false, steps::add)
+                        .acceptingUnknownLoss(true).run(plan(ORDERS_0, ORDERS_1), "plan.json");
 
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.FAILED, Outcome.FAILED);
         assertThat(result.partitions().get(0).detail()).startsWith("the run stopped before it was done with this"
@@ -200,6 +202,7 @@ class PlanExecutionTest {
         ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, RECREATED_ID));
 
         new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false, steps::add)
+                .acceptingUnknownLoss(true)
                 .run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, asPlanned);
 
         assertThat(reprobes).hasSize(2);
@@ -217,7 +220,7 @@ class PlanExecutionTest {
         reprobedLogEnd.put(ORDERS_1, PLANNED_LEO - 10);
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, now);
+                steps::add).acceptingUnknownLoss(true).run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, now);
 
         assertThat(reprobes).hasSize(1);
         assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0);
@@ -235,7 +238,7 @@ class PlanExecutionTest {
         ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), ledAgain);
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, asPlanned);
+                steps::add).acceptingUnknownLoss(true).run(plan(ORDERS_0, ORDERS_1), "plan.json", () -> { }, asPlanned);
 
         assertThat(elected).extracting(ElectionTarget::topicPartition).containsExactly(ORDERS_0);
         assertThat(result.partitions().get(1).outcome()).isEqualTo(Outcome.REFUSED);
@@ -254,7 +257,7 @@ class PlanExecutionTest {
         }, replicas -> {
             order.add("reprobe");
             return recorded.reprobe(replicas);
-        }, elector, false, steps::add).run(plan(ORDERS_0), "plan.json");
+        }, elector, false, steps::add).acceptingUnknownLoss(true).run(plan(ORDERS_0), "plan.json");
 
         assertThat(order).containsExactly("read", "reprobe");
         assertThat(reprobes).singleElement().satisfies(r -> assertThat(r.asked())
@@ -270,7 +273,7 @@ class PlanExecutionTest {
         lateLogEnd.put(3, 150L);
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).run(plan(ORDERS_0), "plan.json");
+                steps::add).acceptingUnknownLoss(true).run(plan(ORDERS_0), "plan.json");
 
         assertThat(elected).isEmpty();
         assertThat(result.partitions()).singleElement().satisfies(o -> {
@@ -286,7 +289,7 @@ class PlanExecutionTest {
         lateLogEnd.put(3, 60L);
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).run(plan(ORDERS_0), "plan.json");
+                steps::add).acceptingUnknownLoss(true).run(plan(ORDERS_0), "plan.json");
 
         assertThat(elected).extracting(ElectionTarget::designatedLeader).containsExactly(2);
         assertThat(result.partitions().get(0).detail()).isEqualTo("elected; broker 3 answered after the plan: epoch 4,"
@@ -302,7 +305,7 @@ class PlanExecutionTest {
                 p.partition(), 3, p.expected(), List.of(PlanEvidence.from(late.get(0))), "longest log", List.of()));
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).withRedecision(electThree).run(plan(ORDERS_0), "plan.json");
+                steps::add).acceptingUnknownLoss(true).withRedecision(electThree).run(plan(ORDERS_0), "plan.json");
 
         assertThat(elected).singleElement().satisfies(t -> {
             assertThat(t.designatedLeader()).isEqualTo(3);
@@ -318,6 +321,7 @@ class PlanExecutionTest {
         lateLogEnd.put(1, 500L);
 
         new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false, steps::add)
+                .acceptingUnknownLoss(true)
                 .run(plan(ORDERS_0), "plan.json");
 
         assertThat(elected).hasSize(1);
@@ -330,7 +334,9 @@ class PlanExecutionTest {
         reprobedLogEnd.put(ORDERS_1, PLANNED_LEO - 10);
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).withMode(new PlanExecution.Mode(true, false)).run(plan(ORDERS_0, ORDERS_1), "plan.json");
+                steps::add)
+                        .acceptingUnknownLoss(true).withMode(new PlanExecution.Mode(true, false))
+                .run(plan(ORDERS_0, ORDERS_1), "plan.json");
 
         assertThat(elected).isEmpty();
         assertThat(result.partitions()).extracting(PartitionOutcome::outcome).containsExactly(Outcome.WOULD_ELECT,
@@ -348,7 +354,9 @@ class PlanExecutionTest {
         reprobedLogEnd.put(ORDERS_1, PLANNED_LEO - 10);
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).withMode(new PlanExecution.Mode(false, true)).run(plan(ORDERS_0, ORDERS_1), "plan.json");
+                steps::add)
+                        .acceptingUnknownLoss(true).withMode(new PlanExecution.Mode(false, true))
+                .run(plan(ORDERS_0, ORDERS_1), "plan.json");
 
         assertThat(elected).isEmpty();
         assertThat(result.partitions().get(0)).satisfies(o -> {
@@ -366,7 +374,7 @@ class PlanExecutionTest {
         Plan plan = new Plan(Plan.VERSION, Instant.EPOCH, "cluster", "test", Strategy.BALANCED, List.of(), List.of(edited), List.of());
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).run(plan, "plan.json");
+                steps::add).acceptingUnknownLoss(true).run(plan, "plan.json");
 
         assertThat(result.partitions().get(0).detail()).isEqualTo("designated broker 1 is fenced; it cannot lead now");
     }
@@ -377,10 +385,28 @@ class PlanExecutionTest {
         reprobedBrokerEpoch = 12L;
 
         ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
-                steps::add).run(plan(ORDERS_0), "plan.json");
+                steps::add).acceptingUnknownLoss(true).run(plan(ORDERS_0), "plan.json");
 
         assertThat(elected).isEmpty();
         assertThat(result.partitions().get(0).detail()).isEqualTo("designated broker 2 restarted since the plan"
                 + " (broker epoch 7 -> 12); plan again");
+    }
+
+    @Test
+    void a_live_broker_that_does_not_answer_this_host_refuses_the_partition_unless_its_unknown_loss_is_accepted() {
+        // broker 3 is unfenced in the controller's view and stays silent to the tool: a network split
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID));
+
+        ExecutionResult refused = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false,
+                steps::add).run(plan(ORDERS_0), "plan.json");
+
+        assertThat(elected).isEmpty();
+        assertThat(refused.partitions().get(0).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(refused.partitions().get(0).detail()).startsWith("broker(s) 3 did not answer this host but the"
+                + " controller sees them unfenced: the election would make them truncate at once");
+
+        new PlanExecution(partitions -> now, reprobe(new CountDownLatch(1)), elector, false, steps::add)
+                .acceptingUnknownLoss(true).run(plan(ORDERS_0), "plan.json");
+        assertThat(elected).hasSize(1);
     }
 }

@@ -185,29 +185,32 @@ class SalvageBeforeElectingTest {
     }
 
     @Test
-    void a_loss_that_cannot_be_known_is_elected_with_a_warning_and_needs_attention_unless_accepted() {
+    void a_live_replica_whose_loss_cannot_be_known_refuses_the_partition_unless_the_unknown_loss_is_accepted() {
         PlanTruncation unknown = new PlanTruncation(3, null, null, null, TruncationEstimate.UNKNOWN);
         logs.remove(3); // broker 3 is live but does not answer the second look: nothing measures its log
 
         ExecutionResult result = execution(cluster(offline(ORDERS_0))).withSalvage(salvage)
                 .run(plan(planned(ORDERS_0, unknown)), "plan.json");
 
-        assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.ELECTED);
-        assertThat(result.partitions().get(0).detail()).contains("broker 3: loss NOT KNOWN (it did not answer the second"
-                + " look)");
-        assertThat(asked).isEmpty();
-        assertThat(result.electedWithUnknownLoss()).containsExactly(ORDERS_0);
+        // electing would make 3 truncate at once, before anything could copy what it loses
+        assertThat(result.partitions().get(0).outcome()).isEqualTo(Outcome.REFUSED);
+        assertThat(result.partitions().get(0).detail()).startsWith("broker(s) 3 did not answer this host but the"
+                + " controller sees them unfenced");
+        assertThat(elected).isEmpty();
         assertThat(result.needsAttention()).as("exit 3").isTrue();
-        ResultFile file = result.toResultFile("test", "b:9092");
-        assertThat(file.warnings()).anySatisfy(w -> assertThat(w).startsWith("1 partition(s) were elected while what"
-                + " some replica loses is NOT KNOWN: orders-0 (broker(s) 1, 3)").endsWith("exit 3 unless"
-                + " --accept-unknown-loss"));
-        assertThat(file.partitions().get(0).unknownLoss()).containsExactly(1, 3);
 
         ExecutionResult accepted = execution(cluster(offline(ORDERS_0))).withSalvage(salvage).acceptingUnknownLoss(true)
                 .run(plan(planned(ORDERS_0, unknown)), "plan.json");
+        assertThat(accepted.partitions().get(0).outcome()).isEqualTo(Outcome.ELECTED);
+        assertThat(accepted.partitions().get(0).detail()).contains("broker 3: loss NOT KNOWN (it did not answer the"
+                + " second look)");
+        assertThat(asked).isEmpty();
+        assertThat(accepted.electedWithUnknownLoss()).containsExactly(ORDERS_0);
         assertThat(accepted.needsAttention()).as("exit 0").isFalse();
-        assertThat(accepted.warnings("b:9092")).anySatisfy(w -> assertThat(w).endsWith("(--accept-unknown-loss)"));
+        ResultFile file = accepted.toResultFile("test", "b:9092");
+        assertThat(file.warnings()).anySatisfy(w -> assertThat(w).startsWith("1 partition(s) were elected while what"
+                + " some replica loses is NOT KNOWN: orders-0 (broker(s) 1, 3)").endsWith("(--accept-unknown-loss)"));
+        assertThat(file.partitions().get(0).unknownLoss()).containsExactly(1, 3);
     }
 
     @Test
