@@ -191,7 +191,10 @@ public final class ClusterDiscovery implements AutoCloseable {
      * other answers NOT_CONTROLLER); in KRaft that id is a random live broker, and every broker forwards them.
      */
     public List<BrokerState> liveBrokersControllerFirst() {
-        List<BrokerState> live = liveBrokers();
+        return controllerFirst(liveBrokers());
+    }
+
+    private List<BrokerState> controllerFirst(List<BrokerState> live) {
         DescribeClusterResponseData cluster = lastCluster;
         int controller = cluster == null ? -1 : cluster.controllerId();
         return Stream.concat(live.stream().filter(b -> b.id() == controller),
@@ -562,16 +565,18 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /**
-     * ListPartitionReassignments, which each broker forwards to the controller. (Admin would send it to the
+     * ListPartitionReassignments, which each KRaft broker forwards to the controller, and which in ZooKeeper mode only
+     * the controller broker answers: asked of the broker DescribeCluster names first. (Admin would send it to the
      * broker its metadata names as "controller" — a random one in KRaft — and keep retrying it if it hangs.)
      */
     private Set<TopicPartition> reassigning(List<BrokerState> live) {
         ListPartitionReassignmentsResponse response;
         try {
-            response = rotation.ask(live, "list partition reassignments", (broker, timeout) -> BrokerRotation.await(
-                    connections.send(broker.id(), new ListPartitionReassignmentsRequest.Builder(
-                            new ListPartitionReassignmentsRequestData().setTopics(null)),
-                            ListPartitionReassignmentsResponse.class, timeout)));
+            response = listReassignments(controllerFirst(live));
+            if (response.data().errorCode() == Errors.NOT_CONTROLLER.code()) {
+                // ZooKeeper mode, where only the controller broker answers it: the controller moved, ask who it is
+                response = listReassignments(controllerFirst(live(brokersOf(describeCluster()))));
+            }
         } catch (UnsupportedVersionException e) {
             // Brokers too old to take it directly: Admin sends it to the controller.
             return await(admin().listPartitionReassignments().reassignments(), "list partition reassignments",
@@ -583,6 +588,13 @@ public final class ClusterDiscovery implements AutoCloseable {
         response.data().topics().forEach(t -> t.partitions().forEach(
                 p -> result.add(new TopicPartition(t.name(), p.partitionIndex()))));
         return result;
+    }
+
+    private ListPartitionReassignmentsResponse listReassignments(List<BrokerState> controllerFirst) {
+        return rotation.askInGivenOrder(controllerFirst, "list partition reassignments", (broker, timeout) ->
+                BrokerRotation.await(connections.send(broker.id(), new ListPartitionReassignmentsRequest.Builder(
+                                new ListPartitionReassignmentsRequestData().setTopics(null)),
+                        ListPartitionReassignmentsResponse.class, timeout)));
     }
 
     /**

@@ -6,5 +6,5 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.MetadataMode;
 
 @KafkaClusterTest(kafkaVersion = "3.7.2", metadataMode = MetadataMode.ZOOKEEPER)
-class ZooKeeper3_7_2ClusterTest extends KafkaVersionSuite {
+class ZooKeeper3_7_2ClusterTest extends ZooKeeperModeSuite {
 }

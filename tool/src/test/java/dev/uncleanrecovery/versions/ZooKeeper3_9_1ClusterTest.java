@@ -6,5 +6,5 @@ import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.MetadataMode;
 
 @KafkaClusterTest(kafkaVersion = "3.9.1", metadataMode = MetadataMode.ZOOKEEPER)
-class ZooKeeper3_9_1ClusterTest extends KafkaVersionSuite {
+class ZooKeeper3_9_1ClusterTest extends ZooKeeperModeSuite {
 }
