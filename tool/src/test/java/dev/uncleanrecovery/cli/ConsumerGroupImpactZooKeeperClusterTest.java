@@ -10,13 +10,9 @@ import dev.uncleanrecovery.formats.SkippedPartition;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.MetadataMode;
-import dev.uncleanrecovery.localcluster.PartitionView;
-import dev.uncleanrecovery.localcluster.StopMode;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.internals.Topic;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -30,28 +26,13 @@ import org.junit.jupiter.api.Test;
 class ConsumerGroupImpactZooKeeperClusterTest extends ConsumerGroupImpactClusterTest {
 
     private static final int THAWED = 2;
-    private static final int OFFSETS_LAST_LEADER = 3;
-    private static final Duration STEP = Duration.ofSeconds(60);
 
     @Test
     @Order(8)
     @Override
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
-        List<TopicPartition> offsets = List.of(0, 1, 2).stream()
-                .map(p -> new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p)).toList();
-        cluster.pauseBroker(THAWED);
-        try {
-            cluster.metadata().awaitBrokerFenced(THAWED);
-            offsets.forEach(tp -> cluster.metadata().awaitPartition(tp,
-                    v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
-            cluster.stopBroker(OFFSETS_LAST_LEADER, StopMode.ABRUPT);
-        } finally {
-            cluster.resumeBroker(THAWED);
-        }
-        cluster.metadata().awaitBrokerUnfenced(THAWED);
-        cluster.metadata().awaitBrokerFenced(OFFSETS_LAST_LEADER);
-        offsets.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
+        List<TopicPartition> offsets = takeTheOffsetsOffline(cluster);
         Path file = dir.resolve("offsets.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
