@@ -5,6 +5,7 @@ package dev.uncleanrecovery.harness;
 import dev.uncleanrecovery.localcluster.ClusterBackend;
 import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.MetadataMode;
 import dev.uncleanrecovery.localcluster.NodeNetwork;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.nio.file.Path;
@@ -54,6 +55,11 @@ public final class KafkaClusterExtension
                 return ConditionEvaluationResult.disabled("its nodes are hosts in network namespaces: "
                         + noHosts.get());
             }
+        }
+        if (wanted.map(KafkaClusterTest::metadataMode).orElse(MetadataMode.KRAFT) == MetadataMode.ZOOKEEPER
+                && backend == ClusterBackend.CONTAINERS) {
+            return ConditionEvaluationResult.disabled("its brokers run in ZooKeeper mode, as processes of this machine;"
+                    + " -D" + ClusterBackend.PROPERTY + "=containers has no ZooKeeper server");
         }
         Optional<String> wantedVersion = wanted.map(KafkaClusterTest::kafkaVersion)
                 .filter(version -> !version.isEmpty());
@@ -124,6 +130,7 @@ public final class KafkaClusterExtension
     private static ClusterBuilder configure(KafkaClusterTest wanted) {
         ClusterBuilder builder = LocalKafkaCluster.builder().brokers(wanted.brokers())
                 .controllers(wanted.controllers())
+                .metadataMode(wanted.metadataMode())
                 .security(wanted.security())
                 .network(wanted.network())
                 .startupTimeout(java.time.Duration.ofSeconds(wanted.startupTimeoutSeconds()))

@@ -4,6 +4,7 @@ package dev.uncleanrecovery.harness;
 
 import dev.uncleanrecovery.localcluster.ClusterBuilder;
 import dev.uncleanrecovery.localcluster.ClusterSecurity;
+import dev.uncleanrecovery.localcluster.MetadataMode;
 import dev.uncleanrecovery.localcluster.NodeNetwork;
 import dev.uncleanrecovery.localcluster.NodeRole;
 import java.lang.annotation.Documented;
@@ -39,6 +40,12 @@ public @interface KafkaClusterTest {
      * see kafka-servers/). Empty: system property {@code kafka.test.version}, else 4.4.0.
      */
     String kafkaVersion() default "";
+
+    /**
+     * {@link MetadataMode#ZOOKEEPER}: a Kafka 3.x cluster on one ZooKeeper server (id 1000) instead of a KRaft
+     * controller; the brokers elect their controller among themselves. KRaft by default.
+     */
+    MetadataMode metadataMode() default MetadataMode.KRAFT;
 
     /** Controllers in the KRaft quorum (1 or 3), with ids 1000, 1001, ...: 3 to fail the active one over. */
     int controllers() default 1;

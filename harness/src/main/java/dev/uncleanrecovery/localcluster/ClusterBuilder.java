@@ -38,6 +38,7 @@ public final class ClusterBuilder {
     boolean classDataSharing = true;
     ClusterBackend backend = ClusterBackend.fromSystemProperty();
     NodeNetwork network = NodeNetwork.LOOPBACK;
+    MetadataMode metadataMode = MetadataMode.KRAFT;
     boolean kafkaVersionChosen;
     ClusterSecurity security = ClusterSecurity.NONE;
     final List<String> saslUsers = new ArrayList<>(
@@ -90,6 +91,15 @@ public final class ClusterBuilder {
             throw new IllegalArgumentException("a feature is name=level, not '" + nameEqualsLevel + "'");
         }
         formatFeatures.add(nameEqualsLevel);
+        return this;
+    }
+
+    /**
+     * KRaft (the default) or ZooKeeper (Kafka 3.x): a ZooKeeper server, id controllerId, stands in the controller's
+     * place, and the brokers elect the controller among themselves. Processes on loopback, without security.
+     */
+    public ClusterBuilder metadataMode(MetadataMode mode) {
+        this.metadataMode = java.util.Objects.requireNonNull(mode, "mode");
         return this;
     }
 
@@ -286,6 +296,9 @@ public final class ClusterBuilder {
             throw new IllegalArgumentException("no broker " + brokersWithFailableLogDir.last()
                     + " to give a failable log directory; brokers are 1.." + brokers);
         }
+        if (metadataMode == MetadataMode.ZOOKEEPER) {
+            checkZooKeeperMode();
+        }
         Optional<String> image = backend == ClusterBackend.CONTAINERS ? ContainerRuntime.configuredImage() : Optional.empty();
         if (image.isPresent()) {
             String imageVersion = ContainerRuntime.versionOf(image.get()).orElseThrow(() -> new LocalClusterException(
@@ -310,6 +323,20 @@ public final class ClusterBuilder {
             throw new UncheckedIOException("could not create the local cluster directory", e);
         }
         return new LocalKafkaCluster(new ClusterLayout(this, classpath, directory, owned));
+    }
+
+    // What the ZooKeeper backend does not make: a quorum, a 4.x cluster, SASL/TLS, containers, hosts.
+    private void checkZooKeeperMode() {
+        if (!kafkaVersion.startsWith("3.")) {
+            throw new LocalClusterException("Kafka " + kafkaVersion + " has no ZooKeeper mode (4.0 removed it);"
+                    + " a ZooKeeper-mode cluster runs 3.7.2 or 3.9.1");
+        }
+        if (controllers != 1 || !formatFeatures.isEmpty() || security != ClusterSecurity.NONE
+                || backend != ClusterBackend.PROCESSES || network != NodeNetwork.LOOPBACK) {
+            throw new LocalClusterException("a ZooKeeper-mode local cluster is one ZooKeeper server and PLAINTEXT"
+                    + " brokers, as processes on loopback: drop the controllers, format features, security, backend"
+                    + " or network settings");
+        }
     }
 
     Map<String, String> propertiesOf(int nodeId, NodeRole role, Map<String, String> defaults) {

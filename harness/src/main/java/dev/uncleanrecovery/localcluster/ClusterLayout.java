@@ -54,6 +54,7 @@ final class ClusterLayout {
     /** The disks of the brokers given a failable second log directory, by broker id. */
     final SortedMap<Integer, LoopDisk> loopDisks = new TreeMap<>();
     final String kafkaVersion;
+    final MetadataMode metadataMode;
 
     ClusterLayout(ClusterBuilder builder, KafkaServerClasspath classpath, Path baseDirectory,
                   boolean ownsBaseDirectory) {
@@ -70,6 +71,8 @@ final class ClusterLayout {
         this.security = builder.security;
         this.formatFeatures = List.copyOf(builder.formatFeatures);
         this.kafkaVersion = builder.kafkaVersion;
+        this.metadataMode = builder.metadataMode;
+        boolean zookeeper = metadataMode == MetadataMode.ZOOKEEPER;
         this.saslUsers = security.hasSaslUsers() ? new SaslPlainUsers(builder.saslUsers,
                 security.usesTls() ? TlsListener.SASL_SSL.securityProtocol() : "SASL_PLAINTEXT") : null;
         this.certificates = security.usesTls() ? new ClusterCertificates(baseDirectory.resolve("tls")) : null;
@@ -100,12 +103,15 @@ final class ClusterLayout {
         for (int i = 0; i < builder.controllers; i++) {
             int id = builder.controllerId + i;
             int port = controllerPorts.get(i);
-            Path controllerDirectory = baseDirectory.resolve("controller-" + id);
-            controllers.put(id, new KafkaNode(id, NodeRole.CONTROLLER, hosts.get(id), port, controllerDirectory,
-                    builder.propertiesOf(id, NodeRole.CONTROLLER, NodeDefaults.secured(NodeDefaults.controller(id,
-                                    hosts.get(id), port, quorumVoters, builder.brokers,
-                                    controllerDirectory.resolve(KafkaNode.DATA)),
-                            saslUsers == null ? Map.of() : saslUsers.controllerConfig())),
+            Path controllerDirectory = baseDirectory.resolve((zookeeper ? "zookeeper-" : "controller-") + id);
+            Path controllerData = controllerDirectory.resolve(KafkaNode.DATA);
+            Map<String, String> defaults = zookeeper
+                    ? NodeDefaults.zookeeperServer(hosts.get(id), port, controllerData)
+                    : NodeDefaults.secured(NodeDefaults.controller(id, hosts.get(id), port, quorumVoters,
+                            builder.brokers, controllerData), saslUsers == null ? Map.of() : saslUsers.controllerConfig());
+            controllers.put(id, new KafkaNode(id, NodeRole.CONTROLLER,
+                    zookeeper ? NodeProgram.ZOOKEEPER_SERVER : NodeProgram.KRAFT_NODE, hosts.get(id), port,
+                    controllerDirectory, builder.propertiesOf(id, NodeRole.CONTROLLER, defaults),
                     builder.jvmArgs.get(NodeRole.CONTROLLER)));
         }
         this.controller = controllers.get(builder.controllerId);
@@ -125,17 +131,22 @@ final class ClusterLayout {
                 tlsPorts.put(brokerId, listenerPorts);
                 brokerSecurity = TlsListener.brokerConfig(brokerSecurity, listenerPorts, certificates);
             }
-            Map<String, String> properties = builder.propertiesOf(brokerId, NodeRole.BROKER, NodeDefaults.secured(
-                    NodeDefaults.broker(brokerId, host, port, quorumVoters, builder.brokers,
-                            brokerDirectory.resolve(KafkaNode.DATA)), brokerSecurity));
+            Path brokerData = brokerDirectory.resolve(KafkaNode.DATA);
+            Map<String, String> defaults = zookeeper
+                    ? NodeDefaults.zookeeperBroker(brokerId, host, port, controller.address(), builder.brokers, brokerData)
+                    : NodeDefaults.broker(brokerId, host, port, quorumVoters, builder.brokers, brokerData);
+            Map<String, String> properties = builder.propertiesOf(brokerId, NodeRole.BROKER,
+                    NodeDefaults.secured(defaults, brokerSecurity));
             if (builder.brokersWithFailableLogDir.contains(brokerId)) {
                 LoopDisk disk = new LoopDisk(brokerDirectory);
                 loopDisks.put(brokerId, disk);
                 // metadata.log.dir defaults to the first of log.dirs: the failable one comes second, so that the
                 // broker keeps running when it fails (Kafka halts a broker that loses its metadata log directory)
-                properties.put("log.dirs", brokerDirectory.resolve(KafkaNode.DATA) + "," + disk.logDir());
+                properties.put("log.dirs", brokerData + "," + disk.logDir());
             }
-            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER, host, port, brokerDirectory, properties,
+            brokers.put(brokerId, new KafkaNode(brokerId, NodeRole.BROKER,
+                    zookeeper ? NodeProgram.ZOOKEEPER_BROKER : NodeProgram.KRAFT_NODE, host, port, brokerDirectory,
+                    properties,
                     builder.brokersWithoutAgents.contains(brokerId)
                             ? builder.jvmArgs.get(NodeRole.BROKER).stream().filter(a -> !a.startsWith("-javaagent:")).toList()
                             : builder.jvmArgs.get(NodeRole.BROKER)));

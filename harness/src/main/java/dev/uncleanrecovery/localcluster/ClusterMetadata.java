@@ -12,6 +12,7 @@ import java.util.SortedMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -151,7 +152,8 @@ public final class ClusterMetadata {
                 } catch (ExecutionException e) {
                     lastSeen = "error " + e.getCause();
                 }
-            } else if (fenced && controllerLoggedFencing(broker)) {
+            } else if (fenced && (layout.metadataMode == MetadataMode.ZOOKEEPER ? sessionEnded(broker)
+                    : controllerLoggedFencing(broker))) {
                 return;
             } else {
                 lastSeen = "no broker running to ask";
@@ -180,6 +182,26 @@ public final class ClusterMetadata {
         Pattern fencingRecord = Pattern.compile("BrokerRegistrationChangeRecord\\(brokerId=" + broker.id()
                 + ", brokerEpoch=\\d+, fenced=1,");
         return fencingRecord.matcher(controller.log().readSince(broker.controllerLogLengthAtStop())).find();
+    }
+
+    // In ZooKeeper mode a broker leaves the cluster when its session ends, and with no broker left to answer, the
+    // ZooKeeper server's log is the witness: "Expiring session 0x..., timeout of 6000ms exceeded" for the session id
+    // the broker logged on connecting. A clean stop closes the session before the JVM exits.
+    private boolean sessionEnded(KafkaNode broker) {
+        if (broker.isRunning() || broker.lastStopMode() == null) {
+            return false;
+        }
+        if (broker.lastStopMode() == StopMode.CLEAN) {
+            return true;
+        }
+        Matcher session = Pattern.compile("session id = (0x[0-9a-f]+),")
+                .matcher(broker.log().readSince(broker.logLengthAtStart()));
+        String sessionId = null;
+        while (session.find()) {
+            sessionId = session.group(1);
+        }
+        return sessionId != null && controller.log().readSince(broker.controllerLogLengthAtStop())
+                .contains("Expiring session " + sessionId + ",");
     }
 
     // Fenced brokers are listed only on request (KIP-1073, Kafka 4.0); Node.isFenced() says which.

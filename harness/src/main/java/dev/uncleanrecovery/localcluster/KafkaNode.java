@@ -29,6 +29,7 @@ final class KafkaNode {
 
     private final int id;
     private final NodeRole role;
+    private final NodeProgram program;
     private final String host;
     private final int port;
     private final Path directory;
@@ -43,10 +44,11 @@ final class KafkaNode {
     private int starts;
     private boolean paused;
 
-    KafkaNode(int id, NodeRole role, String host, int port, Path directory, Map<String, String> properties,
-              List<String> jvmArgs) {
+    KafkaNode(int id, NodeRole role, NodeProgram program, String host, int port, Path directory,
+              Map<String, String> properties, List<String> jvmArgs) {
         this.id = id;
         this.role = role;
+        this.program = program;
         this.host = host;
         this.port = port;
         this.directory = directory;
@@ -63,6 +65,11 @@ final class KafkaNode {
         return role;
     }
 
+    /** What the JVM runs: a KRaft node, a ZooKeeper-mode broker or the ZooKeeper server. */
+    NodeProgram program() {
+        return program;
+    }
+
     int port() {
         return port;
     }
@@ -71,9 +78,9 @@ final class KafkaNode {
         return host + ":" + port;
     }
 
-    /** "broker 2" or "controller 1000", as messages name it. */
+    /** "broker 2", "controller 1000" or "zookeeper 1000", as messages name it. */
     String name() {
-        return nameOf(role, id);
+        return program == NodeProgram.ZOOKEEPER_SERVER ? "zookeeper " + id : nameOf(role, id);
     }
 
     static String nameOf(NodeRole role, int id) {

@@ -100,6 +100,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return layout.kafkaVersion;
     }
 
+    /** KRaft, or ZooKeeper on a 3.x cluster built so. */
+    public MetadataMode metadataMode() {
+        return layout.metadataMode;
+    }
+
     /** {@code host:port} of every broker, running or not: {@code 127.0.0.1:p1,...} on loopback. */
     public String bootstrapServers() {
         return layout.bootstrapServers();

@@ -60,6 +60,41 @@ final class NodeDefaults {
         return config;
     }
 
+    /**
+     * The ZooKeeper server of a ZooKeeper-mode cluster: standalone, its client port on the node's address only, no
+     * AdminServer (its Jetty would bind 0.0.0.0:8080). A 500 ms tick allows sessions of 1 to 10 s (2 to 20 ticks).
+     */
+    static Map<String, String> zookeeperServer(String host, int port, Path dataDir) {
+        Map<String, String> config = new HashMap<>();
+        config.put("dataDir", dataDir.toString());
+        config.put("clientPort", String.valueOf(port));
+        config.put("clientPortAddress", host);
+        config.put("tickTime", "500");
+        config.put("admin.enableServer", "false");
+        config.put("maxClientCnxns", "0");
+        return config;
+    }
+
+    /**
+     * A ZooKeeper-mode broker: the KRaft broker's settings without the quorum's, registered in ZooKeeper. It leaves
+     * the cluster when its ZooKeeper session expires, which the controller broker sees as a broker change: the
+     * ZooKeeper-mode counterpart of fencing, after 6 s as there.
+     */
+    static Map<String, String> zookeeperBroker(int id, String host, int port, String zookeeperConnect, int brokerCount,
+                                               Path logDir) {
+        Map<String, String> config = broker(id, host, port, "", brokerCount, logDir);
+        List.of("process.roles", "node.id", "controller.quorum.voters", "controller.listener.names",
+                "broker.heartbeat.interval.ms").forEach(config::remove);
+        config.put("broker.id", String.valueOf(id));
+        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT");
+        config.put("zookeeper.connect", zookeeperConnect);
+        config.put("zookeeper.session.timeout.ms", "6000");
+        // In ZooKeeper mode the broker that creates a topic applies these defaults, not a controller.
+        config.put("num.partitions", "1");
+        config.put("default.replication.factor", String.valueOf(internalTopicReplication(brokerCount)));
+        return config;
+    }
+
     private static Map<String, String> common(int id, NodeRole role, String quorumVoters, Path logDir) {
         Map<String, String> config = new HashMap<>();
         config.put("process.roles", role.processRoles());

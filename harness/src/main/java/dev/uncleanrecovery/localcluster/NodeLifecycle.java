@@ -31,8 +31,6 @@ import org.slf4j.LoggerFactory;
 final class NodeLifecycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalKafkaCluster.class);
-    // KafkaRaftServer logs this once the node serves requests; a broker only after it is unfenced.
-    private static final String SERVER_STARTED = "Kafka Server started";
     private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
     private static final Duration SIGNAL_TAKES_EFFECT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 40;
@@ -264,7 +262,7 @@ final class NodeLifecycle {
         }
         jvmArgs.addAll(node.jvmArgs());
         List<String> command = javaCommand(log4jConfig, jvmArgs);
-        command.addAll(List.of("kafka.Kafka", node.propertiesFile().toString()));
+        command.addAll(List.of(node.program().mainClass(), node.propertiesFile().toString()));
         node.started(runtime.launch(node.name(), layout.commandOnHostOf(node, command), log.file()), logLength);
     }
 
@@ -274,18 +272,18 @@ final class NodeLifecycle {
         while (!waiting.isEmpty()) {
             for (var iterator = waiting.iterator(); iterator.hasNext(); ) {
                 KafkaNode node = iterator.next();
-                if (node.log().containsSince(node.logLengthAtStart(), SERVER_STARTED)) {
+                if (node.log().containsSince(node.logLengthAtStart(), node.program().startedLine())) {
                     iterator.remove();
                 } else if (!node.process().isAlive()) {
                     Optional<Integer> status = node.process().awaitExit(Duration.ofSeconds(5));
                     throw new LocalClusterException(node.name() + " exited during start-up (status "
-                            + status.map(String::valueOf).orElse("unknown") + ") before logging '" + SERVER_STARTED
+                            + status.map(String::valueOf).orElse("unknown") + ") before logging '" + node.program().startedLine()
                             + "'; last lines of " + node.log().file() + ":\n" + tailText(node));
                 }
             }
             if (!waiting.isEmpty() && Instant.now().isAfter(deadline)) {
                 KafkaNode late = waiting.get(0);
-                throw new LocalClusterException(late.name() + " did not log '" + SERVER_STARTED + "' within "
+                throw new LocalClusterException(late.name() + " did not log '" + late.program().startedLine() + "' within "
                         + startupTimeout.toSeconds() + " s (the machine may be overloaded; raise startupTimeout);"
                         + " last lines of " + late.log().file() + ":\n" + tailText(late));
             }
@@ -297,7 +295,7 @@ final class NodeLifecycle {
         Map<KafkaNode, RunningNode> formats = new LinkedHashMap<>();
         try {
             // One JVM per node, all at once: JVM start-up dominates and the formats are independent.
-            layout.allNodes().forEach(node -> {
+            layout.allNodes().filter(node -> node.program().formatsStorage()).forEach(node -> {
                 List<String> command = javaCommand(log4jConfig, classDataSharing.toolJvmArgs());
                 command.addAll(List.of("kafka.tools.StorageTool", "format",
                         "-t", clusterId, "-c", node.propertiesFile().toString()));

@@ -75,21 +75,23 @@ public class StatusCommand implements Callable<Integer> {
      * What {@code status --output json} prints.
      *
      * @param elrSupported     false on Kafka 3.x, whose brokers know no ELR feature
+     * @param zooKeeperMode    true when the brokers run in ZooKeeper mode (3.x): their controller is one of them
      * @param elrFeatureLevel  null where not supported; -1 when it could not be read
      * @param nativeRpcs       which live brokers advertise the companion patch's RPCs
      * @param unreadableTopics topics the cluster answered with an error instead of their partitions (version 2)
      */
-    record StatusReport(int version, String clusterId, boolean elrEnabled, boolean elrSupported, Short elrFeatureLevel,
+    record StatusReport(int version, String clusterId, boolean elrEnabled, boolean elrSupported, boolean zooKeeperMode,
+                        Short elrFeatureLevel,
                         List<BrokerState> brokers, List<Integer> fencedBrokers,
                         List<TopicPartitionState> offline, List<TopicPartitionState> atRisk,
                         List<String> reassigning, int partitionsChecked, NativeRpcs nativeRpcs,
                         List<UnreadableTopic> unreadableTopics) {
 
-        /** The format of {@code status --output json}: 2 adds unreadableTopics. */
-        static final int VERSION = 2;
+        /** The format of {@code status --output json}: 2 adds unreadableTopics, 3 zooKeeperMode. */
+        static final int VERSION = 3;
 
         static StatusReport of(ClusterSnapshot s, BrokerNativeSupport nativeRpcs) {
-            return new StatusReport(VERSION, s.clusterId(), s.isElrEnabled(), s.isElrSupported(),
+            return new StatusReport(VERSION, s.clusterId(), s.isElrEnabled(), s.isElrSupported(), s.isZooKeeperMode(),
                     s.isElrSupported() ? Short.valueOf(s.elrFeatureLevel()) : null,
                     s.brokers(), s.fencedBrokers().stream().sorted().toList(),
                     s.offlinePartitions(), s.atRiskPartitions(),
@@ -111,6 +113,9 @@ public class StatusCommand implements Callable<Integer> {
         if (r.elrEnabled()) {
             out.println("Eligible Leader Replicas (KIP-966): enabled (" + ClusterDiscovery.ELR_FEATURE + "="
                     + r.elrFeatureLevel() + ")");
+        } else if (r.zooKeeperMode()) {
+            out.println("Eligible Leader Replicas (KIP-966): none in ZooKeeper mode (KRaft only); balanced waits for"
+                    + " the leaderless ISR, commitment is judged by the replicas' high watermarks");
         } else if (!r.elrSupported()) {
             out.println("Eligible Leader Replicas (KIP-966): not in Kafka 3.x (upgrade to 4.0+ first);"
                     + " balanced waits for the leaderless ISR");

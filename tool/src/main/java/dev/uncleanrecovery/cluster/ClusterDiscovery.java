@@ -27,6 +27,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -46,6 +47,7 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.ListPartitionReassignmentsRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
@@ -181,6 +183,22 @@ public final class ClusterDiscovery implements AutoCloseable {
     /** The unfenced brokers of the last read (DescribeCluster). */
     public List<BrokerState> liveBrokers() {
         return live(lastKnownBrokers());
+    }
+
+    /**
+     * The unfenced brokers of the last read, the one DescribeCluster names as the controller first. In ZooKeeper mode
+     * only the controller broker takes CreateTopics, DeleteTopics, ElectLeaders and AlterPartitionReassignments (any
+     * other answers NOT_CONTROLLER); in KRaft that id is a random live broker, and every broker forwards them.
+     */
+    public List<BrokerState> liveBrokersControllerFirst() {
+        return controllerFirst(liveBrokers());
+    }
+
+    private List<BrokerState> controllerFirst(List<BrokerState> live) {
+        DescribeClusterResponseData cluster = lastCluster;
+        int controller = cluster == null ? -1 : cluster.controllerId();
+        return Stream.concat(live.stream().filter(b -> b.id() == controller),
+                live.stream().filter(b -> b.id() != controller)).toList();
     }
 
     /** Connections to single brokers with the same client properties; {@code brokers} become askable. */
@@ -481,7 +499,7 @@ public final class ClusterDiscovery implements AutoCloseable {
 
     /**
      * The finalized eligible.leader.replicas.version, from a live broker's ApiVersions answer (the one the
-     * native-RPC survey reads too, asked once per broker); -1 when unknown.
+     * native-RPC survey reads too, asked once per broker); -1 when unknown; on 3.x, whether in KRaft or ZooKeeper mode.
      */
     private short elrFeatureLevel(List<BrokerState> live) {
         try {
@@ -491,7 +509,13 @@ public final class ClusterDiscovery implements AutoCloseable {
             // metadata.version up to 3.9-IV0 (level 21) in production; every 4.x broker supports a later one.
             boolean elrKnown = versions.supportedMaxLevel(ELR_FEATURE) >= 0
                     || versions.supportedMaxLevel("metadata.version") > LAST_3X_METADATA_VERSION_LEVEL;
-            return elrKnown ? versions.finalizedLevel(ELR_FEATURE) : ClusterSnapshot.ELR_UNSUPPORTED;
+            if (elrKnown) {
+                return versions.finalizedLevel(ELR_FEATURE);
+            }
+            // every KRaft broker takes DescribeQuorum (it forwards it to the controllers); a ZooKeeper-mode one
+            // does not advertise it
+            return versions.advertises(ApiKeys.DESCRIBE_QUORUM.id) ? ClusterSnapshot.ELR_UNSUPPORTED
+                    : ClusterSnapshot.ELR_ZOOKEEPER_MODE;
         } catch (ClusterUnreachableException | KafkaException e) {
             return -1;
         }
@@ -546,16 +570,18 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /**
-     * ListPartitionReassignments, which each broker forwards to the controller. (Admin would send it to the
+     * ListPartitionReassignments, which each KRaft broker forwards to the controller, and which in ZooKeeper mode only
+     * the controller broker answers: asked of the broker DescribeCluster names first. (Admin would send it to the
      * broker its metadata names as "controller" — a random one in KRaft — and keep retrying it if it hangs.)
      */
     private Set<TopicPartition> reassigning(List<BrokerState> live) {
         ListPartitionReassignmentsResponse response;
         try {
-            response = rotation.ask(live, "list partition reassignments", (broker, timeout) -> BrokerRotation.await(
-                    connections.send(broker.id(), new ListPartitionReassignmentsRequest.Builder(
-                            new ListPartitionReassignmentsRequestData().setTopics(null)),
-                            ListPartitionReassignmentsResponse.class, timeout)));
+            response = listReassignments(controllerFirst(live));
+            if (response.data().errorCode() == Errors.NOT_CONTROLLER.code()) {
+                // ZooKeeper mode, where only the controller broker answers it: the controller moved, ask who it is
+                response = listReassignments(controllerFirst(live(brokersOf(describeCluster()))));
+            }
         } catch (UnsupportedVersionException e) {
             // Brokers too old to take it directly: Admin sends it to the controller.
             return await(admin().listPartitionReassignments().reassignments(), "list partition reassignments",
@@ -567,6 +593,13 @@ public final class ClusterDiscovery implements AutoCloseable {
         response.data().topics().forEach(t -> t.partitions().forEach(
                 p -> result.add(new TopicPartition(t.name(), p.partitionIndex()))));
         return result;
+    }
+
+    private ListPartitionReassignmentsResponse listReassignments(List<BrokerState> controllerFirst) {
+        return rotation.askInGivenOrder(controllerFirst, "list partition reassignments", (broker, timeout) ->
+                BrokerRotation.await(connections.send(broker.id(), new ListPartitionReassignmentsRequest.Builder(
+                                new ListPartitionReassignmentsRequestData().setTopics(null)),
+                        ListPartitionReassignmentsResponse.class, timeout)));
     }
 
     /**

@@ -22,6 +22,11 @@ public final class ClusterSnapshot {
 
     /** {@link #elrFeatureLevel()} of brokers that know no {@code eligible.leader.replicas.version} (Kafka 3.x). */
     public static final short ELR_UNSUPPORTED = -2;
+    /**
+     * {@link #elrFeatureLevel()} of a ZooKeeper-mode cluster (Kafka 3.x): no ELR either, and its controller is one of
+     * the brokers, elected through ZooKeeper.
+     */
+    public static final short ELR_ZOOKEEPER_MODE = -3;
 
     private final String clusterId;
     private final int controllerId;
@@ -38,7 +43,8 @@ public final class ClusterSnapshot {
 
     /**
      * @param elrFeatureLevel   finalized {@code eligible.leader.replicas.version}; 0 off, -1 unknown,
-     *                          {@link #ELR_UNSUPPORTED} when the brokers know no such feature (Kafka 3.x)
+     *                          {@link #ELR_UNSUPPORTED} when the brokers know no such feature (Kafka 3.x),
+     *                          {@link #ELR_ZOOKEEPER_MODE} when they run in ZooKeeper mode
      * @param minInsyncReplicas effective {@code min.insync.replicas} per selected topic
      * @param reassigning       partitions with a reassignment in progress (the tool never touches them)
      */
@@ -182,6 +188,11 @@ public final class ClusterSnapshot {
 
     /** The brokers' software has the ELR feature (4.0 and later), whether or not it is on. */
     public boolean isElrSupported() {
-        return elrFeatureLevel != ELR_UNSUPPORTED;
+        return elrFeatureLevel != ELR_UNSUPPORTED && elrFeatureLevel != ELR_ZOOKEEPER_MODE;
+    }
+
+    /** The brokers run in ZooKeeper mode (no DescribeQuorum: that is KRaft's), so the controller is a broker. */
+    public boolean isZooKeeperMode() {
+        return elrFeatureLevel == ELR_ZOOKEEPER_MODE;
     }
 }

@@ -67,13 +67,25 @@ public final class BrokerRotation {
      * @throws ClusterUnreachableException when no broker answered within the call timeout
      */
     public <R> R ask(List<BrokerState> candidates, String what, RequestToOne<R> request) {
+        return ask(candidates, what, request, false);
+    }
+
+    /**
+     * {@link #ask}, but the brokers that have answered are asked in the order given, not the one that answered last
+     * first: for a request only one of them applies (the controller broker of a ZooKeeper-mode cluster).
+     */
+    public <R> R askInGivenOrder(List<BrokerState> candidates, String what, RequestToOne<R> request) {
+        return ask(candidates, what, request, true);
+    }
+
+    private <R> R ask(List<BrokerState> candidates, String what, RequestToOne<R> request, boolean givenOrder) {
         if (candidates.isEmpty()) {
             throw new ClusterUnreachableException("could not " + what + ": no live broker to ask", null);
         }
         long deadline = System.nanoTime() + callTimeout.toNanos();
         BrokerRequestException last = null;
         while (true) {
-            for (BrokerState broker : inOrder(candidates)) {
+            for (BrokerState broker : inOrder(candidates, givenOrder)) {
                 long remainingMs = remainingMs(deadline);
                 if (remainingMs <= 0) {
                     throw noAnswer(what, last);
@@ -194,8 +206,14 @@ public final class BrokerRotation {
     }
 
     private synchronized List<BrokerState> inOrder(List<BrokerState> candidates) {
+        return inOrder(candidates, false);
+    }
+
+    private synchronized List<BrokerState> inOrder(List<BrokerState> candidates, boolean givenOrder) {
         List<BrokerState> order = new ArrayList<>();
-        candidates.stream().filter(b -> b.address().equals(preferred)).findFirst().ifPresent(order::add);
+        if (!givenOrder) {
+            candidates.stream().filter(b -> b.address().equals(preferred)).findFirst().ifPresent(order::add);
+        }
         answering(candidates).stream().filter(b -> !order.contains(b)).forEach(order::add);
         for (String address : unanswering) {
             candidates.stream().filter(b -> b.address().equals(address)).forEach(order::add);

@@ -93,7 +93,19 @@ public final class ControllerCalls {
         Channel channel = new Channel() {
             @Override
             public <R extends AbstractResponse> R ask(String doing, AbstractRequest.Builder<?> request, Class<R> answer) {
-                return rotation.ask(discovery.liveBrokers(), doing, (broker, timeout) ->
+                R response = askControllerFirst(doing, request, answer);
+                if (response.errorCounts().containsKey(Errors.NOT_CONTROLLER)) {
+                    // ZooKeeper mode: the controller moved since the last read, and a broker that is not the
+                    // controller applies nothing of such a request. Ask who it is now, and send it there.
+                    discovery.brokers();
+                    response = askControllerFirst(doing, request, answer);
+                }
+                return response;
+            }
+
+            private <R extends AbstractResponse> R askControllerFirst(String doing, AbstractRequest.Builder<?> request,
+                                                                      Class<R> answer) {
+                return rotation.askInGivenOrder(discovery.liveBrokersControllerFirst(), doing, (broker, timeout) ->
                         BrokerRotation.await(connections.send(broker.id(), request, answer, timeout)));
             }
         };

@@ -325,22 +325,7 @@ class ConsumerGroupImpactClusterTest {
     @Order(8)
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
-        // 2 freezes until the controller fences it and drops it from every ISR; then 3, the offsets' last leader, dies
-        List<TopicPartition> offsets = List.of(0, 1, 2).stream()
-                .map(p -> new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p)).toList();
-        cluster.pauseBroker(SURVIVOR);
-        try {
-            cluster.metadata().awaitBrokerFenced(SURVIVOR);
-            offsets.forEach(tp -> cluster.metadata().awaitPartition(tp,
-                    v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
-            cluster.stopBroker(OFFSETS_LAST_LEADER, StopMode.ABRUPT);
-        } finally {
-            // thawed, 2 cannot rejoin those ISRs: their leader is gone
-            cluster.resumeBroker(SURVIVOR);
-        }
-        cluster.metadata().awaitBrokerUnfenced(SURVIVOR);
-        cluster.metadata().awaitBrokerFenced(OFFSETS_LAST_LEADER);
-        offsets.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
+        List<TopicPartition> offsets = takeTheOffsetsOffline(cluster);
         Path file = dir.resolve("offsets.json");
 
         CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
@@ -359,6 +344,30 @@ class ConsumerGroupImpactClusterTest {
         assertThat(repair.exitCode()).as(repair.out() + repair.err()).isEqualTo(ExitCode.ATTENTION);
         assertThat(repair.out()).startsWith("NOTE " + Topic.GROUP_METADATA_TOPIC_NAME + " has offline partitions"
                 + " [0, 1, 2]: the groups kept there were not read");
+    }
+
+    /**
+     * 2 freezes until the controller fences it and drops it from every ISR; then 3, the offsets' last leader, dies.
+     *
+     * @return the partitions of __consumer_offsets, all offline
+     */
+    static List<TopicPartition> takeTheOffsetsOffline(LocalKafkaCluster cluster) {
+        List<TopicPartition> offsets = List.of(0, 1, 2).stream()
+                .map(p -> new TopicPartition(Topic.GROUP_METADATA_TOPIC_NAME, p)).toList();
+        cluster.pauseBroker(SURVIVOR);
+        try {
+            cluster.metadata().awaitBrokerFenced(SURVIVOR);
+            offsets.forEach(tp -> cluster.metadata().awaitPartition(tp,
+                    v -> v.isr().equals(List.of(OFFSETS_LAST_LEADER)), STEP));
+            cluster.stopBroker(OFFSETS_LAST_LEADER, StopMode.ABRUPT);
+        } finally {
+            // thawed, 2 cannot rejoin those ISRs: their leader is gone
+            cluster.resumeBroker(SURVIVOR);
+        }
+        cluster.metadata().awaitBrokerUnfenced(SURVIVOR);
+        cluster.metadata().awaitBrokerFenced(OFFSETS_LAST_LEADER);
+        offsets.forEach(tp -> cluster.metadata().awaitPartition(tp, v -> v.leader() == PartitionView.NO_LEADER, STEP));
+        return offsets;
     }
 
     private static long committed(Admin admin, String group) throws Exception {

@@ -80,7 +80,7 @@ class StatusCommandClusterTest {
         JsonNode offline = Json.mapper().readTree(json.out()).get("offline");
         assertThat(offline).hasSize(1);
         JsonNode p = offline.get(0);
-        assertThat(Json.mapper().readTree(json.out()).get("version").asInt()).isEqualTo(2);
+        assertThat(Json.mapper().readTree(json.out()).get("version").asInt()).isEqualTo(3);
         assertThat(p.get("topic").asText()).isEqualTo("orders");
         try (org.apache.kafka.clients.admin.Admin admin = cluster.createAdmin()) {
             // Kafka's own form: the base64 text kafka-topics.sh --describe prints

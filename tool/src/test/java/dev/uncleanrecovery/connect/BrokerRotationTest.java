@@ -44,6 +44,18 @@ class BrokerRotationTest {
     }
 
     @Test
+    void in_the_given_order_the_first_named_is_asked_first_though_another_answered_last_but_not_a_silent_one() {
+        rotation.ask(List.of(ONE, TWO, THREE), "list topics", answerUnless(ONE));
+        asked.clear();
+
+        // the controller broker of a ZooKeeper-mode cluster named first: asked first, the one that answered last next
+        rotation.askInGivenOrder(List.of(THREE, TWO), "elect leaders", answerUnless());
+        rotation.askInGivenOrder(List.of(ONE, THREE), "elect leaders", answerUnless());
+
+        assertThat(asked).containsExactly(3, 3);
+    }
+
+    @Test
     void a_hung_bootstrap_address_is_asked_last_under_its_broker_id_too() {
         BrokerState bootstrapOne = new BrokerState(-1, "10.0.0.1", 9092, null, false);
         rotation.ask(List.of(bootstrapOne, TWO), "describe the cluster", answerUnless(bootstrapOne));

@@ -11,6 +11,7 @@ import dev.uncleanrecovery.cli.CliRun;
 import dev.uncleanrecovery.cli.ExitCode;
 import dev.uncleanrecovery.election.TruncationEstimate;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
+import dev.uncleanrecovery.localcluster.MetadataMode;
 import dev.uncleanrecovery.localcluster.PartitionView;
 import dev.uncleanrecovery.localcluster.RecordCount;
 import dev.uncleanrecovery.formats.Json;
@@ -79,7 +80,11 @@ abstract class KafkaVersionSuite {
         // partition itself shows which: with ELR its dead last leader is LastKnownELR, without it stays in the ISR.
         String version = cluster.kafkaVersion();
         boolean elrOn = !cluster.metadata().describePartition(STORY_0).lastKnownElr().isEmpty();
-        if (version.startsWith("3.")) {
+        boolean zooKeeper = cluster.metadataMode() == MetadataMode.ZOOKEEPER;
+        if (zooKeeper) {
+            assertThat(run.out()).contains("Eligible Leader Replicas (KIP-966): none in ZooKeeper mode (KRaft only);"
+                    + " balanced waits for the leaderless ISR, commitment is judged by the replicas' high watermarks");
+        } else if (version.startsWith("3.")) {
             assertThat(run.out()).contains("Eligible Leader Replicas (KIP-966): not in Kafka 3.x (upgrade to 4.0+ first)")
                     .doesNotContain("kafka-features.sh");
         } else if (!elrOn) {
@@ -90,6 +95,7 @@ abstract class KafkaVersionSuite {
         CliRun json = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "--output", "json", "status",
                 "--topic", "story");
         assertThat(Json.mapper().readTree(json.out()).get("elrSupported").asBoolean()).isEqualTo(!version.startsWith("3."));
+        assertThat(Json.mapper().readTree(json.out()).get("zooKeeperMode").asBoolean()).isEqualTo(zooKeeper);
     }
 
     @Test
