@@ -131,8 +131,9 @@ final class ExecutionReport {
                         result.count(Outcome.ELECTED_OTHER), result.count(Outcome.FAILED), result.elapsed().toMillis(),
                         electorName(result.elector()));
                 if (result.leadersShownAfter() != null) {
-                    out.println("The brokers' metadata showed every new leader " + Durations.human(result.leadersShownAfter())
-                            + " after the controller's answer to the election.");
+                    out.println("Every live broker's metadata showed every new leader "
+                            + Durations.human(result.leadersShownAfter()) + " after the controller's answer to the"
+                            + " election.");
                 }
             }
             printSalvaged(result, out);

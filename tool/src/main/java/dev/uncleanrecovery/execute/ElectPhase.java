@@ -17,9 +17,11 @@ final class ElectPhase {
     /**
      * @param electedBy         how, for the output and the result file ("none (dry run)")
      * @param leadersShownAfter see {@link DesignatedElector#leadersShownAfter}; null when nothing was elected
+     * @param metadataLag       see {@link DesignatedElector#metadataLag}
      * @param verdicts          each partition given to the elector, done
      */
-    record Election(String electedBy, Duration leadersShownAfter, Map<TopicPartition, Verdict> verdicts) {
+    record Election(String electedBy, Duration leadersShownAfter, List<MetadataLag> metadataLag,
+                    Map<TopicPartition, Verdict> verdicts) {
     }
 
     private final DesignatedElector elector;
@@ -44,7 +46,7 @@ final class ElectPhase {
         Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
         if (going.isEmpty()) {
             beforeFirstChange.run();
-            return new Election("none (nothing to elect)", null, verdicts);
+            return new Election("none (nothing to elect)", null, List.of(), verdicts);
         }
         if (dryRun) {
             for (Candidate c : going) {
@@ -54,12 +56,12 @@ final class ElectPhase {
                         + t.plannedLastWrittenLeaderEpoch() + ", LEO " + t.plannedLogEndOffset() + "); nothing changed",
                         c.state(), null)));
             }
-            return new Election("none (dry run)", null, verdicts);
+            return new Election("none (dry run)", null, List.of(), verdicts);
         }
         progress.accept(elector.describe());
         String electedBy = elector.describe();
         List<ElectionTarget> targets = new ArrayList<>(going.stream().map(Candidate::target).toList());
         elector.elect(targets, now, beforeFirstChange).forEach(o -> verdicts.put(o.topicPartition(), new Verdict.Done(o)));
-        return new Election(electedBy, elector.leadersShownAfter(), verdicts);
+        return new Election(electedBy, elector.leadersShownAfter(), elector.metadataLag(), verdicts);
     }
 }

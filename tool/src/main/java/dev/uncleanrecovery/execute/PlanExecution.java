@@ -163,7 +163,7 @@ public final class PlanExecution {
         ExecutionResult result = new ExecutionResult(now.clusterId(), planFile, startedAt,
                 Duration.ofNanos(System.nanoTime() - start), election.electedBy(), ledger.outcomes(order))
                 .withUnknownLoss(unknownLoss, acceptUnknownLoss)
-                .withLeadersShownAfter(election.leadersShownAfter());
+                .withLeadersShown(election.leadersShownAfter(), election.metadataLag());
         if (noSalvage) {
             return result.withSalvage(null, "--no-salvage: nothing was kept", Map.of());
         }

@@ -97,11 +97,11 @@ class ExecuteReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        ExecutionReport.print(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, text(),
+        ExecutionReport.print(elected().withLeadersShown(Duration.ofMillis(420), java.util.List.of()), file, text(),
                 new PrintWriter(printed, true));
 
-        assertThat(printed.toString()).contains("The brokers' metadata showed every new leader 420 ms after the"
-                + " controller's answer to the election.");
+        assertThat(printed.toString()).contains("Every live broker's metadata showed every new leader 420 ms after"
+                + " the controller's answer to the election.");
         assertThat(ResultFile.read(file).leadersShownMs()).isEqualTo(420L);
     }
 
