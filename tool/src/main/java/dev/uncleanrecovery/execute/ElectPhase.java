@@ -22,6 +22,31 @@ final class ElectPhase {
      */
     record Election(String electedBy, Duration leadersShownAfter, List<MetadataLag> metadataLag,
                     Map<TopicPartition, Verdict> verdicts) {
+
+        /**
+         * The elections of a run's batches as one: how the first that elected anything elected; the leaders shown
+         * after the last batch's election, or null when some batch's were not all shown; each lagging broker once,
+         * with what it did not show in every batch.
+         */
+        static Election together(List<Election> batches) {
+            if (batches.size() == 1) {
+                return batches.get(0);
+            }
+            Map<TopicPartition, Verdict> verdicts = new LinkedHashMap<>();
+            batches.forEach(b -> verdicts.putAll(b.verdicts()));
+            String electedBy = batches.stream().map(Election::electedBy).filter(by -> !by.startsWith("none"))
+                    .findFirst().orElse(batches.get(0).electedBy());
+            List<Election> electing = batches.stream().filter(b -> b.leadersShownAfter() != null
+                    || !b.metadataLag().isEmpty()).toList();
+            Duration shown = electing.isEmpty() || electing.stream().anyMatch(b -> b.leadersShownAfter() == null)
+                    ? null : electing.get(electing.size() - 1).leadersShownAfter();
+            Map<Integer, MetadataLag> lag = new java.util.TreeMap<>();
+            batches.stream().flatMap(b -> b.metadataLag().stream()).forEach(l -> lag.merge(l.broker(), l,
+                    (a, b) -> new MetadataLag(a.broker(), a.notShown() + b.notShown(), a.elected() + b.elected(),
+                            a.waited().compareTo(b.waited()) >= 0 ? a.waited() : b.waited(),
+                            b.lastError() != null ? b.lastError() : a.lastError())));
+            return new Election(electedBy, shown, List.copyOf(lag.values()), verdicts);
+        }
     }
 
     private final DesignatedElector elector;
