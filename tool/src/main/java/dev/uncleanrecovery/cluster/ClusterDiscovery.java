@@ -233,9 +233,15 @@ public final class ClusterDiscovery implements AutoCloseable {
         if (ranges.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        return new TopicPartitionsReader(connections, rotation).readOn(broker, ranges)
-                .exceptionallyCompose(e -> e.getCause() instanceof UnsupportedVersionException
-                        || e instanceof UnsupportedVersionException
+        CompletableFuture<TopicPartitionsReader.Described> read;
+        try {
+            read = new TopicPartitionsReader(connections, rotation).readOn(broker, ranges);
+        } catch (UnsupportedVersionException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        // Kafka 3.7 has no DescribeTopicPartitions: its Metadata, from the same broker
+        return read.exceptionallyCompose(e -> e instanceof UnsupportedVersionException
+                        || e.getCause() instanceof UnsupportedVersionException
                         ? metadataOf(broker, ranges.keySet(), rotation.requestTimeout()) : CompletableFuture.failedFuture(e))
                 .thenApply(read -> {
                     if (!read.failed().isEmpty()) {
