@@ -243,13 +243,13 @@ public final class ClusterDiscovery implements AutoCloseable {
         return read.exceptionallyCompose(e -> e instanceof UnsupportedVersionException
                         || e.getCause() instanceof UnsupportedVersionException
                         ? metadataOf(broker, ranges.keySet(), rotation.requestTimeout()) : CompletableFuture.failedFuture(e))
-                .thenApply(read -> {
-                    if (!read.failed().isEmpty()) {
-                        Map.Entry<String, Errors> first = read.failed().entrySet().iterator().next();
+                .thenApply(described -> {
+                    if (!described.failed().isEmpty()) {
+                        Map.Entry<String, Errors> first = described.failed().entrySet().iterator().next();
                         throw new KafkaException("broker " + broker + " answered topic '" + first.getKey() + "' with "
                                 + first.getValue());
                     }
-                    return read.partitions().stream().filter(p -> partitions.contains(p.topicPartition())).toList();
+                    return described.partitions().stream().filter(p -> partitions.contains(p.topicPartition())).toList();
                 });
     }
 
