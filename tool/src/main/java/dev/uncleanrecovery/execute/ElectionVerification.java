@@ -116,6 +116,7 @@ final class ElectionVerification {
      * @param after   how long until every live broker showed a leader for every partition; null when some did not by
      *                the timeout
      * @param lagging the live brokers that still showed no leader for some partition at the timeout, and for which
+     * @param lags    the same, per broker, as said in the result
      */
     record Shown(Map<TopicPartition, TopicPartitionState> states, Duration after,
                  Map<Integer, Set<TopicPartition>> lagging, List<MetadataLag> lags) {
