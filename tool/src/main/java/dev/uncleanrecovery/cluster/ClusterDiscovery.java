@@ -240,8 +240,7 @@ public final class ClusterDiscovery implements AutoCloseable {
             read = CompletableFuture.failedFuture(e);
         }
         // Kafka 3.7 has no DescribeTopicPartitions: its Metadata, from the same broker
-        return read.exceptionallyCompose(e -> e instanceof UnsupportedVersionException
-                        || e.getCause() instanceof UnsupportedVersionException
+        return read.exceptionallyCompose(e -> unsupported(e)
                         ? metadataOf(broker, ranges.keySet(), rotation.requestTimeout()) : CompletableFuture.failedFuture(e))
                 .thenApply(described -> {
                     if (!described.failed().isEmpty()) {
@@ -251,6 +250,16 @@ public final class ClusterDiscovery implements AutoCloseable {
                     }
                     return described.partitions().stream().filter(p -> partitions.contains(p.topicPartition())).toList();
                 });
+    }
+
+    /** True when the broker supports no version of the request (the answer's causes, wrapped as they come). */
+    private static boolean unsupported(Throwable failure) {
+        for (Throwable e = failure; e != null; e = e.getCause()) {
+            if (e instanceof UnsupportedVersionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
