@@ -238,9 +238,11 @@ public final class PlanExecution {
     }
 
     /**
-     * How many partitions go through the phases together: small enough that the first are led early, large enough
-     * that each phase's round trips are shared by many (one Fetch carries up to 1,000 partitions, one controller
-     * write up to 9,999). Set with {@value #PARTITIONS_PER_BATCH_PROPERTY}.
+     * How many partitions go through the phases together; by default as many as one controller write takes (9,999),
+     * so that up to that many are one batch: measured at N = 5,000 on a stock cluster (docs/benchmarks.md), batches
+     * of 1,000 led the first partition after 6.2 s but all after 28.6 s, each batch waiting about 4.5 s for the new
+     * leader's broker to show its 1,000 new leaders before the next began. Set with
+     * {@value #PARTITIONS_PER_BATCH_PROPERTY}.
      */
     static int partitionsPerBatch() {
         return Math.max(1, Math.min(ControllerCalls.MAX_PARTITIONS_PER_REQUEST,
@@ -248,7 +250,7 @@ public final class PlanExecution {
     }
 
     public static final String PARTITIONS_PER_BATCH_PROPERTY = "kafka.unclean.recovery.partitions.per.batch";
-    private static final int DEFAULT_PARTITIONS_PER_BATCH = 1_000;
+    private static final int DEFAULT_PARTITIONS_PER_BATCH = ControllerCalls.MAX_PARTITIONS_PER_REQUEST;
 
     /** The partitions in plan order, {@code size} at a time; one empty batch when there are none. */
     static List<List<Candidate>> batches(List<Candidate> going, int size) {
