@@ -91,7 +91,7 @@ public final class PlanExecution {
 
     /** How many partitions go through the phases from the second look to the election together (see runPhases). */
     public PlanExecution inBatchesOf(int partitions) {
-        this.partitionsPerBatch = Math.max(1, Math.min(ControllerCalls.MAX_PARTITIONS_PER_REQUEST, partitions));
+        this.partitionsPerBatch = Math.max(1, partitions);
         return this;
     }
 
@@ -245,12 +245,12 @@ public final class PlanExecution {
      * {@value #PARTITIONS_PER_BATCH_PROPERTY}.
      */
     static int partitionsPerBatch() {
-        return Math.max(1, Math.min(ControllerCalls.MAX_PARTITIONS_PER_REQUEST,
-                Integer.getInteger(PARTITIONS_PER_BATCH_PROPERTY, DEFAULT_PARTITIONS_PER_BATCH)));
+        return Math.max(1, Integer.getInteger(PARTITIONS_PER_BATCH_PROPERTY, DEFAULT_PARTITIONS_PER_BATCH));
     }
 
     public static final String PARTITIONS_PER_BATCH_PROPERTY = "kafka.unclean.recovery.partitions.per.batch";
-    private static final int DEFAULT_PARTITIONS_PER_BATCH = ControllerCalls.MAX_PARTITIONS_PER_REQUEST;
+    /** Kafka's cap on one controller write; smaller controller requests (their own property) leave the batch whole. */
+    private static final int DEFAULT_PARTITIONS_PER_BATCH = 9_999;
 
     /** The partitions in plan order, {@code size} at a time; one empty batch when there are none. */
     static List<List<Candidate>> batches(List<Candidate> going, int size) {
