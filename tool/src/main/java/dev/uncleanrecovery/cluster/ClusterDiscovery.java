@@ -241,15 +241,44 @@ public final class ClusterDiscovery implements AutoCloseable {
     }
 
     /**
-     * The partitions as the best-informed live broker knows them, for waiting on elections: every live broker
-     * of the last read is asked at once, and per partition the answer with the highest leader epoch is kept
-     * (brokers learn new leaders at different moments; the one that becomes leader of many partitions is the
-     * slowest to answer); once the answers in hand show a leader for every partition, the slower brokers are not
-     * waited for. No DescribeCluster: the brokers are those of the last read. Like
-     * {@link #describePartitionsOnly}, not for re-validating a plan.
+     * The partitions as one broker's own metadata shows them (DescribeTopicPartitions, Metadata on Kafka 3.7, sent to
+     * that broker alone): what a client asking it sees. Right after an election the brokers learn the new leaders at
+     * different moments, so each is asked on its own. Completes exceptionally when the broker does not answer within
+     * the request timeout or answers a topic with an error. Its id must be among the brokers of the last read.
      */
-    public ClusterSnapshot describeNewestLeaders(PartitionSelection.Explicit selection) {
-        return describe(selection, Depth.NEWEST_LEADERS, UnreadableTopics.FAIL);
+    public CompletableFuture<List<TopicPartitionState>> describeOn(int broker, Set<TopicPartition> partitions) {
+        Map<String, TopicPartitionsReader.Range> ranges = topicsOf(new PartitionSelection.Explicit(partitions), List.of(),
+                new LinkedHashMap<>());
+        if (ranges.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        CompletableFuture<TopicPartitionsReader.Described> read;
+        try {
+            read = new TopicPartitionsReader(connections, rotation).readOn(broker, ranges);
+        } catch (UnsupportedVersionException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        // Kafka 3.7 has no DescribeTopicPartitions: its Metadata, from the same broker
+        return read.exceptionallyCompose(e -> unsupported(e)
+                        ? metadataOf(broker, ranges.keySet(), rotation.requestTimeout()) : CompletableFuture.failedFuture(e))
+                .thenApply(described -> {
+                    if (!described.failed().isEmpty()) {
+                        Map.Entry<String, Errors> first = described.failed().entrySet().iterator().next();
+                        throw new KafkaException("broker " + broker + " answered topic '" + first.getKey() + "' with "
+                                + first.getValue());
+                    }
+                    return described.partitions().stream().filter(p -> partitions.contains(p.topicPartition())).toList();
+                });
+    }
+
+    /** True when the broker supports no version of the request (the answer's causes, wrapped as they come). */
+    private static boolean unsupported(Throwable failure) {
+        for (Throwable e = failure; e != null; e = e.getCause()) {
+            if (e instanceof UnsupportedVersionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -302,14 +331,14 @@ public final class ClusterDiscovery implements AutoCloseable {
         return brokers;
     }
 
-    /** How much a describe reads: see {@link #describe}, {@link #describePartitionsOnly}, {@link #describeNewestLeaders}. */
-    private enum Depth { EVERYTHING, PARTITIONS, ORDERS, NEWEST_LEADERS }
+    /** How much a describe reads: see {@link #describe}, {@link #describePartitionsOnly}, {@link #describeOrders}. */
+    private enum Depth { EVERYTHING, PARTITIONS, ORDERS }
 
     /** What a topic-level error in the answer does: fail the read, or list the topic in the snapshot. */
     private enum UnreadableTopics { FAIL, REPORT }
 
     private ClusterSnapshot describe(PartitionSelection selection, Depth depth, UnreadableTopics onUnreadable) {
-        DescribeClusterResponseData cluster = depth == Depth.NEWEST_LEADERS && lastCluster != null ? lastCluster : describeCluster();
+        DescribeClusterResponseData cluster = describeCluster();
         List<BrokerState> brokers = brokersOf(cluster);
         List<BrokerState> live = live(brokers);
         if (depth == Depth.EVERYTHING) {
@@ -327,7 +356,7 @@ public final class ClusterDiscovery implements AutoCloseable {
                 ? OnItsOwnThread.run("discovery-topic-configs", () -> topicSettings(topics, live)) : null;
         CompletableFuture<Set<TopicPartition>> reassigning = depth == Depth.EVERYTHING || depth == Depth.ORDERS
                 ? OnItsOwnThread.run("discovery-reassignments", () -> reassigning(live)) : null;
-        TopicPartitionsReader.Described read = readPartitions(ranges, brokers, depth == Depth.NEWEST_LEADERS);
+        TopicPartitionsReader.Described read = readPartitions(ranges, brokers);
         List<UnreadableTopic> unreadable = new ArrayList<>();
         failedWhenListed.forEach((topic, error) -> unreadable.add(UnreadableTopic.of(topic, error, false)));
         boolean named = !(selection instanceof PartitionSelection.AllTopics);
@@ -437,18 +466,15 @@ public final class ClusterDiscovery implements AutoCloseable {
         return ranges;
     }
 
-    /**
-     * DescribeTopicPartitions straight from a live broker (from all live brokers, newest leader epoch kept, when
-     * {@code newest}); Admin's Metadata-based describe for 3.7 brokers.
-     */
+    /** DescribeTopicPartitions straight from a live broker; Metadata for 3.7 brokers. */
     private TopicPartitionsReader.Described readPartitions(Map<String, TopicPartitionsReader.Range> topics,
-                                                           List<BrokerState> brokers, boolean newest) {
+                                                           List<BrokerState> brokers) {
         if (topics.isEmpty()) {
             return new TopicPartitionsReader.Described(List.of(), Map.of());
         }
         try {
             TopicPartitionsReader reader = new TopicPartitionsReader(connections, rotation);
-            return newest ? reader.readNewest(topics, live(brokers)) : reader.read(topics, live(brokers));
+            return reader.read(topics, live(brokers));
         } catch (UnsupportedVersionException e) {
             return describeTopicsThroughMetadata(topics.keySet(), brokers);
         }
@@ -459,24 +485,31 @@ public final class ClusterDiscovery implements AutoCloseable {
      * id, both in every version a 3.7 broker offers) from a live broker, for exactly these topics.
      */
     private TopicPartitionsReader.Described describeTopicsThroughMetadata(Set<String> topics, List<BrokerState> brokers) {
-        MetadataResponse response = rotation.ask(live(brokers), "describe topics " + topics, (broker, timeout) ->
-                BrokerRotation.await(connections.send(broker.id(),
-                        new MetadataRequest.Builder(new ArrayList<>(topics), false), MetadataResponse.class, timeout)));
-        List<TopicPartitionState> result = new ArrayList<>();
-        Map<String, Errors> failed = new LinkedHashMap<>();
-        for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
-            Errors error = Errors.forCode(topic.errorCode());
-            if (error != Errors.NONE) {
-                failed.putIfAbsent(topic.name(), error);
-                continue;
-            }
-            for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
-                // Metadata has no ELR (3.7 has none); its offline replicas are the fenced or unregistered ones.
-                result.add(new TopicPartitionState(topic.name(), topic.topicId(), p.partitionIndex(), p.leaderId(),
-                        p.leaderEpoch(), p.replicaNodes(), p.isrNodes(), List.of(), List.of(), p.offlineReplicas()));
-            }
-        }
-        return new TopicPartitionsReader.Described(result, failed);
+        return rotation.ask(live(brokers), "describe topics " + topics, (broker, timeout) ->
+                BrokerRotation.await(metadataOf(broker.id(), topics, timeout)));
+    }
+
+    private CompletableFuture<TopicPartitionsReader.Described> metadataOf(int broker, Set<String> topics,
+                                                                          Duration timeout) {
+        return connections.send(broker, new MetadataRequest.Builder(new ArrayList<>(topics), false),
+                MetadataResponse.class, timeout).thenApply(response -> {
+                    List<TopicPartitionState> result = new ArrayList<>();
+                    Map<String, Errors> failed = new LinkedHashMap<>();
+                    for (MetadataResponseData.MetadataResponseTopic topic : response.data().topics()) {
+                        Errors error = Errors.forCode(topic.errorCode());
+                        if (error != Errors.NONE) {
+                            failed.putIfAbsent(topic.name(), error);
+                            continue;
+                        }
+                        for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
+                            // Metadata has no ELR (3.7 has none); its offline replicas are the fenced or unregistered.
+                            result.add(new TopicPartitionState(topic.name(), topic.topicId(), p.partitionIndex(),
+                                    p.leaderId(), p.leaderEpoch(), p.replicaNodes(), p.isrNodes(), List.of(), List.of(),
+                                    p.offlineReplicas()));
+                        }
+                    }
+                    return new TopicPartitionsReader.Described(result, failed);
+                });
     }
 
     /** @param unreadable topics already reported: their partitions are unknown, not missing */

@@ -12,10 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
@@ -33,8 +29,6 @@ final class TopicPartitionsReader {
 
     /** The broker's own default page size; pages are cheap, one request per 2000 partitions. */
     private static final int PARTITIONS_PER_PAGE = 2000;
-    /** How long {@link #readNewest} waits for the other brokers once one has answered. */
-    private static final Duration STRAGGLER_WAIT = Duration.ofMillis(300);
 
     private final BrokerConnections connections;
     private final BrokerRotation rotation;
@@ -83,74 +77,9 @@ final class TopicPartitionsReader {
         return rotation.ask(brokers, "describe topics", (broker, timeout) -> BrokerRotation.await(readFrom(broker.id(), topics, timeout)));
     }
 
-    /**
-     * Every answering broker at once, and per partition the state with the highest leader epoch: right after an
-     * election the brokers learn the new leaders at different moments, and the one becoming leader of many
-     * partitions is the busiest and slowest to answer. Waits for the first answer, then at most
-     * {@link #STRAGGLER_WAIT} for the others, and not at all once the answers in hand show a leader for every
-     * partition (what the wait on an election looks for); a broker that did not answer by then is left out of this
-     * read. When no broker answers, this is {@link #read} (the rotation, with its errors).
-     */
-    Described readNewest(Map<String, Range> topics, List<BrokerState> brokers) {
-        List<BrokerState> asked = rotation.answering(brokers);
-        if (asked.size() < 2) {
-            return read(topics, brokers);
-        }
-        Duration timeout = rotation.requestTimeout();
-        List<CompletableFuture<Described>> answers = asked.stream()
-                .map(b -> readFrom(b.id(), topics, timeout)).toList();
-        CompletableFuture<Void> all = CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
-        CompletableFuture<Void> firstAnswer = new CompletableFuture<>();
-        CompletableFuture<Void> enough = new CompletableFuture<>();
-        answers.forEach(f -> f.thenRun(() -> {
-            firstAnswer.complete(null);
-            if (everyPartitionLed(answers)) {
-                enough.complete(null);
-            }
-        }));
-        all.whenComplete((done, error) -> {
-            firstAnswer.complete(null);
-            enough.complete(null);
-        });
-        try {
-            firstAnswer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            enough.get(STRAGGLER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            // Some broker is slow or failed: what the others said is enough for this read.
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-        List<Described> answered = answers.stream()
-                .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally()).map(CompletableFuture::join).toList();
-        if (answered.isEmpty()) {
-            return read(topics, brokers);
-        }
-        List<TopicPartitionState> newest = newestOf(answered.stream().map(Described::partitions).toList());
-        // a topic one broker described is known, whatever another said of it
-        Map<String, Errors> failed = new LinkedHashMap<>();
-        answered.forEach(a -> a.failed().forEach(failed::putIfAbsent));
-        newest.forEach(p -> failed.remove(p.topic()));
-        return new Described(newest, failed);
-    }
-
-    /** True when the answers that have arrived show a leader for every partition they hold. */
-    private static boolean everyPartitionLed(List<CompletableFuture<Described>> answers) {
-        List<List<TopicPartitionState>> arrived = answers.stream()
-                .filter(answer -> answer.isDone() && !answer.isCompletedExceptionally())
-                .map(answer -> answer.join().partitions()).toList();
-        return newestOf(arrived).stream().noneMatch(TopicPartitionState::isOffline);
-    }
-
-    /** Per partition, the state with the highest leader epoch among the brokers' answers (the first on a tie). */
-    static List<TopicPartitionState> newestOf(List<List<TopicPartitionState>> answers) {
-        Map<TopicPartition, TopicPartitionState> newest = new LinkedHashMap<>();
-        for (List<TopicPartitionState> answer : answers) {
-            for (TopicPartitionState p : answer) {
-                newest.merge(p.topicPartition(), p, (known, other) -> other.leaderEpoch() > known.leaderEpoch() ? other : known);
-            }
-        }
-        return new ArrayList<>(newest.values());
+    /** The topics' partitions as one broker's metadata shows them, each request within the request timeout. */
+    CompletableFuture<Described> readOn(int broker, Map<String, Range> topics) {
+        return readFrom(broker, topics, rotation.requestTimeout());
     }
 
     /**

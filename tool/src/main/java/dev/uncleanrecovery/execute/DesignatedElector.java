@@ -35,6 +35,11 @@ public interface DesignatedElector {
      */
     Duration leadersShownAfter();
 
+    /** After {@link #elect}: the live brokers whose metadata still showed some elected partition leaderless. */
+    default List<MetadataLag> metadataLag() {
+        return List.of();
+    }
+
     /**
      * Told as soon as there are partitions to elect, before their designated replicas are probed once more, so
      * that slow set-up (asking the brokers what they offer) overlaps that probe. Changes

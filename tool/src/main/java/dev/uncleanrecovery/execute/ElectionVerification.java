@@ -6,6 +6,7 @@ import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -13,6 +14,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -100,35 +109,119 @@ final class ElectionVerification {
     }
 
     /**
-     * The partitions as last read after an election, and how long the brokers' metadata took to show a leader for all
-     * of them (null when some had none by the timeout).
+     * The partitions after an election as the brokers' metadata shows them.
+     *
+     * @param states  per partition, the newest state any live broker showed (the highest leader epoch): what the
+     *                election is verified against
+     * @param after   how long until every live broker showed a leader for every partition; null when some did not by
+     *                the timeout
+     * @param lagging the live brokers that still showed no leader for some partition at the timeout, and for which
+     * @param lags    the same, per broker, as said in the result
      */
-    record Shown(Map<TopicPartition, TopicPartitionState> states, Duration after) {
+    record Shown(Map<TopicPartition, TopicPartitionState> states, Duration after,
+                 Map<Integer, Set<TopicPartition>> lagging, List<MetadataLag> lags) {
+
+        /** The outcome, with the brokers that do not show its new leader yet when it was elected. */
+        PartitionOutcome withLag(PartitionOutcome verified) {
+            if (verified.outcome() != Outcome.ELECTED && verified.outcome() != Outcome.ELECTED_OTHER) {
+                return verified;
+            }
+            List<Integer> behind = lagging.entrySet().stream().filter(e -> e.getValue().contains(verified.topicPartition()))
+                    .map(Map.Entry::getKey).sorted().toList();
+            return behind.isEmpty() ? verified : verified.withNote("NOT YET SHOWN by the metadata of broker(s) "
+                    + behind + " at the verify timeout: clients asking them still see no leader");
+        }
     }
 
+    /** How often a broker that answered is asked again for the partitions it still shows without a leader. */
+    private static final Duration POLL = Duration.ofMillis(200);
+
     /**
-     * Reads the partitions until all have a leader or the timeout passes; each read asks only for those still
-     * without one. Called once every election request is answered: it covers all of them.
+     * Waits until every live broker's own metadata shows a leader for every elected partition, or the timeout passes:
+     * right after a large election one broker learns the new leaders seconds after another, and a client asking it
+     * still sees the partition offline. Each broker is asked on its own, only for the partitions it does not show led
+     * yet, and again once it has answered; one that does not answer holds up no other. The live brokers are read
+     * each round (a broker fenced meanwhile serves no client). Called once every election request is answered.
      */
     static Shown awaitLeaders(PartitionStateReader reader, Collection<TopicPartition> elected, Duration timeout) {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
-        Set<TopicPartition> waiting = new HashSet<>(elected);
-        Map<TopicPartition, TopicPartitionState> last = new HashMap<>();
+        Map<TopicPartition, TopicPartitionState> newest = new HashMap<>();
+        Map<Integer, Set<TopicPartition>> waiting = new TreeMap<>();
+        Map<Integer, CompletableFuture<List<TopicPartitionState>>> asking = new HashMap<>();
+        Map<Integer, String> lastError = new HashMap<>();
         while (true) {
-            for (TopicPartitionState p : reader.readNewestLeaders(Set.copyOf(waiting)).partitions()) {
-                last.put(p.topicPartition(), p);
-                if (!p.isOffline()) {
-                    waiting.remove(p.topicPartition());
+            Set<Integer> live = new TreeSet<>(reader.liveBrokers());
+            if (live.isEmpty()) {
+                // no broker to ask: what the cluster says is all there is, and nobody is shown to see it
+                reader.read(Set.copyOf(elected)).partitions().forEach(p -> newest.put(p.topicPartition(), p));
+                return new Shown(newest, null, Map.of(), List.of());
+            }
+            for (int broker : live) {
+                Set<TopicPartition> left = waiting.computeIfAbsent(broker, b -> new HashSet<>(elected));
+                if (!left.isEmpty() && !asking.containsKey(broker)) {
+                    asking.put(broker, reader.readOn(broker, Set.copyOf(left)));
                 }
             }
-            if (waiting.isEmpty()) {
-                return new Shown(last, Duration.ofNanos(System.nanoTime() - start));
+            long pollUntil = Math.min(deadline, System.nanoTime() + POLL.toNanos());
+            awaitAll(asking.values(), pollUntil);
+            boolean everyAnswered = true;
+            for (var each : new ArrayList<>(asking.entrySet())) {
+                CompletableFuture<List<TopicPartitionState>> answer = each.getValue();
+                if (!answer.isDone()) {
+                    everyAnswered = false;
+                    continue;
+                }
+                int broker = each.getKey();
+                asking.remove(broker);
+                try {
+                    for (TopicPartitionState p : answer.join()) {
+                        newest.merge(p.topicPartition(), p, (known, other) ->
+                                other.leaderEpoch() > known.leaderEpoch() ? other : known);
+                        if (!p.isOffline()) {
+                            waiting.get(broker).remove(p.topicPartition());
+                        }
+                    }
+                    lastError.remove(broker);
+                } catch (CompletionException | CancellationException e) {
+                    lastError.put(broker, String.valueOf(e.getCause() == null ? e : e.getCause()));
+                }
             }
-            if (System.nanoTime() > deadline) {
-                return new Shown(last, null);
+            long now = System.nanoTime();
+            if (live.stream().allMatch(b -> waiting.get(b).isEmpty())) {
+                return new Shown(newest, Duration.ofNanos(now - start), Map.of(), List.of());
             }
-            Pause.millis(200, "the elected leaders");
+            if (now >= deadline) {
+                Map<Integer, Set<TopicPartition>> lagging = new TreeMap<>();
+                List<MetadataLag> lags = new ArrayList<>();
+                for (int broker : live) {
+                    Set<TopicPartition> left = waiting.get(broker);
+                    if (!left.isEmpty()) {
+                        lagging.put(broker, Set.copyOf(left));
+                        String error = asking.containsKey(broker) ? "no answer yet to the read sent "
+                                + "while waiting" : lastError.get(broker);
+                        lags.add(new MetadataLag(broker, left.size(), elected.size(), Duration.ofNanos(now - start),
+                                error));
+                    }
+                }
+                return new Shown(newest, null, lagging, lags);
+            }
+            if (everyAnswered) {
+                Pause.millis(Math.max(1, Math.min(POLL.toMillis(), (deadline - now) / 1_000_000)), "the elected leaders");
+            }
+        }
+    }
+
+    /** Waits for the reads until {@code untilNanos}; those not done by then are looked at again in the next round. */
+    private static void awaitAll(Collection<CompletableFuture<List<TopicPartitionState>>> reads, long untilNanos) {
+        try {
+            CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                    .get(Math.max(0, untilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // a broker still to answer, or one that failed: each read is judged on its own
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the elected leaders", e);
         }
     }
 

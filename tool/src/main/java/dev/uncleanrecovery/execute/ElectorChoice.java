@@ -50,6 +50,11 @@ public final class ElectorChoice implements DesignatedElector {
         return chosen().leadersShownAfter();
     }
 
+    @Override
+    public List<MetadataLag> metadataLag() {
+        return chosen().metadataLag();
+    }
+
     /** Chooses on a background thread: the ApiVersions survey (one round trip per live broker, answers usually kept from discovery). */
     @Override
     public void prepare() {

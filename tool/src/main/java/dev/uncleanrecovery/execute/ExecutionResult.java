@@ -24,15 +24,18 @@ import org.apache.kafka.common.TopicPartition;
  * @param unknownLossAccepted --accept-unknown-loss: such a loss does not need the operator's attention
  * @param leadersShownAfter how long after the controller's answer to the last election the brokers' metadata showed
  *                          every new leader (see {@link DesignatedElector#leadersShownAfter}); null when not all were
+ * @param metadataLag       the live brokers whose metadata still showed no leader for some elected partition when the
+ *                          verify timeout ran out: clients asking them see those partitions offline
  */
 public record ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed,
                               String elector, List<PartitionOutcome> partitions, HangingTransactions.Result hanging,
                               Map<TopicPartition, List<MeasuredTruncation>> truncations, String salvageDir,
                               String salvageNote, Map<TopicPartition, List<SalvagedFile>> salvaged,
                               Map<TopicPartition, Map<Integer, String>> unknownLoss, boolean unknownLossAccepted,
-                              Duration leadersShownAfter) {
+                              Duration leadersShownAfter, List<MetadataLag> metadataLag) {
 
     public ExecutionResult {
+        metadataLag = List.copyOf(metadataLag);
         partitions = List.copyOf(partitions);
         truncations = Map.copyOf(truncations);
         salvaged = Map.copyOf(salvaged);
@@ -42,36 +45,36 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
     public ExecutionResult(String clusterId, String planFile, Instant startedAt, Duration elapsed, String elector,
                            List<PartitionOutcome> partitions) {
         this(clusterId, planFile, startedAt, elapsed, elector, partitions, null, Map.of(), null, null, Map.of(), Map.of(),
-                false, null);
+                false, null, List.of());
     }
 
     public ExecutionResult withHanging(HangingTransactions.Result found) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, found, truncations,
-                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, leadersShownAfter);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, leadersShownAfter, metadataLag);
     }
 
-    /** How long the brokers' metadata took to show every new leader, as the elector measured it. */
-    public ExecutionResult withLeadersShownAfter(Duration shown) {
+    /** How long the brokers' metadata took to show every new leader, and which lagged, as the elector measured it. */
+    public ExecutionResult withLeadersShown(Duration shown, List<MetadataLag> lagging) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
-                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, shown);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, shown, lagging);
     }
 
     /** What the other replicas of each elected partition lose, planned and measured after the election. */
     public ExecutionResult withTruncations(Map<TopicPartition, List<MeasuredTruncation>> measured) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, measured,
-                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, leadersShownAfter);
+                salvageDir, salvageNote, salvaged, unknownLoss, unknownLossAccepted, leadersShownAfter, metadataLag);
     }
 
     /** Where the doomed ranges were copied before electing, and what was. */
     public ExecutionResult withSalvage(String directory, String note, Map<TopicPartition, List<SalvagedFile>> files) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
-                directory, note, files, unknownLoss, unknownLossAccepted, leadersShownAfter);
+                directory, note, files, unknownLoss, unknownLossAccepted, leadersShownAfter, metadataLag);
     }
 
     /** The replicas whose loss is not known, per partition that proceeded to the election. */
     public ExecutionResult withUnknownLoss(Map<TopicPartition, Map<Integer, String>> unknown, boolean accepted) {
         return new ExecutionResult(clusterId, planFile, startedAt, elapsed, elector, partitions, hanging, truncations,
-                salvageDir, salvageNote, salvaged, unknown, accepted, leadersShownAfter);
+                salvageDir, salvageNote, salvaged, unknown, accepted, leadersShownAfter, metadataLag);
     }
 
     /** The partitions elected (or, in a dry run, that would be) with a replica whose loss is not known. */
@@ -121,6 +124,7 @@ public record ExecutionResult(String clusterId, String planFile, Instant started
                     + " read_committed consumers. Check with: kafka-transactions.sh --bootstrap-server " + bootstrapServer
                     + " find-hanging --broker-id <each broker id>");
         }
+        metadataLag.forEach(lag -> warnings.add(lag.describe()));
         List<TopicPartition> unknown = electedWithUnknownLoss();
         if (!unknown.isEmpty()) {
             warnings.add(unknown.size() + " partition(s) " + (count(Outcome.WOULD_ELECT) > 0 ? "would be" : "were")

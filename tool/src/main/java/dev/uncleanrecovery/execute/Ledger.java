@@ -30,7 +30,7 @@ final class Ledger {
     }
 
     /** The partitions no phase has refused or settled yet, in plan order. */
-    List<Candidate> going() {
+    synchronized List<Candidate> going() {
         return List.copyOf(going.values());
     }
 
@@ -40,9 +40,21 @@ final class Ledger {
      * @param verdicts one per partition still going
      * @return the partitions still going
      */
-    List<Candidate> settle(Map<TopicPartition, Verdict> verdicts) {
+    synchronized List<Candidate> settle(Map<TopicPartition, Verdict> verdicts) {
+        return settle(going(), verdicts);
+    }
+
+    /**
+     * Enters one phase's verdicts on a batch of the partitions still going (the phases of another batch may run
+     * meanwhile).
+     *
+     * @param verdicts one per partition of {@code batch}
+     * @return the partitions of the batch still going
+     */
+    synchronized List<Candidate> settle(List<Candidate> batch, Map<TopicPartition, Verdict> verdicts) {
         List<TopicPartition> unjudged = new ArrayList<>();
-        for (Candidate c : going()) {
+        List<Candidate> stillGoing = new ArrayList<>();
+        for (Candidate c : batch) {
             TopicPartition tp = c.topicPartition();
             Verdict verdict = verdicts.get(tp);
             if (verdict == null) {
@@ -52,6 +64,7 @@ final class Ledger {
             verdict.notes().forEach(note -> note(tp, note));
             if (verdict instanceof Verdict.Proceed proceed) {
                 going.put(tp, proceed.candidate());
+                stillGoing.add(proceed.candidate());
             } else if (verdict instanceof Verdict.Refused refused) {
                 going.remove(tp);
                 outcomes.put(tp, c.refused(refused.reason()));
@@ -63,31 +76,31 @@ final class Ledger {
         if (!unjudged.isEmpty()) {
             throw new IllegalStateException("no verdict for " + unjudged);
         }
-        return going();
+        return List.copyOf(stillGoing);
     }
 
     /** Said in the partition's outcome, after what was said before. */
-    void note(TopicPartition tp, String note) {
+    synchronized void note(TopicPartition tp, String note) {
         notes.merge(tp, note, (first, second) -> first + "; " + second);
     }
 
-    long count(Outcome outcome) {
+    synchronized long count(Outcome outcome) {
         return outcomes.values().stream().filter(o -> o.outcome() == outcome).count();
     }
 
     /** The partition's outcome so far; null when it has none yet. */
-    PartitionOutcome outcome(TopicPartition tp) {
+    synchronized PartitionOutcome outcome(TopicPartition tp) {
         return outcomes.get(tp);
     }
 
     /** {@code o} with everything said of its partition. */
-    PartitionOutcome withNotes(PartitionOutcome o) {
+    synchronized PartitionOutcome withNotes(PartitionOutcome o) {
         String said = notes.get(o.topicPartition());
         return said == null ? o : o.withNote(said);
     }
 
     /** Every outcome, with its notes, in {@code order}: once every partition has one. */
-    List<PartitionOutcome> outcomes(Collection<TopicPartition> order) {
+    synchronized List<PartitionOutcome> outcomes(Collection<TopicPartition> order) {
         return order.stream().map(outcomes::get).map(this::withNotes).toList();
     }
 }

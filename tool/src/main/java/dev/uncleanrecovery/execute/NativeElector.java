@@ -59,6 +59,7 @@ public final class NativeElector implements DesignatedElector {
     private final Duration verifyTimeout;
     private final Consumer<String> progress;
     private volatile Duration leadersShownAfter;
+    private volatile List<MetadataLag> metadataLag = List.of();
 
     /**
      * @param viaBrokers live brokers that advertise ElectLeaders v3: request k goes through the k-th (modulo their
@@ -98,6 +99,11 @@ public final class NativeElector implements DesignatedElector {
     @Override
     public Duration leadersShownAfter() {
         return leadersShownAfter;
+    }
+
+    @Override
+    public List<MetadataLag> metadataLag() {
+        return metadataLag;
     }
 
     @Override
@@ -157,9 +163,11 @@ public final class NativeElector implements DesignatedElector {
         List<TopicPartition> notAccepted = toElect.stream().map(ElectionTarget::topicPartition)
                 .filter(tp -> !answers.get(tp).accepted()).toList();
         Map<TopicPartition, TopicPartitionState> after = new HashMap<>();
+        ElectionVerification.Shown shown = new ElectionVerification.Shown(Map.of(), null, Map.of(), List.of());
         if (!accepted.isEmpty()) {
-            ElectionVerification.Shown shown = ElectionVerification.awaitLeaders(reader, accepted, verifyTimeout);
+            shown = ElectionVerification.awaitLeaders(reader, accepted, verifyTimeout);
             leadersShownAfter = shown.after();
+            metadataLag = shown.lags();
             after.putAll(shown.states());
         }
         if (!notAccepted.isEmpty()) {
@@ -167,7 +175,7 @@ public final class NativeElector implements DesignatedElector {
         }
         for (ElectionTarget t : toElect) {
             TopicPartition tp = t.topicPartition();
-            outcomes.put(tp, judge(t, answers.get(tp), after.get(tp), before.get(tp)));
+            outcomes.put(tp, shown.withLag(judge(t, answers.get(tp), after.get(tp), before.get(tp))));
         }
         return byPartition.keySet().stream().map(outcomes::get).toList();
     }

@@ -3,7 +3,10 @@
 package dev.uncleanrecovery.execute;
 
 import dev.uncleanrecovery.cluster.ClusterSnapshot;
+import dev.uncleanrecovery.cluster.TopicPartitionState;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 
 /** Reads the cluster's current view of some partitions (DescribeCluster + DescribeTopicPartitions). */
@@ -11,12 +14,18 @@ import org.apache.kafka.common.TopicPartition;
 public interface PartitionStateReader {
     ClusterSnapshot read(Set<TopicPartition> partitions);
 
+    /** The registered, unfenced brokers now: those a client may ask for metadata. */
+    default Set<Integer> liveBrokers() {
+        return read(Set.of()).liveBrokers();
+    }
+
     /**
-     * The partitions with the newest leaders any live broker knows, for waiting on an election (see
-     * {@code ClusterDiscovery.describeNewestLeaders}); the same as {@link #read} unless overridden.
+     * The partitions as one broker's own metadata shows them, for waiting on an election (see
+     * {@code ClusterDiscovery.describeOn}); completes exceptionally when the broker does not answer. The same as
+     * {@link #read} unless overridden.
      */
-    default ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
-        return read(partitions);
+    default CompletableFuture<List<TopicPartitionState>> readOn(int broker, Set<TopicPartition> partitions) {
+        return CompletableFuture.completedFuture(read(partitions).partitions());
     }
 
     /**

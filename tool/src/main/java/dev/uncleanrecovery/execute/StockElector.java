@@ -46,6 +46,7 @@ public final class StockElector implements DesignatedElector {
     private final PendingReorders journal;
     private final ReplicaOrderRestore restore;
     private volatile Duration leadersShownAfter;
+    private volatile List<MetadataLag> metadataLag = List.of();
 
     public StockElector(ControllerCalls controller, PartitionStateReader reader, Duration verifyTimeout,
                         Consumer<String> progress) {
@@ -91,6 +92,11 @@ public final class StockElector implements DesignatedElector {
     @Override
     public Duration leadersShownAfter() {
         return leadersShownAfter;
+    }
+
+    @Override
+    public List<MetadataLag> metadataLag() {
+        return metadataLag;
     }
 
     @Override
@@ -187,11 +193,13 @@ public final class StockElector implements DesignatedElector {
             // 6. Verify: leader == designated and leader epoch == planned + 1.
             ElectionVerification.Shown shown = ElectionVerification.awaitLeaders(reader, toElect, verifyTimeout);
             leadersShownAfter = toElect.isEmpty() ? null : shown.after();
+            metadataLag = shown.lags();
             Map<TopicPartition, TopicPartitionState> after = shown.states();
             for (TopicPartition tp : toElect) {
                 ElectionTarget t = byPartition.get(tp);
                 TopicPartitionState now = after.get(tp);
-                PartitionOutcome verified = ElectionVerification.verify(t, now, electionErrors.get(tp), before.get(tp));
+                PartitionOutcome verified = shown.withLag(
+                        ElectionVerification.verify(t, now, electionErrors.get(tp), before.get(tp)));
                 outcomes.put(tp, reorders.containsKey(tp) ? verified : new PartitionOutcome(tp, verified.designatedLeader(),
                         verified.outcome(), verified.detail() + " (replicas not reordered: " + t.designatedLeader()
                         + " was already the first live replica)", verified.before(), verified.after()));

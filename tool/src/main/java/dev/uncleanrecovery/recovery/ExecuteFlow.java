@@ -588,8 +588,14 @@ public final class ExecuteFlow implements AutoCloseable {
         }
 
         @Override
-        public ClusterSnapshot readNewestLeaders(Set<TopicPartition> partitions) {
-            return discovery.describeNewestLeaders(new PartitionSelection.Explicit(partitions));
+        public Set<Integer> liveBrokers() {
+            return discovery.brokers().stream().filter(b -> !b.fenced()).map(BrokerState::id)
+                    .collect(java.util.stream.Collectors.toSet());
+        }
+
+        @Override
+        public CompletableFuture<List<TopicPartitionState>> readOn(int broker, Set<TopicPartition> partitions) {
+            return discovery.describeOn(broker, partitions);
         }
 
         @Override

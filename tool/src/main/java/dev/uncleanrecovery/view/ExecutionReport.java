@@ -144,7 +144,7 @@ public final class ExecutionReport {
                     + " (%d ms, %s)%n", s.elected(), s.alreadyRecovered(), s.refused(), s.electedOther(), s.failed(), file.elapsedMs(),
                     electorName(file.elector()));
             if (file.leadersShownMs() != null) {
-                out.println("The brokers' metadata showed every new leader "
+                out.println("Every live broker's metadata showed every new leader "
                         + Durations.human(Duration.ofMillis(file.leadersShownMs()))
                         + " after the controller's answer to the election.");
             }

@@ -19,16 +19,21 @@ final class Medians {
 
     static String table(List<RealClusterBenchmark.Row> rows) {
         StringBuilder sb = new StringBuilder("| N | runs | Kafka's wall ms: median (min–max) | recover wall ms: median (min–max)"
-                + " | recover CPU ms / peak RSS MiB (medians) | wall vs Kafka's (medians) | wrong leaders, worst run"
-                + " (Kafka's / recover) | records lost, worst run (Kafka's / recover) |\n|---|---|---|---|---|---|---|---|\n");
+                + " | led ms, medians: first / median / all (Kafka's) | led ms, medians: first / median / all (recover)"
+                + " | controller requests (Kafka's / recover) | recover CPU ms / peak RSS MiB (medians)"
+                + " | wall vs Kafka's (medians) | recover's median led / all led vs Kafka's all led"
+                + " | wrong leaders, worst run (Kafka's / recover) | records lost, worst run (Kafka's / recover) |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int n : new TreeSet<>(rows.stream().map(RealClusterBenchmark.Row::partitions).toList())) {
             List<RealClusterBenchmark.Row> stock = of(rows, n, "stock");
             List<RealClusterBenchmark.Row> tool = of(rows, n, "tool");
-            sb.append(String.format("| %,d | %d | %s | %s | %s | %s | %s |%n", n, Math.max(stock.size(), tool.size()),
-                    spread(stock), spread(tool),
+            sb.append(String.format("| %,d | %d | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |%n", n,
+                    Math.max(stock.size(), tool.size()), spread(stock), spread(tool), led(stock), led(tool),
+                    medianOf(stock, RealClusterBenchmark.Row::controllerRequests),
+                    medianOf(tool, RealClusterBenchmark.Row::controllerRequests),
                     tool.isEmpty() ? "-" : String.format("%,d / %,d", median(values(tool, RealClusterBenchmark.Row::cpuMillis)),
                             median(values(tool, RealClusterBenchmark.Row::peakRssMib))),
-                    ratio(tool, stock), losses(stock, tool)));
+                    ratio(tool, stock), ledRatios(tool, stock), losses(stock, tool)));
         }
         List<RealClusterBenchmark.Row> baselines = rows.stream().filter(r -> r.contender().equals("baseline")).toList();
         if (!baselines.isEmpty()) {
@@ -52,6 +57,23 @@ final class Medians {
         return over.isEmpty() || under.isEmpty() ? "-" : String.format("**%.2f×**",
                 (double) median(values(over, RealClusterBenchmark.Row::wallMillis))
                         / median(values(under, RealClusterBenchmark.Row::wallMillis)));
+    }
+
+    /** The medians of the first, the median and the last partition led, as "first / median / all". */
+    private static String led(List<RealClusterBenchmark.Row> rows) {
+        return rows.isEmpty() ? "-" : medianOf(rows, RealClusterBenchmark.Row::firstLedMillis) + " / "
+                + medianOf(rows, RealClusterBenchmark.Row::medianLedMillis) + " / "
+                + medianOf(rows, RealClusterBenchmark.Row::allLedMillis);
+    }
+
+    /** The median of {@code tool}'s median-led and all-led times over that of {@code stock}'s all-led time. */
+    private static String ledRatios(List<RealClusterBenchmark.Row> tool, List<RealClusterBenchmark.Row> stock) {
+        if (tool.isEmpty() || stock.isEmpty()) {
+            return "-";
+        }
+        double stockAll = median(values(stock, RealClusterBenchmark.Row::allLedMillis));
+        return String.format("%.2f× / %.2f×", median(values(tool, RealClusterBenchmark.Row::medianLedMillis)) / stockAll,
+                median(values(tool, RealClusterBenchmark.Row::allLedMillis)) / stockAll);
     }
 
     /** The wrong leaders and the records lost of the worst run of each, as two cells "left / right". */

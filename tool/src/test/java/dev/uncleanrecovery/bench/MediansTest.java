@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 class MediansTest {
 
     private static RealClusterBenchmark.Row row(int n, String contender, long wallMillis, long wrongLeaders) {
-        return new RealClusterBenchmark.Row(n, 1, contender, 0, wallMillis, wallMillis, wrongLeaders, 0, 0,
-                wrongLeaders * 2, 100, -1, wallMillis / 2, -1, "", null, 0, -1);
+        return new RealClusterBenchmark.Row(n, 1, contender, 0, wallMillis, wallMillis / 4, wallMillis / 2, wallMillis,
+                wrongLeaders, 0, 0, wrongLeaders * 2, 100, -1, wallMillis / 2, -1, 3, "", null, 0, -1);
     }
 
     @Test
@@ -33,10 +33,11 @@ class MediansTest {
                 row(1000, "stock", 900, 500), row(1000, "tool", 1800, 1));
         String table = Medians.table(rows);
         String line = table.lines().filter(l -> l.startsWith("| 5,000 |")).findFirst().orElseThrow();
-        assertEquals("| 5,000 | 3 | 1,500 (1,000–1,700) | 3,000 (2,200–3,600) | 1,500 / 100 | **2.00×** | 2,500 / 0"
-                + " | 5,000 / 0 |", line);
-        assertTrue(table.lines().anyMatch(l -> l.equals("| 1,000 | 1 | 900 (900–900) | 1,800 (1,800–1,800) | 900 / 100"
-                + " | **2.00×** | 500 / 1 | 1,000 / 2 |")), table);
+        assertEquals("| 5,000 | 3 | 1,500 (1,000–1,700) | 3,000 (2,200–3,600) | 375 / 750 / 1,500 | 750 / 1,500 / 3,000"
+                + " | 3 / 3 | 1,500 / 100 | **2.00×** | 1.00× / 2.00× | 2,500 / 0 | 5,000 / 0 |", line);
+        assertTrue(table.lines().anyMatch(l -> l.equals("| 1,000 | 1 | 900 (900–900) | 1,800 (1,800–1,800) | 225 / 450"
+                + " / 900 | 450 / 900 / 1,800 | 3 / 3 | 900 / 100 | **2.00×** | 1.00× / 2.00× | 500 / 1 | 1,000 / 2 |")),
+                table);
         assertTrue(table.startsWith("| N | runs |"), table);
     }
 

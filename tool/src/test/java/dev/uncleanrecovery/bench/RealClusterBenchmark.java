@@ -59,28 +59,33 @@ final class RealClusterBenchmark {
      * @param salvageFiles the files in the tool's salvage directory beside its plan, -1 when it made none (and for
      *                  Kafka's tool): a run with nothing to salvage makes none
      */
-    record Row(int partitions, int topics, String contender, int exitCode, long wallMillis, long allLedMillis,
-               long wrongLeaders, long leaderless, long recordsLostByLeader, long recordsLostByEndOffsets, long peakRssMib,
-               long heapMib, long cpuMillis, long planBytes, String requests, String failure, long outageSetupMillis,
-               long salvageFiles) {
+    record Row(int partitions, int topics, String contender, int exitCode, long wallMillis, long firstLedMillis,
+               long medianLedMillis, long allLedMillis, long wrongLeaders, long leaderless, long recordsLostByLeader,
+               long recordsLostByEndOffsets, long peakRssMib, long heapMib, long cpuMillis, long planBytes,
+               long controllerRequests, String requests, String failure, long outageSetupMillis, long salvageFiles) {
 
         String line() {
-            return String.format("| %,d (%d) | %s | %d | %,d | %s | %d | %d | %,d | %s | %d | %s | %,d | %s | %s | %s"
-                    + " | %s |", partitions, topics, contender, exitCode, wallMillis,
-                    allLedMillis < 0 ? "never" : String.format("%,d", allLedMillis), wrongLeaders, leaderless,
+            return String.format("| %,d (%d) | %s | %d | %,d | %s / %s / %s | %d | %d | %,d | %s | %d | %s | %,d | %s |"
+                    + " %s | %,d | %s | %s |", partitions, topics, contender, exitCode, wallMillis,
+                    millis(firstLedMillis), millis(medianLedMillis), millis(allLedMillis), wrongLeaders, leaderless,
                     recordsLostByLeader,
                     recordsLostByEndOffsets < 0 ? "unknown" : String.format("%,d", recordsLostByEndOffsets), peakRssMib,
                     heapMib < 0 ? "-" : String.format("%,d", heapMib), cpuMillis,
                     planBytes < 0 ? "-" : String.format("%.1f MB", planBytes / 1e6),
-                    salvageFiles < 0 ? "none" : String.format("%,d files", salvageFiles), requests,
+                    salvageFiles < 0 ? "none" : String.format("%,d files", salvageFiles), controllerRequests, requests,
                     failure == null ? "" : failure.replace("|", "\\|"));
         }
 
+        private static String millis(long ms) {
+            return ms < 0 ? "never" : String.format("%,d", ms);
+        }
+
         static String header() {
-            return "| partitions (topics) | contender | exit | wall ms | all led ms | wrong leaders | leaderless | records lost"
-                    + " (by leader) | records lost (end offsets) | peak RSS MiB | heap MiB | CPU ms | plan file |"
-                    + " salvage directory | requests sent (kind total {node:count}) | failed with |\n"
-                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+            return "| partitions (topics) | contender | exit | wall ms | led ms: first / median / all | wrong leaders |"
+                    + " leaderless | records lost (by leader) | records lost (end offsets) | peak RSS MiB | heap MiB |"
+                    + " CPU ms | plan file | salvage directory | controller requests | requests sent (kind total"
+                    + " {node:count}) | failed with |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
         }
     }
 
@@ -178,9 +183,8 @@ final class RealClusterBenchmark {
             if (contender.isRecover()) {
                 command.addAll(toolArgs);
             }
-            AtomicLong launchedAt = new AtomicLong();
-            AtomicLong allLedAt = new AtomicLong(-1);
-            Thread watcher = new Thread(() -> watchLeaders(admin, outage, launchedAt, allLedAt), "bench-leader-watch");
+            LeaderWatch leaders = new LeaderWatch(cluster.bootstrapServers(), outagePartitions(outage));
+            Thread watcher = new Thread(leaders::watch, "bench-leader-watch");
             watcher.setDaemon(true);
             // Our tool runs as operators run it: through bin/kafka-unclean-recovery.sh (its JVM flags, its class-data
             // archive), with its request log switched on through KAFKA_UNCLEAN_RECOVERY_OPTS (plus the environment's
@@ -196,18 +200,19 @@ final class RealClusterBenchmark {
             // The leader watcher's describes of all N partitions (and their answers) share the cores with the contender.
             OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             long benchCpuBefore = os.getProcessCpuTime();
-            MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600, launch -> {
-                launchedAt.set(launch);
-                watcher.start();
-            });
+            MeasuredProcess.Measurement m = MeasuredProcess.run(command, environment, dir.resolve(contender.name()), 600,
+                    launch -> watcher.start());
             long benchCpuMs = (os.getProcessCpuTime() - benchCpuBefore) / 1_000_000;
             System.out.println("  [" + contender + " " + partitions + "] the benchmark's JVM (mostly its leader watcher,"
-                    + " polling every " + WATCH_INTERVAL_MS + " ms, and the contender's RSS sampling) used " + benchCpuMs
+                    + " polling every live broker every " + LeaderWatch.INTERVAL_MS + " ms, and the contender's RSS"
+                    + " sampling) used " + benchCpuMs
                     + " ms of CPU during the contender's " + m.wallMillis() + " ms");
             // A contender that failed may leave partitions leaderless for good: give the watcher a moment, not minutes.
             watcher.join(10_000);
             watcher.interrupt();
             watcher.join();
+            long[] led = leaders.ledMillis(m.launchNanos());
+            leaders.close();
 
             long wrong = 0;
             long leaderless = 0;
@@ -229,13 +234,14 @@ final class RealClusterBenchmark {
                 long lost = leaderless > 0 ? -1 : lostByEndOffsets(admin, o);
                 lostByEnd = lost < 0 || lostByEnd < 0 ? -1 : lostByEnd + lost;
             }
-            long allLed = allLedAt.get() < 0 ? -1 : (allLedAt.get() - m.launchNanos()) / 1_000_000;
             Path plan = dir.resolve("plan.json");
             return new Row(partitions, topics.size(), contender + (contender.isRecover() && !toolArgs.isEmpty()
                     ? " " + String.join(" ", toolArgs) : "") + (agent == null ? "" : " (patched cluster)"), m.exitCode(),
-                    m.wallMillis(), allLed, wrong, leaderless, lostByLeader, lostByEnd, m.peakRssKib() / 1024,
-                    contender.isRecover() ? heapInUseMib(gcLog) : -1, m.cpuMillis(),
-                    Files.exists(plan) ? Files.size(plan) : -1, RequestLog.format(RequestLog.count(requestLog)),
+                    m.wallMillis(), led[0], led[1], led[2], wrong, leaderless, lostByLeader, lostByEnd,
+                    m.peakRssKib() / 1024, contender.isRecover() ? heapInUseMib(gcLog) : -1, m.cpuMillis(),
+                    Files.exists(plan) ? Files.size(plan) : -1,
+                    RequestLog.controllerRequests(RequestLog.count(requestLog)),
+                    RequestLog.format(RequestLog.count(requestLog)),
                     m.exitCode() == 0 ? null : lastWords(m), setupMillis,
                     contender.isRecover() ? salvageFiles(dir.resolve(SALVAGE_DIRECTORY)) : -1);
         }
@@ -459,35 +465,14 @@ final class RealClusterBenchmark {
         return Optional.empty();
     }
 
-    /**
-     * Each poll describes all N partitions, on the cores the contender and the brokers share (the brokers answer every
-     * poll too): polling often would slow what is measured. 250 ms costs "all led" its precision (±250 ms), not the
-     * wall time the target is about.
-     */
-    private static final long WATCH_INTERVAL_MS = 250;
-
-    /** Polls the topic every WATCH_INTERVAL_MS from launch until every partition has a leader (bounded: 10 minutes). */
-    private static void watchLeaders(Admin admin, List<ManyPartitionOutage.Outage> outage, AtomicLong launchedAt,
-                                     AtomicLong allLedAt) {
-        long deadline = System.nanoTime() + 600_000_000_000L;
-        while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
-            try {
-                List<TopicPartitionInfo> all = new ArrayList<>();
-                for (ManyPartitionOutage.Outage o : outage) {
-                    all.addAll(ManyPartitionOutage.describe(admin, o.topic()));
-                }
-                long now = System.nanoTime();
-                if (all.stream().allMatch(p -> ManyPartitionOutage.leaderOf(p) >= 0)) {
-                    allLedAt.set(now);
-                    return;
-                }
-                Thread.sleep(WATCH_INTERVAL_MS);
-            } catch (InterruptedException e) {
-                return;
-            } catch (ExecutionException e) {
-                // a transient metadata error; poll again
+    private static java.util.Set<TopicPartition> outagePartitions(List<ManyPartitionOutage.Outage> outage) {
+        java.util.Set<TopicPartition> partitions = new java.util.HashSet<>();
+        outage.forEach(o -> {
+            for (int p = 0; p < o.partitions(); p++) {
+                partitions.add(new TopicPartition(o.topic(), p));
             }
-        }
+        });
+        return partitions;
     }
 
     /** Sum over partitions of (best surviving log end − end offset now), once the end offsets stop moving. */

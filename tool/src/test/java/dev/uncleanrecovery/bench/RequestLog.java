@@ -82,4 +82,14 @@ final class RequestLog {
         });
         return sb.toString();
     }
+
+    /**
+     * The requests that go to the controller (a broker forwards them in KRaft): the elections, the reorders and their
+     * restores, the run lock's topic made and removed.
+     */
+    static long controllerRequests(Map<String, Map<Integer, Integer>> counts) {
+        return java.util.stream.Stream.of("ELECT_LEADERS", "ALTER_PARTITION_REASSIGNMENTS", "CREATE_TOPICS",
+                        "DELETE_TOPICS").map(kind -> counts.getOrDefault(kind, Map.of()))
+                .flatMap(byNode -> byNode.values().stream()).mapToLong(Integer::longValue).sum();
+    }
 }

@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /** An elector for tests of the execution: every target it is given is ELECTED, and remembered. */
-final class ElectingElector implements DesignatedElector {
+class ElectingElector implements DesignatedElector {
 
     final List<ElectionTarget> elected = new CopyOnWriteArrayList<>();
     private final Consumer<String> steps;

@@ -409,4 +409,70 @@ class PlanExecutionTest {
                 .acceptingUnknownLoss(true).run(plan(ORDERS_0), "plan.json");
         assertThat(elected).hasSize(1);
     }
+
+    @Test
+    void the_partitions_are_elected_in_batches_each_after_its_own_second_look() {
+        TopicPartition orders2 = new TopicPartition("orders", 2);
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID),
+                offline(orders2, ORDERS_ID));
+        List<List<TopicPartition>> batches = new CopyOnWriteArrayList<>();
+        List<String> order = new CopyOnWriteArrayList<>();
+        ReplicaReprobe answering = reprobe(new CountDownLatch(3));
+        ReplicaReprobe probe = replicas -> {
+            replicas.keySet().forEach(p -> order.add("look " + p.topicPartition()));
+            return answering.reprobe(replicas);
+        };
+        DesignatedElector inBatches = new ElectingElector(events::add) {
+            @Override
+            public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                                Runnable beforeFirstChange) {
+                batches.add(targets.stream().map(ElectionTarget::topicPartition).toList());
+                targets.forEach(t -> order.add("elect " + t.topicPartition()));
+                return super.elect(targets, validated, beforeFirstChange);
+            }
+        };
+        int[] gates = new int[1];
+
+        ExecutionResult result = new PlanExecution(partitions -> now, probe, inBatches, false, steps::add)
+                .acceptingUnknownLoss(true).inBatchesOf(2).run(plan(ORDERS_0, ORDERS_1, orders2), "plan.json", () -> gates[0]++, null);
+
+        assertThat(batches).containsExactly(List.of(ORDERS_0, ORDERS_1), List.of(orders2));
+        assertThat(gates[0]).as("the gate before the first change, once").isEqualTo(1);
+        for (TopicPartition tp : List.of(ORDERS_0, ORDERS_1, orders2)) {
+            assertThat(order.indexOf("look " + tp)).as(tp + " looked at before it is elected")
+                    .isNotNegative().isLessThan(order.indexOf("elect " + tp));
+        }
+        assertThat(result.partitions()).extracting(PartitionOutcome::outcome)
+                .containsExactly(Outcome.ELECTED, Outcome.ELECTED, Outcome.ELECTED);
+        assertThat(steps).contains("batch 1 of 2: 2 partition(s) to elect", "batch 2 of 2: 1 partition(s) to elect");
+    }
+
+    @Test
+    void a_batch_whose_election_failed_stops_the_batches_after_it() {
+        TopicPartition orders2 = new TopicPartition("orders", 2);
+        ClusterSnapshot now = cluster(offline(ORDERS_0, ORDERS_ID), offline(ORDERS_1, ORDERS_ID),
+                offline(orders2, ORDERS_ID));
+        DesignatedElector failing = new ElectingElector(events::add) {
+            @Override
+            public List<PartitionOutcome> elect(List<ElectionTarget> targets, ClusterSnapshot validated,
+                                                Runnable beforeFirstChange) {
+                beforeFirstChange.run();
+                elected.addAll(targets);
+                return targets.stream().map(t -> new PartitionOutcome(t.topicPartition(), t.designatedLeader(),
+                        Outcome.FAILED, "still offline after the election", null, null)).toList();
+            }
+        };
+
+        ExecutionResult result = new PlanExecution(partitions -> now, reprobe(new CountDownLatch(3)), failing, false,
+                steps::add).acceptingUnknownLoss(true).inBatchesOf(1).run(plan(ORDERS_0, ORDERS_1, orders2),
+                "plan.json");
+
+        assertThat(((ElectingElector) failing).elected).extracting(ElectionTarget::topicPartition)
+                .containsExactly(ORDERS_0);
+        assertThat(result.partitions()).extracting(PartitionOutcome::outcome)
+                .containsExactly(Outcome.FAILED, Outcome.REFUSED, Outcome.REFUSED);
+        assertThat(result.partitions().get(1).detail()).startsWith("not elected: the election of batch 1 did not go"
+                + " as planned (orders-0 FAILED), so the batches after it were stopped; nothing of this partition was"
+                + " changed");
+    }
 }

@@ -98,10 +98,11 @@ class ExecutionReportTest {
         Path file = dir.resolve("result.json");
         StringWriter printed = new StringWriter();
 
-        print(elected().withLeadersShownAfter(Duration.ofMillis(420)), file, new PrintWriter(printed, true));
+        print(elected().withLeadersShown(Duration.ofMillis(420), java.util.List.of()), file,
+                new PrintWriter(printed, true));
 
-        assertThat(printed.toString()).contains("The brokers' metadata showed every new leader 420 ms after the"
-                + " controller's answer to the election.");
+        assertThat(printed.toString()).contains("Every live broker's metadata showed every new leader 420 ms after"
+                + " the controller's answer to the election.");
         assertThat(ResultFile.read(file).leadersShownMs()).isEqualTo(420L);
     }
 
