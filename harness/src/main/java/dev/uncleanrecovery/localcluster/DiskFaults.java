@@ -118,7 +118,7 @@ public final class DiskFaults {
     }
 
     /**
-     * Mends the broker's failed second log directory while the broker is stopped (its file system checked and
+     * Repairs the broker's failed second log directory while the broker is stopped (its file system checked and
      * mounted read-write again, its files as the failure left them), so that its next start loads the replicas there.
      */
     public void repairLogDir(int brokerId) {

@@ -89,7 +89,7 @@ final class LoopDisk {
     }
 
     /**
-     * Mends the failed file system as an operator does once the disk is back: unmount, {@code e2fsck -fy} (which clears
+     * Repairs the failed file system as an operator does once the disk is back: unmount, {@code e2fsck -fy} (which clears
      * the error the journal recorded), mount again read-write. The broker must be stopped: it holds files there.
      */
     synchronized void repair() {

@@ -110,7 +110,7 @@ class ExecuteOptions {
         } catch (IOException | RuntimeException e) {
             return ConsumerOffsetRepair.Repair.notDone("consumer group offsets not set: "
                     + ErrorReporter.reported(e, null).line() + " — run 'consumer-offsets --result-file' on the result"
-                    + " file once that is mended");
+                    + " file once that is fixed");
         }
     }
 

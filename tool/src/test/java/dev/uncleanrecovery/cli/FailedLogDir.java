@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ISR or ELR member it leaves the partition offline with every broker alive. The probe gets KAFKA_STORAGE_ERROR for
  * it; the plan never designates it, elects the best of the others, and says where its log can still be read.
  * {@code inspect} on the failed (read-only) directory reads it, the plan then states its exact loss, {@code inspect
- * --salvage-beyond} copies that off the directory, execute elects, and the broker, its disk mended and restarted,
+ * --salvage-beyond} copies that off the directory, execute elects, and the broker, its disk repaired and restarted,
  * cuts exactly there.
  */
 abstract class FailedLogDir {
@@ -140,7 +140,7 @@ abstract class FailedLogDir {
         assertThat(salvaged.get(0).get("sources").toString()).isEqualTo("[\"DISK\"]");
         assertThat(elected.get("detail").asText()).contains("broker 1's log directory holding orders-0 failed");
 
-        // the disk mended, the broker back: it cuts its replica where the plan said
+        // the disk repaired, the broker back: it cuts its replica where the plan said
         cluster.stopBroker(ON_THE_FAILED_DISK, StopMode.ABRUPT);
         cluster.disk().repairLogDir(ON_THE_FAILED_DISK);
         cluster.startBroker(ON_THE_FAILED_DISK);
