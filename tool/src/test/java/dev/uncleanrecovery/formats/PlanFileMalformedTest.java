@@ -201,7 +201,7 @@ class PlanFileMalformedTest {
     void unknown_evidence_status() {
         assertThat(readError(edited(root -> ((ObjectNode) election(root).get("evidence").get(0)).put("status", "SLEEPING"))))
                 .isEqualTo("plan.json: partitions[0].evidence[0].status must be one of \"OK\", \"UNREACHABLE\", \"ERROR\","
-                        + " \"STALE\", found \"SLEEPING\"");
+                        + " \"STALE\", \"LOG_DIR_OFFLINE\", found \"SLEEPING\"");
     }
 
     @Test
@@ -280,7 +280,7 @@ class PlanFileMalformedTest {
         // Jackson would otherwise take 1 for the second constant, UNREACHABLE
         assertThat(readError(edited(root -> ((ObjectNode) election(root).get("evidence").get(0)).put("status", 1))))
                 .isEqualTo("plan.json: partitions[0].evidence[0].status must be one of \"OK\", \"UNREACHABLE\", \"ERROR\","
-                        + " \"STALE\", found 1");
+                        + " \"STALE\", \"LOG_DIR_OFFLINE\", found 1");
     }
 
     @Test
