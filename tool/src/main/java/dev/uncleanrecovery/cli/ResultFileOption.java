@@ -24,8 +24,8 @@ final class ResultFileOption {
     void requireClusterOf(ResultFile result, ClusterDiscovery discovery) {
         String clusterId = discovery.clusterId();
         if (result.clusterId() != null && !result.clusterId().equals(clusterId)) {
-            throw new UserInputException(path + " is the result of a run on cluster " + result.clusterId()
-                    + ", but --bootstrap-server is cluster " + clusterId + "; give the result of a run on this cluster");
+            throw new UserInputException(path + " is of cluster " + result.clusterId() + ", but --bootstrap-server"
+                    + " reaches cluster " + clusterId + ": nothing was changed; connect to the cluster that run elected on");
         }
     }
 }

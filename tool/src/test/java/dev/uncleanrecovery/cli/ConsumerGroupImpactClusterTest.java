@@ -254,6 +254,7 @@ class ConsumerGroupImpactClusterTest {
         // the new history: 2's own 10 records, then what producers write to it after the election
         RoundProducer.produce(cluster, List.of(PAID), 5, "all", "paid-after-election", Duration.ofSeconds(30));
         Path result = dir.resolve("paid-execute-result.json");
+        awaitNoMembers(cluster, "live");
 
         CliRun dryRun = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "consumer-offsets",
                 "--result-file", result.toString());
@@ -299,6 +300,7 @@ class ConsumerGroupImpactClusterTest {
             throws Exception {
         // given: billing (set back by execute) and live (by consumer-offsets) have since read the new history to its
         // end, 15, and committed it as a client without KIP-320 does: with no leader epoch
+        awaitNoMembers(cluster, "live");
         readAndCommit(cluster, "billing", 15);
         readAndCommit(cluster, "live", 15);
         Path result = dir.resolve("paid-execute-result.json");
@@ -374,6 +376,22 @@ class ConsumerGroupImpactClusterTest {
         return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(PAID).offset();
     }
 
+    /**
+     * Waits until {@code group} has no member: the consumer closed before leaves at once when its LeaveGroup reaches
+     * the coordinator, else when its session ends.
+     */
+    private static void awaitNoMembers(LocalKafkaCluster cluster, String group) throws Exception {
+        try (Admin admin = cluster.createAdmin()) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!admin.describeConsumerGroups(List.of(group)).all().get().get(group).members().isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new LocalClusterException(group + " still has members after 60 s");
+                }
+                Thread.sleep(250);
+            }
+        }
+    }
+
     /** A real consumer in group {@code group}, a member of it once it has its assignment; commits nothing. */
     private static KafkaConsumer<String, String> memberOf(LocalKafkaCluster cluster, String group) {
         Properties props = new Properties();
@@ -381,6 +399,9 @@ class ConsumerGroupImpactClusterTest {
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, group + "-member");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // the broker's group.min.session.timeout.ms: a member whose LeaveGroup got lost is gone in 6 s, not 45
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "2000");
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
                 new StringDeserializer());
         consumer.subscribe(List.of(PAID.topic()));
