@@ -153,7 +153,7 @@ class PlanPageTest {
 
     @Test
     void a_log_nobody_measured_is_not_drawn_to_a_length() throws Exception {
-        String html = PlanPage.render(PagePlans.example(), "plan.json", null, null);
+        String html = PlanPage.render(PagePlans.severalGroups(), "plan.json", null, null);
 
         // broker 1 did not answer: a fixed mark at offset 0 and the words, no bar along the axis
         Matcher replica = Pattern.compile("<g class=\"replica\">(<text class=\"broker\"[^>]*>broker 1<.*?)</g>")
