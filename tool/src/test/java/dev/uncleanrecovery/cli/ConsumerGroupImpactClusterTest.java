@@ -328,13 +328,10 @@ class ConsumerGroupImpactClusterTest {
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
         List<TopicPartition> offsets = takeTheOffsetsOffline(cluster);
-        Path file = dir.resolve("offsets.json");
-
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--output-file", file.toString());
+        CliRun run = planProactive(cluster, dir.resolve("offsets.json"));
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.OK);
-        Plan plan = PlanFile.read(file);
+        Plan plan = PlanFile.read(dir.resolve("offsets.json"));
         assertThat(plan.partitions()).extracting(PlannedElection::topicPartition).startsWith(offsets.toArray(TopicPartition[]::new));
         assertThat(plan.notes()).first().asString().startsWith(Topic.GROUP_METADATA_TOPIC_NAME
                 + " has offline partitions [0, 1, 2]: consumer groups kept there can neither read nor commit offsets");
@@ -374,6 +371,12 @@ class ConsumerGroupImpactClusterTest {
 
     private static long committed(Admin admin, String group) throws Exception {
         return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(PAID).offset();
+    }
+
+    /** {@code plan --strategy proactive} of the whole cluster into {@code file}. */
+    static CliRun planProactive(LocalKafkaCluster cluster, Path file) {
+        return CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
+                "--output-file", file.toString());
     }
 
     /**

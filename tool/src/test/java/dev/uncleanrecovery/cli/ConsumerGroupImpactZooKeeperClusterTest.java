@@ -10,7 +10,6 @@ import dev.uncleanrecovery.formats.SkippedPartition;
 import dev.uncleanrecovery.harness.KafkaClusterTest;
 import dev.uncleanrecovery.localcluster.LocalKafkaCluster;
 import dev.uncleanrecovery.localcluster.MetadataMode;
-import java.nio.file.Path;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Order;
@@ -33,13 +32,10 @@ class ConsumerGroupImpactZooKeeperClusterTest extends ConsumerGroupImpactCluster
     void offline_consumer_offsets_partitions_come_first_and_the_plan_says_so(LocalKafkaCluster cluster)
             throws Exception {
         List<TopicPartition> offsets = takeTheOffsetsOffline(cluster);
-        Path file = dir.resolve("offsets.json");
-
-        CliRun run = CliRun.of("--bootstrap-server", cluster.bootstrapServers(), "plan", "--strategy", "proactive",
-                "--output-file", file.toString());
+        CliRun run = planProactive(cluster, dir.resolve("offsets.json"));
 
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(ExitCode.ATTENTION);
-        Plan plan = PlanFile.read(file);
+        Plan plan = PlanFile.read(dir.resolve("offsets.json"));
         assertThat(plan.partitions()).extracting(p -> p.topicPartition()).doesNotContainAnyElementsOf(offsets);
         assertThat(plan.skipped()).filteredOn(s -> offsets.contains(s.topicPartition())).hasSize(3)
                 .extracting(SkippedPartition::reason).allSatisfy(reason -> assertThat(reason)
