@@ -139,7 +139,7 @@ public final class ClusterMetadata {
         while (true) {
             if (brokers.values().stream().anyMatch(KafkaNode::isRunning)) {
                 try {
-                    Optional<Node> registration = describeBrokerRegistrations().stream()
+                    Optional<Node> registration = describeBrokerRegistrations(fenced && broker.isRunning()).stream()
                             .filter(node -> node.id() == broker.id()).findFirst();
                     if (registration.isPresent() && registration.get().isFenced() == fenced) {
                         return;
@@ -204,13 +204,22 @@ public final class ClusterMetadata {
                 .contains("Expiring session " + sessionId + ",");
     }
 
-    // Fenced brokers are listed only on request (KIP-1073, Kafka 4.0); Node.isFenced() says which.
-    private Collection<Node> describeBrokerRegistrations() throws ExecutionException {
+    // Fenced brokers are listed only on request (KIP-1073, Kafka 4.0); Node.isFenced() says which. A running broker
+    // cut off from the controller still sees itself unfenced, and an Admin keeps sending to the node it is connected
+    // to: awaiting such a fence, each poll asks from a new client, whose first idle node is drawn at random.
+    private Collection<Node> describeBrokerRegistrations(boolean askAnew) throws ExecutionException {
+        DescribeClusterOptions options = new DescribeClusterOptions().includeFencedBrokers(listsFencedBrokers())
+                .timeoutMs((int) ADMIN_CALL_TIMEOUT.toMillis());
         try {
-            return harnessAdmin.get().describeCluster(new DescribeClusterOptions()
-                            .includeFencedBrokers(listsFencedBrokers())
-                            .timeoutMs((int) ADMIN_CALL_TIMEOUT.toMillis()))
-                    .nodes().get();
+            if (!askAnew) {
+                return harnessAdmin.get().describeCluster(options).nodes().get();
+            }
+            Admin admin = newAdmin.get();
+            try {
+                return admin.describeCluster(options).nodes().get();
+            } finally {
+                admin.close(Duration.ZERO);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LocalClusterException("interrupted while describing the cluster", e);
