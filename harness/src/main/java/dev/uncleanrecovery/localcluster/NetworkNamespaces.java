@@ -190,6 +190,13 @@ final class NetworkNamespaces {
             return;
         }
         closed = true;
+        // The kernel takes a deleted namespace's links down in the background, so the harness's end of its link could
+        // outlive close(): deleting one end of the veth pair deletes both at once.
+        try {
+            run(List.of(ipCommand(), "link", "delete", harnessLinkName()), "", "delete the harness's link");
+        } catch (RuntimeException e) {
+            LOG.debug("no harness link to delete: {}", e.getMessage());
+        }
         List<String> namespaces = new ArrayList<>();
         members.values().stream().map(Member::namespace).filter(java.util.Objects::nonNull).forEach(namespaces::add);
         namespaces.add(router);
@@ -197,6 +204,11 @@ final class NetworkNamespaces {
             deleteNamespace(namespace);
         }
         LIVE.remove(this);
+    }
+
+    /** The harness's (root namespace's) end of its link to the router. */
+    private String harnessLinkName() {
+        return "kurnet" + slot;
     }
 
     private long droppedSinceLastApply() {
@@ -227,7 +239,7 @@ final class NetworkNamespaces {
             String link = member.routerInterface();
             if (member.namespace() == null) {
                 // the harness's end stays in this JVM's namespace, named after the slot (15 characters at most)
-                String own = "kurnet" + slot;
+                String own = harnessLinkName();
                 script.append(ip).append(" link add ").append(link).append(" netns ").append(router)
                         .append(" type veth peer name ").append(own).append('\n')
                         .append(ip).append(" addr add ").append(hostSide).append("/30 dev ").append(own).append('\n')

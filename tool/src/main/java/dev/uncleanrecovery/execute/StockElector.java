@@ -182,10 +182,13 @@ public final class StockElector implements DesignatedElector {
 
             // 5. Restore right away, every recorded order the read-back finds as this run set it: the controller has
             //    decided every election it answered, and an order change never moves a leader that stays a replica.
-            //    It runs while the leaders are read back.
-            if (!reorders.isEmpty()) {
-                Set<TopicPartition> led = toElect.stream().filter(tp -> !electionErrors.containsKey(tp))
-                        .collect(Collectors.toSet());
+            //    It runs while the leaders are read back, except in ZooKeeper mode, whose controller gives a live
+            //    leader kept by a reassignment a new leader epoch (KafkaController's moveReassignedPartitionLeader-
+            //    IfRequired): there the order is restored once the election is verified at epoch + 1.
+            boolean restoreAfterVerify = validated.isZooKeeperMode();
+            Set<TopicPartition> led = toElect.stream().filter(tp -> !electionErrors.containsKey(tp))
+                    .collect(Collectors.toSet());
+            if (!reorders.isEmpty() && !restoreAfterVerify) {
                 restoring = OnItsOwnThread.run("replica-order-restore",
                         () -> journal.restoreRecorded(restore, progress, false, led));
             }
@@ -203,6 +206,9 @@ public final class StockElector implements DesignatedElector {
                 outcomes.put(tp, reorders.containsKey(tp) ? verified : new PartitionOutcome(tp, verified.designatedLeader(),
                         verified.outcome(), verified.detail() + " (replicas not reordered: " + t.designatedLeader()
                         + " was already the first live replica)", verified.before(), verified.after()));
+            }
+            if (!reorders.isEmpty() && restoreAfterVerify) {
+                restoring = CompletableFuture.completedFuture(journal.restoreRecorded(restore, progress, false, led));
             }
         } catch (RuntimeException | Error e) {
             // Whatever the failed request did or did not apply, the read-back says: never the request's own answer.
