@@ -326,9 +326,19 @@ final class ManyPartitionOutage {
                     .forEach(p -> latest.put(new TopicPartition(topic, p), OffsetSpec.latest()));
         }
         Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get();
+        // The group coordinator writes one commit's offsets as one batch to __consumer_offsets, refused past its
+        // 1 MiB max.message.bytes (about 19,500 offsets): commit in parts of at most 5,000.
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        ends.forEach((tp, end) -> offsets.put(tp, new OffsetAndMetadata(end.offset(), end.leaderEpoch(), "")));
-        admin.alterConsumerGroupOffsets(group, offsets).all().get();
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+            offsets.put(end.getKey(), new OffsetAndMetadata(end.getValue().offset(), end.getValue().leaderEpoch(), ""));
+            if (offsets.size() == 5_000) {
+                admin.alterConsumerGroupOffsets(group, offsets).all().get();
+                offsets.clear();
+            }
+        }
+        if (!offsets.isEmpty()) {
+            admin.alterConsumerGroupOffsets(group, offsets).all().get();
+        }
     }
 
     /** A transactional producer writes one record to each of the first partitions of the topic and commits. */
