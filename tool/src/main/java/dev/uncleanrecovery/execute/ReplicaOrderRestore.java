@@ -8,6 +8,7 @@ import dev.uncleanrecovery.formats.ReorderJournal;
 import dev.uncleanrecovery.support.Pause;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -132,26 +133,45 @@ public final class ReplicaOrderRestore {
         if (byPartition.isEmpty()) {
             return new Report(verdicts);
         }
-        ClusterSnapshot now;
-        try {
-            now = reader.readOrders(byPartition.keySet());
-        } catch (RuntimeException e) {
-            // The reassignments in progress are the controller's to list: without them nothing is put back, but the
-            // brokers' metadata still says what the orders are.
-            Report unread = unrestorable(byPartition, "the reassignments in progress could not be listed ("
-                    + e.getMessage() + ")");
-            verdicts.putAll(unread.verdicts());
-            return new Report(verdicts);
-        }
         Map<TopicPartition, List<Integer>> toRestore = new LinkedHashMap<>();
-        for (ReorderJournal.Reorder r : byPartition.values()) {
-            Verdict found = compare(r, now);
-            if (found == null) {
-                toRestore.put(r.topicPartition(), r.originalReplicas());
-            } else {
-                verdicts.put(r.topicPartition(), found);
+        Set<TopicPartition> unread = new LinkedHashSet<>(byPartition.keySet());
+        long deadline = System.nanoTime() + visibleWithin.toNanos();
+        while (true) {
+            ClusterSnapshot now;
+            try {
+                now = reader.readOrders(Set.copyOf(unread));
+            } catch (RuntimeException e) {
+                // The reassignments in progress are the controller's to list: without them nothing is put back, but
+                // the brokers' metadata still says what the orders are.
+                Map<TopicPartition, ReorderJournal.Reorder> left = new LinkedHashMap<>();
+                unread.forEach(tp -> left.put(tp, byPartition.get(tp)));
+                verdicts.putAll(unrestorable(left, "the reassignments in progress could not be listed ("
+                        + e.getMessage() + ")").verdicts());
+                unread.clear();
+                break;
             }
+            for (TopicPartition tp : List.copyOf(unread)) {
+                ReorderJournal.Reorder r = byPartition.get(tp);
+                if (led.contains(tp) && readBeforeItsElection(r, now)) {
+                    continue; // this broker has not applied the election yet, nor the reorder before it
+                }
+                unread.remove(tp);
+                Verdict found = compare(r, now);
+                if (found == null) {
+                    toRestore.put(tp, r.originalReplicas());
+                } else {
+                    verdicts.put(tp, found);
+                }
+            }
+            if (unread.isEmpty() || System.nanoTime() > deadline) {
+                break;
+            }
+            // each read lists the reassignments and describes the partitions: a broker catching up is not rushed
+            Pause.millis(250, "the brokers' metadata showing the elections");
         }
+        unread.forEach(tp -> verdicts.put(tp, new Verdict(byPartition.get(tp), Found.NOT_RESTORED, null, "the brokers"
+                + " asked did not show its election within " + visibleWithin.toSeconds() + " s, so its order could not"
+                + " be read as it stands")));
         if (toRestore.isEmpty()) {
             return new Report(verdicts);
         }
@@ -221,6 +241,15 @@ public final class ReplicaOrderRestore {
         return Optional.of("the record of " + r.topicPartition() + " is not a reorder: original " + original
                 + " and reordered " + reordered + " are not the same replicas, and a restore only puts back an order,"
                 + " never a move; nothing was sent for it");
+    }
+
+    /**
+     * Whether the read predates the election of a partition this run elected: a broker applies the metadata log in
+     * order, so one that shows the new leader epoch shows the reorder written before it too, and one that does not
+     * may still show the original order although the controller holds the reordered one.
+     */
+    private static boolean readBeforeItsElection(ReorderJournal.Reorder r, ClusterSnapshot now) {
+        return now.partition(r.topicPartition()).map(p -> p.leaderEpoch() <= r.leaderEpoch()).orElse(false);
     }
 
     /** The verdict from the order as read, or null when it is as the run left it (to be put back). */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.uncleanrecovery.UserInputException;
+import dev.uncleanrecovery.cluster.ClusterSnapshot;
 import dev.uncleanrecovery.cluster.TopicPartitionState;
 import dev.uncleanrecovery.execute.PendingReorders.Standing;
 import dev.uncleanrecovery.formats.ReorderJournal;
@@ -16,8 +17,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
@@ -220,6 +224,59 @@ class PendingReordersTest {
         assertThat(report.of(ORDERS_0).orElseThrow().found()).isEqualTo(ReplicaOrderRestore.Found.LEFT_ALONE);
         assertThat(report.of(ORDERS_0).orElseThrow().why()).contains("never a move");
         assertThat(controller.writes("AlterPartitionReassignments")).isEmpty();
+    }
+
+    /**
+     * After a large election a broker can show a partition as it was before it for seconds (a 19,500-partition run
+     * saw 16 s): leaderless at the old epoch, in the original order, while the controller holds the reordered one.
+     * Such a read is no proof the order is back: the restore waits for a read that shows the election.
+     */
+    @Test
+    void an_elected_partition_read_from_a_broker_behind_its_election_is_read_again_before_it_is_judged() {
+        CappedController controller = new CappedController();
+        controller.put(new TopicPartitionState("orders", Uuid.ZERO_UUID, 0, 2, 8, List.of(2, 3, 1), List.of(2),
+                List.of(), List.of(), List.of(1)));
+        AtomicInteger reads = new AtomicInteger();
+        PartitionStateReader behindForTwoReads = asked -> reads.incrementAndGet() <= 2 ? behind(asked)
+                : controller.reader().read(asked);
+
+        ReplicaOrderRestore.Report report = new ReplicaOrderRestore(behindForTwoReads, controller.calls(),
+                Duration.ofSeconds(10)).restore(List.of(REORDERED), s -> { }, Set.of(ORDERS_0));
+
+        assertThat(report.of(ORDERS_0).orElseThrow().found()).isEqualTo(ReplicaOrderRestore.Found.RESTORED);
+        assertThat(controller.writes("AlterPartitionReassignments")).hasSize(1);
+        assertThat(controller.state(ORDERS_0).replicas()).containsExactly(1, 3, 2);
+        assertThat(reads).hasValueGreaterThan(2);
+    }
+
+    @Test
+    void an_elected_partition_never_read_past_its_election_is_not_restored_and_keeps_its_record() {
+        CappedController controller = new CappedController();
+        controller.put(new TopicPartitionState("orders", Uuid.ZERO_UUID, 0, 2, 8, List.of(2, 3, 1), List.of(2),
+                List.of(), List.of(), List.of(1)));
+
+        ReplicaOrderRestore.Report report = new ReplicaOrderRestore(PendingReordersTest::behind, controller.calls(),
+                Duration.ofSeconds(1)).restore(List.of(REORDERED), s -> { }, Set.of(ORDERS_0));
+
+        assertThat(report.of(ORDERS_0).orElseThrow().found()).isEqualTo(ReplicaOrderRestore.Found.NOT_RESTORED);
+        assertThat(report.of(ORDERS_0).orElseThrow().why()).contains("did not show its election");
+        assertThat(report.settled()).isFalse();
+        assertThat(controller.writes("AlterPartitionReassignments")).isEmpty();
+        // not elected by this run: a read of the original order stands as it is
+        assertThat(new ReplicaOrderRestore(PendingReordersTest::behind, controller.calls(), Duration.ofSeconds(1))
+                .restore(List.of(REORDERED), s -> { }, Set.of()).of(ORDERS_0).orElseThrow().found())
+                .isEqualTo(ReplicaOrderRestore.Found.ORIGINAL);
+    }
+
+    /** orders-0 reordered from [1, 3, 2] to [2, 3, 1] for 2's election at leader epoch 7 + 1. */
+    private static final ReorderJournal.Reorder REORDERED = new ReorderJournal.Reorder("orders", 0, 2, 7,
+            List.of(1, 3, 2), List.of(2, 3, 1));
+
+    /** A broker that has applied neither the reorder nor the election: orders-0 leaderless at epoch 7, as planned. */
+    private static ClusterSnapshot behind(Set<TopicPartition> asked) {
+        return new ClusterSnapshot("cluster", 1000, List.of(), (short) 1, asked.contains(ORDERS_0)
+                ? List.of(new TopicPartitionState("orders", Uuid.ZERO_UUID, 0, -1, 7, List.of(1, 3, 2), List.of(),
+                List.of(), List.of(1), List.of(1))) : List.of(), Map.of(), Set.of());
     }
 
     @Test
